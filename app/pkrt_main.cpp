@@ -1,0 +1,225 @@
+// pkrt: the command-line renderer. `pkrt render` renders a scene to PNG (and optionally linear HDR
+// and JSON statistics); `pkrt info` lists devices and the build configuration.
+#include <cstdio>
+#include <iostream>
+#include <regex>
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+
+#include "render/backend.h"
+#include "render/devices.h"
+#include "render/error.h"
+#include "render/image.h"
+#include "render/progress.h"
+#include "render/scene.h"
+#include "render/stats.h"
+
+#ifndef PKRT_VERSION
+#define PKRT_VERSION "0.1.0"
+#endif
+
+namespace {
+
+constexpr const char* kDefaultScene = PKRT_SCENES_DIR "/cornell.json";
+constexpr int kMaxResolution = 16384;
+constexpr int kMaxSpp = 1 << 20;
+constexpr int kMaxDepth = 1024;
+
+struct RenderArgs {
+    std::string scene;
+    std::string output = "pkrt.png";
+    std::string hdr;
+    std::string stats;
+    std::string res;
+    std::string backend = "auto";
+    std::string mode;
+    int spp = 0;          // meaningful only when spp_set
+    int max_depth = 0;    // meaningful only when max_depth_set
+    bool spp_set = false, max_depth_set = false;
+    uint32_t seed = 0;
+    float exposure = 0.0f;
+    bool quiet = false;
+};
+
+void parse_resolution(const std::string& text, int* w, int* h) {
+    static const std::regex re(R"(^\s*(\d{1,9})\s*[xX]\s*(\d{1,9})\s*$)");
+    std::smatch m;
+    if (!std::regex_match(text, m, re)) throw pkrt::Error("--res " + text + ": expected WIDTHxHEIGHT, for example 1280x720");
+    long long ww = std::stoll(m[1]), hh = std::stoll(m[2]);
+    if (ww < 1 || hh < 1 || ww > kMaxResolution || hh > kMaxResolution)
+        throw pkrt::Error("--res " + text + ": each side must be between 1 and " + std::to_string(kMaxResolution));
+    *w = static_cast<int>(ww);
+    *h = static_cast<int>(hh);
+}
+
+int run_render(const RenderArgs& a) {
+    std::string scene_path = a.scene.empty() ? kDefaultScene : a.scene;
+    // Validate everything cheap before loading anything.
+    pkrt::check_output_path(a.output, {".png"}, "-o");
+    if (!a.hdr.empty()) pkrt::check_output_path(a.hdr, {".exr", ".pfm"}, "--hdr");
+    if (!a.stats.empty()) pkrt::check_output_path(a.stats, {".json"}, "--stats");
+    if (a.spp_set && (a.spp < 1 || a.spp > kMaxSpp))
+        throw pkrt::Error("--spp " + std::to_string(a.spp) + ": must be between 1 and " + std::to_string(kMaxSpp));
+    if (a.max_depth_set && (a.max_depth < 0 || a.max_depth > kMaxDepth))
+        throw pkrt::Error("--max-depth " + std::to_string(a.max_depth) + ": must be between 0 and " + std::to_string(kMaxDepth));
+    if (!std::isfinite(a.exposure) || std::fabs(a.exposure) > 64.0f) throw pkrt::Error("--exposure: must be between -64 and 64 stops");
+    int w = 0, h = 0;
+    if (!a.res.empty()) parse_resolution(a.res, &w, &h);
+
+    std::string why;
+    std::unique_ptr<pkrt::Backend> backend = pkrt::make_backend(a.backend, &why);
+    if (!a.mode.empty()) {
+        auto modes = backend->modes();
+        if (std::find(modes.begin(), modes.end(), a.mode) == modes.end()) {
+            if (backend->name() == "cpu")
+                throw pkrt::Error("--mode " + a.mode + ": the CPU backend has no scheduler modes (use --backend cuda)");
+            std::string list;
+            for (const auto& m : modes) list += (list.empty() ? "" : ", ") + m;
+            throw pkrt::Error("--mode " + a.mode + ": must be one of " + list);
+        }
+    }
+
+    pkrt::Scene scene = pkrt::load_scene(scene_path);
+    if (scene.load_stats.nonfinite_triangles)
+        std::fprintf(stderr, "pkrt: warning: %s: dropped %zu triangles with NaN or infinite vertices\n",
+                     scene_path.c_str(), scene.load_stats.nonfinite_triangles);
+    if (scene.load_stats.degenerate_triangles)
+        std::fprintf(stderr, "pkrt: warning: %s: dropped %zu degenerate (zero-area) triangles\n", scene_path.c_str(),
+                     scene.load_stats.degenerate_triangles);
+    pkrt::prepare_scene(scene);
+
+    pkrt::RenderSettings rs;
+    rs.width = w ? w : scene.defaults.width;
+    rs.height = h ? h : scene.defaults.height;
+    rs.spp = a.spp_set ? a.spp : scene.defaults.spp;
+    rs.max_depth = a.max_depth_set ? a.max_depth : scene.defaults.max_depth;
+    rs.seed = a.seed;
+    rs.mode = a.mode;
+    if (!a.quiet) {
+        std::fprintf(stderr, "pkrt: %s\n", why.c_str());
+        std::fprintf(stderr, "pkrt: %s: %zu triangles, BVH %zu nodes built in %.3f s (%s triangles/s)\n",
+                     scene_path.c_str(), scene.tris.size(), scene.nodes.size(), scene.bvh_build_seconds,
+                     pkrt::Progress::format_rate(scene.bvh_build_seconds > 0 ? scene.tris.size() / scene.bvh_build_seconds : 0).c_str());
+    }
+
+    pkrt::Progress progress("rendering", static_cast<uint64_t>(rs.width) * rs.height * rs.spp, "samples",
+                            a.quiet ? nullptr : stderr);
+    pkrt::RenderOutput out = pkrt::render_image(*backend, scene, rs, &progress);
+
+    pkrt::write_png(a.output, out.image, a.exposure);
+    if (!a.hdr.empty()) pkrt::write_image(a.hdr, out.image);
+    if (!a.stats.empty()) pkrt::write_stats_json(a.stats, out.stats);
+
+    const pkrt::RenderStats& st = out.stats;
+    if (!a.quiet) {
+        double s = st.seconds > 0 ? st.seconds : 1e-9;
+        std::fprintf(stderr,
+                     "pkrt: %dx%d, %d spp, max depth %d in %.3f s: %s samples/s, %s rays/s (%s extension + %s shadow rays)\n",
+                     rs.width, rs.height, rs.spp, rs.max_depth, st.seconds, pkrt::Progress::format_rate(st.samples / s).c_str(),
+                     pkrt::Progress::format_rate(st.total_rays() / s).c_str(),
+                     pkrt::Progress::format_rate(static_cast<double>(st.extension_rays)).c_str(),
+                     pkrt::Progress::format_rate(static_cast<double>(st.shadow_rays)).c_str());
+        if (st.frames && !st.frame_gpu_ms.empty()) {
+            double gpu_ms = 0;
+            for (double m : st.frame_gpu_ms) gpu_ms += m;
+            std::fprintf(stderr, "pkrt: %s mode: %llu frames, %.3f ms GPU time (%.3f ms/frame), %.1f launches/frame, %s rays/s on the GPU\n",
+                         st.mode.c_str(), static_cast<unsigned long long>(st.frames), gpu_ms, gpu_ms / st.frames,
+                         static_cast<double>(st.kernel_launches) / st.frames,
+                         pkrt::Progress::format_rate(gpu_ms > 0 ? st.total_rays() / (gpu_ms * 1e-3) : 0).c_str());
+        }
+        if (st.nonfinite_samples)
+            std::fprintf(stderr, "pkrt: warning: %llu samples were NaN or infinite and were dropped\n",
+                         static_cast<unsigned long long>(st.nonfinite_samples));
+        std::fprintf(stderr, "pkrt: wrote %s%s%s%s%s\n", a.output.c_str(), a.hdr.empty() ? "" : ", ", a.hdr.c_str(),
+                     a.stats.empty() ? "" : ", ", a.stats.c_str());
+    }
+    return 0;
+}
+
+int run_info() {
+    std::printf("pkrt %s\n", PKRT_VERSION);
+    std::printf("build: %s, C++ %ld, CUDA backend %s", PKRT_BUILD_TYPE, static_cast<long>(__cplusplus),
+                pkrt::cuda_built() ? "built" : "not built");
+    if (pkrt::cuda_built()) std::printf(" (architectures %s)", pkrt::cuda_build_architectures().c_str());
+    std::printf("\n");
+    std::printf("CPU threads: %u\n", std::thread::hardware_concurrency());
+    std::string why;
+    auto devices = pkrt::cuda_devices(&why);
+    if (devices.empty()) {
+        std::printf("CUDA devices: none (%s)\n", why.c_str());
+    } else {
+        for (const auto& d : devices) {
+            std::printf("CUDA device %d: %s, sm_%d%d, %d SMs, %.1f GiB, driver %d.%d, runtime %d.%d\n", d.index,
+                        d.name.c_str(), d.major, d.minor, d.multiprocessors, d.memory_bytes / 1073741824.0,
+                        d.driver_version / 1000, (d.driver_version % 1000) / 10, d.runtime_version / 1000,
+                        (d.runtime_version % 1000) / 10);
+        }
+    }
+    std::printf("default backend: %s\n", devices.empty() ? "cpu" : "cuda");
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"pkrt: a path tracer with a persistent-kernel GPU scheduler"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", PKRT_VERSION);
+
+    RenderArgs ra;
+    CLI::App* render = app.add_subcommand("render", "Render a scene (.json or .obj) to an image");
+    render->add_option("scene", ra.scene, "Scene file (.json or .obj); default: the Cornell box");
+    render->add_option("-o,--output", ra.output, "Output PNG (tone-mapped sRGB)")->capture_default_str();
+    CLI::Option* spp_opt = render->add_option("--spp", ra.spp, "Samples per pixel (default: the scene's)");
+    render->add_option("--res", ra.res, "Resolution WIDTHxHEIGHT (default: the scene's)");
+    CLI::Option* depth_opt = render->add_option("--max-depth", ra.max_depth, "Maximum bounces (default: the scene's)");
+    render->add_option("--backend", ra.backend, "auto, cpu or cuda")->capture_default_str();
+    render->add_option("--mode", ra.mode, "GPU scheduler: persistent, relaunch, graph, megakernel");
+    render->add_option("--seed", ra.seed, "Random seed")->capture_default_str();
+    render->add_option("--hdr", ra.hdr, "Also write linear radiance to .exr or .pfm");
+    render->add_option("--stats", ra.stats, "Write render statistics as JSON");
+    render->add_option("--exposure", ra.exposure, "Exposure in stops for the PNG")->capture_default_str();
+    render->add_flag("-q,--quiet", ra.quiet, "No progress or summary");
+
+    CLI::App* info = app.add_subcommand("info", "List CUDA devices and the build configuration");
+    (void)info;
+
+    if (argc > 1 && argv[1][0] != '-' && std::string(argv[1]) != "render" && std::string(argv[1]) != "info") {
+        std::fprintf(stderr, "pkrt: error: unknown command '%s' (expected render or info; see pkrt --help)\n", argv[1]);
+        return 2;
+    }
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::fprintf(stderr, "pkrt: error: %s (see pkrt --help)\n", e.what());
+        return 2;
+    }
+    try {
+        if (render->parsed()) {
+            ra.spp_set = spp_opt->count() > 0;
+            ra.max_depth_set = depth_opt->count() > 0;
+            return run_render(ra);
+        }
+        if (info->parsed()) return run_info();
+    } catch (const pkrt::Error& e) {
+        std::fprintf(stderr, "pkrt: error: %s\n", e.what());
+        return 1;
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "pkrt: error: out of memory\n");
+        return 1;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "pkrt: error: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,297 @@
+// BSDFs in the local shading frame (normal = +z). eval returns f (no cosine), pdf the solid-angle
+// density of sample(), and sample() the direction with its throughput weight f·|cos|/pdf.
+//
+// Diffuse and conductor are one-sided here: the caller flips the frame so that wo.z > 0 (two-sided
+// surfaces). The dielectric keeps the frame's outward orientation: wo.z < 0 means the ray is inside.
+// Transmission is scaled by 1/eta'^2 because the path carries radiance (pbrt's TransportMode::Radiance).
+#pragma once
+
+#include "material.h"
+#include "sampling.h"
+
+namespace pkrt {
+
+struct BsdfParams {
+    int32_t type;
+    Vec3 albedo;  // after texture lookup
+    float alpha;
+    float eta;  // dielectric: inside IOR over outside IOR
+};
+
+struct BsdfSample {
+    Vec3 wi;
+    Vec3 weight;  // f * |cos(wi)| / pdf
+    float pdf;    // for a delta lobe: the discrete probability of the lobe that was chosen
+    bool delta;
+};
+
+PKRT_HD bool bsdf_is_delta(const BsdfParams& p) {
+    if (p.type == kDiffuse) return false;
+    return p.alpha < kSmoothAlpha || (p.type == kDielectric && p.eta == 1.0f);
+}
+
+// ---- GGX microfacet distribution (isotropic), height-correlated Smith masking ----
+
+PKRT_HD float ggx_d(Vec3 m, float alpha) {
+    // cos^2 (a^2 - 1) + 1 written as sin^2 + a^2 cos^2: near the peak of a sharp lobe the textbook form
+    // cancels to ~a^2 and float rounding of cos^2 destroys it (an 80% error at alpha = 1e-3).
+    float a2 = alpha * alpha;
+    float t = (m.x * m.x + m.y * m.y) + a2 * (m.z * m.z);
+    return a2 / (kPi * t * t);
+}
+
+PKRT_HD float ggx_lambda(Vec3 w, float alpha) {
+    float c2 = w.z * w.z;
+    if (c2 <= 0.0f) return 0.0f;
+    float tan2 = max_f(0.0f, 1.0f - c2) / c2;
+    return 0.5f * (sqrtf(1.0f + alpha * alpha * tan2) - 1.0f);
+}
+
+PKRT_HD float ggx_g1(Vec3 w, float alpha) { return 1.0f / (1.0f + ggx_lambda(w, alpha)); }
+PKRT_HD float ggx_g2(Vec3 wo, Vec3 wi, float alpha) {
+    return 1.0f / (1.0f + ggx_lambda(wo, alpha) + ggx_lambda(wi, alpha));
+}
+
+// Density of visible normals seen from w (either hemisphere).
+PKRT_HD float ggx_d_visible(Vec3 w, Vec3 m, float alpha) {
+    float cw = fabsf(w.z);
+    if (cw == 0.0f) return 0.0f;
+    return ggx_g1(w, alpha) / cw * ggx_d(m, alpha) * fabsf(dot(w, m));
+}
+
+// Heitz 2018, "Sampling the GGX Distribution of Visible Normals". Returns m with m.z >= 0.
+PKRT_HD Vec3 ggx_sample_visible(Vec3 w, float alpha, float u0, float u1) {
+    Vec3 vh = normalize(Vec3{alpha * w.x, alpha * w.y, w.z});
+    if (vh.z < 0.0f) vh = -vh;
+    float lensq = vh.x * vh.x + vh.y * vh.y;
+    Vec3 t1 = lensq > 1e-12f ? Vec3{-vh.y, vh.x, 0.0f} * (1.0f / sqrtf(lensq)) : Vec3{1.0f, 0.0f, 0.0f};
+    Vec3 t2 = cross(vh, t1);
+    float r = sqrtf(u0);
+    float phi = 2.0f * kPi * u1;
+    float p1 = r * cosf(phi), p2 = r * sinf(phi);
+    float s = 0.5f * (1.0f + vh.z);
+    p2 = (1.0f - s) * sqrtf(max_f(0.0f, 1.0f - p1 * p1)) + s * p2;
+    Vec3 nh = t1 * p1 + t2 * p2 + vh * sqrtf(max_f(0.0f, 1.0f - p1 * p1 - p2 * p2));
+    return normalize(Vec3{alpha * nh.x, alpha * nh.y, max_f(1e-6f, nh.z)});
+}
+
+// ---- Fresnel ----
+
+PKRT_HD Vec3 fresnel_schlick(Vec3 f0, float cos_theta) {
+    float m = clamp_f(1.0f - cos_theta, 0.0f, 1.0f);
+    float m5 = (m * m) * (m * m) * m;
+    return f0 + (splat(1.0f) - f0) * m5;
+}
+
+// Unpolarised Fresnel reflectance of a dielectric interface; cos_i < 0 means from inside.
+PKRT_HD float fresnel_dielectric(float cos_i, float eta) {
+    cos_i = clamp_f(cos_i, -1.0f, 1.0f);
+    if (cos_i < 0.0f) {
+        eta = 1.0f / eta;
+        cos_i = -cos_i;
+    }
+    float sin2_t = (1.0f - cos_i * cos_i) / (eta * eta);
+    if (sin2_t >= 1.0f) return 1.0f;  // total internal reflection
+    float cos_t = sqrtf(max_f(0.0f, 1.0f - sin2_t));
+    float r_parl = (eta * cos_i - cos_t) / (eta * cos_i + cos_t);
+    float r_perp = (cos_i - eta * cos_t) / (cos_i + eta * cos_t);
+    return 0.5f * (r_parl * r_parl + r_perp * r_perp);
+}
+
+PKRT_HD Vec3 reflect(Vec3 wo, Vec3 n) { return -wo + n * (2.0f * dot(wo, n)); }
+
+// Refracts wi through a surface with normal n (either side). eta = inside/outside IOR. Returns false on
+// total internal reflection. *etap receives the relative IOR actually crossed.
+PKRT_HD bool refract(Vec3 wi, Vec3 n, float eta, float* etap, Vec3* wt) {
+    float cos_i = dot(n, wi);
+    if (cos_i < 0.0f) {
+        eta = 1.0f / eta;
+        cos_i = -cos_i;
+        n = -n;
+    }
+    float sin2_i = max_f(0.0f, 1.0f - cos_i * cos_i);
+    float sin2_t = sin2_i / (eta * eta);
+    if (sin2_t >= 1.0f) return false;
+    float cos_t = sqrtf(1.0f - sin2_t);
+    *wt = -wi / eta + n * (cos_i / eta - cos_t);
+    *etap = eta;
+    return true;
+}
+
+// ---- Diffuse ----
+
+PKRT_HD Vec3 diffuse_eval(const BsdfParams& p, Vec3 wo, Vec3 wi) {
+    if (wo.z <= 0.0f || wi.z <= 0.0f) return splat(0.0f);
+    return p.albedo * kInvPi;
+}
+
+// ---- Conductor ----
+
+PKRT_HD Vec3 conductor_eval(const BsdfParams& p, Vec3 wo, Vec3 wi) {
+    if (wo.z <= 0.0f || wi.z <= 0.0f || p.alpha < kSmoothAlpha) return splat(0.0f);
+    Vec3 m = wo + wi;
+    if (dot(m, m) == 0.0f) return splat(0.0f);
+    m = normalize(m);
+    Vec3 f = fresnel_schlick(p.albedo, dot(wo, m));
+    return f * (ggx_d(m, p.alpha) * ggx_g2(wo, wi, p.alpha) / (4.0f * wo.z * wi.z));
+}
+
+PKRT_HD float conductor_pdf(const BsdfParams& p, Vec3 wo, Vec3 wi) {
+    if (wo.z <= 0.0f || wi.z <= 0.0f || p.alpha < kSmoothAlpha) return 0.0f;
+    Vec3 m = wo + wi;
+    if (dot(m, m) == 0.0f) return 0.0f;
+    m = normalize(m);
+    float wom = dot(wo, m);
+    if (wom <= 0.0f) return 0.0f;
+    return ggx_d_visible(wo, m, p.alpha) / (4.0f * wom);
+}
+
+PKRT_HD bool conductor_sample(const BsdfParams& p, Vec3 wo, float u0, float u1, BsdfSample& s) {
+    if (wo.z <= 0.0f) return false;
+    if (p.alpha < kSmoothAlpha) {
+        s.wi = Vec3{-wo.x, -wo.y, wo.z};
+        s.weight = fresnel_schlick(p.albedo, wo.z);
+        s.pdf = 1.0f;
+        s.delta = true;
+        return true;
+    }
+    Vec3 m = ggx_sample_visible(wo, p.alpha, u0, u1);
+    Vec3 wi = reflect(wo, m);
+    if (wi.z <= 0.0f) return false;
+    float wom = dot(wo, m);
+    float pdf = ggx_d_visible(wo, m, p.alpha) / (4.0f * wom);
+    if (!(pdf > 0.0f)) return false;
+    s.wi = wi;
+    s.pdf = pdf;
+    s.delta = false;
+    s.weight = conductor_eval(p, wo, wi) * (wi.z / pdf);
+    return true;
+}
+
+// ---- Dielectric (smooth and rough) ----
+
+// The half vector of a reflection or refraction pair, oriented to +z; false where none exists.
+PKRT_HD bool dielectric_half_vector(float eta, Vec3 wo, Vec3 wi, Vec3* wm, float* etap, bool* reflect_pair) {
+    float cos_o = wo.z, cos_i = wi.z;
+    if (cos_o == 0.0f || cos_i == 0.0f) return false;
+    *reflect_pair = cos_o * cos_i > 0.0f;
+    *etap = 1.0f;
+    if (!*reflect_pair) *etap = cos_o > 0.0f ? eta : 1.0f / eta;
+    Vec3 m = wi * *etap + wo;
+    if (dot(m, m) == 0.0f) return false;
+    m = normalize(m);
+    if (m.z < 0.0f) m = -m;
+    // Discard back-facing microfacets.
+    if (dot(m, wi) * cos_i < 0.0f || dot(m, wo) * cos_o < 0.0f) return false;
+    *wm = m;
+    return true;
+}
+
+PKRT_HD Vec3 dielectric_eval(const BsdfParams& p, Vec3 wo, Vec3 wi) {
+    if (p.alpha < kSmoothAlpha || p.eta == 1.0f) return splat(0.0f);
+    Vec3 m;
+    float etap;
+    bool refl;
+    if (!dielectric_half_vector(p.eta, wo, wi, &m, &etap, &refl)) return splat(0.0f);
+    float f = fresnel_dielectric(dot(wo, m), p.eta);
+    if (refl) {
+        return splat(ggx_d(m, p.alpha) * ggx_g2(wo, wi, p.alpha) * f / fabsf(4.0f * wi.z * wo.z));
+    }
+    float denom = dot(wi, m) + dot(wo, m) / etap;
+    denom = denom * denom * wi.z * wo.z;
+    float ft = ggx_d(m, p.alpha) * (1.0f - f) * ggx_g2(wo, wi, p.alpha) *
+               fabsf(dot(wi, m) * dot(wo, m) / denom);
+    return p.albedo * (ft / (etap * etap));
+}
+
+PKRT_HD float dielectric_pdf(const BsdfParams& p, Vec3 wo, Vec3 wi) {
+    if (p.alpha < kSmoothAlpha || p.eta == 1.0f) return 0.0f;
+    Vec3 m;
+    float etap;
+    bool refl;
+    if (!dielectric_half_vector(p.eta, wo, wi, &m, &etap, &refl)) return 0.0f;
+    float r = fresnel_dielectric(dot(wo, m), p.eta);
+    float t = 1.0f - r;
+    if (refl) return ggx_d_visible(wo, m, p.alpha) / (4.0f * fabsf(dot(wo, m))) * r;
+    float denom = dot(wi, m) + dot(wo, m) / etap;
+    float dm_dwi = fabsf(dot(wi, m)) / (denom * denom);
+    return ggx_d_visible(wo, m, p.alpha) * dm_dwi * t;
+}
+
+PKRT_HD bool dielectric_sample(const BsdfParams& p, Vec3 wo, float u0, float u1, float u2, BsdfSample& s) {
+    if (wo.z == 0.0f) return false;
+    if (p.alpha < kSmoothAlpha || p.eta == 1.0f) {
+        float r = fresnel_dielectric(wo.z, p.eta);
+        if (u0 < r) {
+            s.wi = Vec3{-wo.x, -wo.y, wo.z};
+            s.weight = splat(1.0f);
+            s.pdf = r;
+        } else {
+            float etap;
+            Vec3 wi;
+            if (!refract(wo, Vec3{0.0f, 0.0f, 1.0f}, p.eta, &etap, &wi)) return false;
+            s.wi = wi;
+            s.weight = p.albedo * (1.0f / (etap * etap));
+            s.pdf = 1.0f - r;
+        }
+        s.delta = true;
+        return true;
+    }
+    Vec3 m = ggx_sample_visible(wo, p.alpha, u1, u2);
+    float r = fresnel_dielectric(dot(wo, m), p.eta);
+    Vec3 wi;
+    if (u0 < r) {
+        wi = reflect(wo, m);
+        if (wi.z * wo.z <= 0.0f) return false;
+    } else {
+        float etap;
+        if (!refract(wo, m, p.eta, &etap, &wi)) return false;
+        if (wi.z * wo.z >= 0.0f || wi.z == 0.0f) return false;
+    }
+    float pdf = dielectric_pdf(p, wo, wi);
+    if (!(pdf > 0.0f)) return false;
+    s.wi = wi;
+    s.pdf = pdf;
+    s.delta = false;
+    s.weight = dielectric_eval(p, wo, wi) * (fabsf(wi.z) / pdf);
+    return true;
+}
+
+// ---- Dispatch ----
+
+PKRT_HD Vec3 bsdf_eval(const BsdfParams& p, Vec3 wo, Vec3 wi) {
+    switch (p.type) {
+        case kDiffuse: return diffuse_eval(p, wo, wi);
+        case kConductor: return conductor_eval(p, wo, wi);
+        default: return dielectric_eval(p, wo, wi);
+    }
+}
+
+PKRT_HD float bsdf_pdf(const BsdfParams& p, Vec3 wo, Vec3 wi) {
+    switch (p.type) {
+        case kDiffuse: return (wo.z > 0.0f) ? cosine_hemisphere_pdf(wi.z) : 0.0f;
+        case kConductor: return conductor_pdf(p, wo, wi);
+        default: return dielectric_pdf(p, wo, wi);
+    }
+}
+
+// Draws three uniform numbers in every case so that each bounce consumes the same count of random
+// numbers whatever the material: keeps sample streams aligned across backends and easy to reason about.
+PKRT_HD bool bsdf_sample(const BsdfParams& p, Vec3 wo, float u0, float u1, float u2, BsdfSample& s) {
+    switch (p.type) {
+        case kDiffuse: {
+            if (wo.z <= 0.0f) return false;
+            Vec3 wi = sample_cosine_hemisphere(u1, u2);
+            if (wi.z <= 0.0f) return false;
+            s.wi = wi;
+            s.pdf = cosine_hemisphere_pdf(wi.z);
+            s.weight = p.albedo;
+            s.delta = false;
+            return true;
+        }
+        case kConductor: return conductor_sample(p, wo, u1, u2, s);
+        default: return dielectric_sample(p, wo, u0, u1, u2, s);
+    }
+}
+
+}  // namespace pkrt

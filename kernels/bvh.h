@@ -1,0 +1,167 @@
+// BVH layout and traversal, shared by the CPU backend and the CUDA kernels.
+//
+// Layout: "BVH2 with child boxes in the parent" (Aila & Laine 2009). A node holds the bounds of both
+// of its children and their references, 64 bytes = four 16-byte rows, so one node fetch (four
+// coalescable vector loads on the GPU) is enough to test both children and order them; the children
+// themselves are fetched only if entered. Leaves are not nodes: a negative child reference ~first names
+// a run of `count` triangles stored contiguously (triangles are permuted into BVH order at build time),
+// so a leaf costs no extra fetch before its triangles. An empty child has count 0 and an inverted box.
+#pragma once
+
+#include "triangle.h"
+
+namespace pkrt {
+
+struct alignas(16) BvhNode {
+    // Row 0 and 1: x/y extents of the left and right child; row 2: z extents of both.
+    float lmin_x, lmax_x, lmin_y, lmax_y;
+    float rmin_x, rmax_x, rmin_y, rmax_y;
+    float lmin_z, lmax_z, rmin_z, rmax_z;
+    // Row 3: child references (>= 0: inner node index, < 0: ~first triangle of a leaf) and leaf counts.
+    int32_t left, right;
+    int32_t left_count, right_count;
+};
+static_assert(sizeof(BvhNode) == 64, "BvhNode must stay four 16-byte rows");
+
+struct BvhView {
+    const BvhNode* nodes;
+    const TriVerts* tris;
+    int32_t num_nodes;
+    int32_t num_tris;
+};
+
+// Slab test against a box given as extents; returns the entry distance or +inf on a miss.
+// tmax is widened by 1 + 2*gamma(3) (Ize 2013) so that float rounding never shrinks a box past a ray
+// that the watertight triangle test would hit.
+PKRT_HD float intersect_box(Vec3 o_scaled, Vec3 inv_d, float bx0, float bx1, float by0, float by1,
+                            float bz0, float bz1, float tmin, float tmax) {
+    float tx0 = bx0 * inv_d.x - o_scaled.x, tx1 = bx1 * inv_d.x - o_scaled.x;
+    float ty0 = by0 * inv_d.y - o_scaled.y, ty1 = by1 * inv_d.y - o_scaled.y;
+    float tz0 = bz0 * inv_d.z - o_scaled.z, tz1 = bz1 * inv_d.z - o_scaled.z;
+    float t_near = max_f(max_f(min_f(tx0, tx1), min_f(ty0, ty1)), max_f(min_f(tz0, tz1), tmin));
+    float t_far = min_f(min_f(max_f(tx0, tx1), max_f(ty0, ty1)), min_f(max_f(tz0, tz1), tmax));
+    return t_near <= t_far * 1.0000004f ? t_near : kInfinity;
+}
+
+PKRT_HD Vec3 safe_inverse(Vec3 d) {
+    // A zero component would give inf * 0 = NaN at a slab through the origin; a huge finite value
+    // keeps the slab test exact enough and NaN-free.
+    const float big = 1e30f;
+    return {fabsf(d.x) > 1e-30f ? 1.0f / d.x : copysignf(big, d.x),
+            fabsf(d.y) > 1e-30f ? 1.0f / d.y : copysignf(big, d.y),
+            fabsf(d.z) > 1e-30f ? 1.0f / d.z : copysignf(big, d.z)};
+}
+
+PKRT_HD void load_node(const BvhNode* nodes, int32_t i, BvhNode& n) {
+#if defined(__CUDA_ARCH__)
+    const float4* p = reinterpret_cast<const float4*>(nodes + i);
+    float4 r0 = __ldg(p), r1 = __ldg(p + 1), r2 = __ldg(p + 2);
+    int4 r3 = __ldg(reinterpret_cast<const int4*>(p + 3));
+    n = BvhNode{r0.x, r0.y, r0.z, r0.w, r1.x, r1.y, r1.z, r1.w, r2.x, r2.y, r2.z, r2.w, r3.x, r3.y, r3.z, r3.w};
+#else
+    n = nodes[i];
+#endif
+}
+
+PKRT_HD void load_tri(const TriVerts* tris, int32_t i, Vec3& p0, Vec3& p1, Vec3& p2) {
+#if defined(__CUDA_ARCH__)
+    const float4* p = reinterpret_cast<const float4*>(tris + i);
+    float4 a = __ldg(p), b = __ldg(p + 1), c = __ldg(p + 2);
+    p0 = {a.x, a.y, a.z};
+    p1 = {b.x, b.y, b.z};
+    p2 = {c.x, c.y, c.z};
+#else
+    p0 = tris[i].v0;
+    p1 = tris[i].v1;
+    p2 = tris[i].v2;
+#endif
+}
+
+// Closest hit in (tmin, tmax), or any hit when any_hit (shadow rays: stop at the first occluder).
+// Returns the hit; for any-hit queries only hit.prim >= 0 matters.
+template <bool kAnyHit>
+PKRT_HD Hit traverse_bvh(const BvhView& bvh, const Ray& ray, float tmin, float tmax) {
+    Hit hit = no_hit();
+    hit.t = tmax;
+    WatertightRay w = make_watertight_ray(ray.d);
+    Vec3 inv_d = safe_inverse(ray.d);
+    Vec3 o_scaled = ray.o * inv_d;
+    int32_t stack[kMaxTraversalStack];
+    int32_t count_stack[kMaxTraversalStack];
+    int sp = 0;
+    // The root's children are handled like any others; a scene with no triangles has no root.
+    if (bvh.num_nodes == 0) return hit;
+    int32_t node = 0;
+    int32_t leaf_first = 0, leaf_count = 0;
+    for (;;) {
+        // Intersect a pending leaf first, then go on with inner nodes.
+        for (int32_t i = 0; i < leaf_count; ++i) {
+            Vec3 p0, p1, p2;
+            load_tri(bvh.tris, leaf_first + i, p0, p1, p2);
+            float t, u, v;
+            if (intersect_triangle(w, ray.o, p0, p1, p2, tmin, t, u, v, hit.t)) {
+                hit.t = t;
+                hit.u = u;
+                hit.v = v;
+                hit.prim = leaf_first + i;
+                if (kAnyHit) return hit;
+            }
+        }
+        leaf_count = 0;
+        if (node >= 0) {
+            BvhNode n;
+            load_node(bvh.nodes, node, n);
+            float tl = intersect_box(o_scaled, inv_d, n.lmin_x, n.lmax_x, n.lmin_y, n.lmax_y, n.lmin_z,
+                                     n.lmax_z, tmin, hit.t);
+            float tr = intersect_box(o_scaled, inv_d, n.rmin_x, n.rmax_x, n.rmin_y, n.rmax_y, n.rmin_z,
+                                     n.rmax_z, tmin, hit.t);
+            bool hl = tl < kInfinity && (n.left >= 0 || n.left_count > 0);
+            bool hr = tr < kInfinity && (n.right >= 0 || n.right_count > 0);
+            int32_t first = n.left, second = n.right, first_count = n.left_count, second_count = n.right_count;
+            if (hl && hr) {
+                if (tr < tl) {  // nearer child first
+                    first = n.right; first_count = n.right_count;
+                    second = n.left; second_count = n.left_count;
+                }
+                stack[sp] = second;
+                count_stack[sp] = second_count;
+                ++sp;
+            } else if (hr) {
+                first = n.right; first_count = n.right_count;
+            } else if (!hl) {
+                first = 0x7fffffff;  // neither: pop below
+            }
+            if (first != 0x7fffffff) {
+                if (first >= 0) {
+                    node = first;
+                    continue;
+                }
+                leaf_first = ~first;
+                leaf_count = first_count;
+                node = -1;
+                continue;
+            }
+        }
+        if (sp == 0) break;
+        --sp;
+        int32_t ref = stack[sp];
+        if (ref >= 0) {
+            node = ref;
+        } else {
+            leaf_first = ~ref;
+            leaf_count = count_stack[sp];
+            node = -1;
+        }
+    }
+    return hit;
+}
+
+PKRT_HD Hit intersect_closest(const BvhView& bvh, const Ray& ray, float tmax = kInfinity) {
+    return traverse_bvh<false>(bvh, ray, 0.0f, tmax);
+}
+
+PKRT_HD bool occluded(const BvhView& bvh, const Ray& ray, float tmax) {
+    return traverse_bvh<true>(bvh, ray, 0.0f, tmax).prim >= 0;
+}
+
+}  // namespace pkrt

@@ -1,0 +1,41 @@
+// Shared per-ray code is compiled twice: by the host compiler for the CPU backend and by nvcc for the
+// GPU. Everything in kernels/ that both use is marked PKRT_HD and must stay free of host-only things
+// (files, exceptions, std containers), so the two backends run the very same arithmetic.
+#pragma once
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define PKRT_HD __host__ __device__ __forceinline__
+#define PKRT_DEVICE __device__
+#else
+#define PKRT_HD inline
+#define PKRT_DEVICE
+#endif
+
+namespace pkrt {
+
+constexpr float kPi = 3.14159265358979323846f;
+constexpr float kInvPi = 0.31830988618379067154f;
+constexpr float kInv4Pi = 0.07957747154594766788f;
+constexpr float kInfinity = 3.402823466e+38f;  // FLT_MAX: usable as "no hit yet" in comparisons
+
+// Ray and path limits shared by the scheduler and the CPU loop.
+constexpr int kMaxTraversalStack = 64;
+constexpr int kRussianRouletteDepth = 3;
+
+PKRT_HD bool is_finite(float x) {
+#if defined(__CUDA_ARCH__)
+    return isfinite(x);
+#else
+    return __builtin_isfinite(x);
+#endif
+}
+
+PKRT_HD float min_f(float a, float b) { return a < b ? a : b; }
+PKRT_HD float max_f(float a, float b) { return a > b ? a : b; }
+PKRT_HD float clamp_f(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
+PKRT_HD int min_i(int a, int b) { return a < b ? a : b; }
+PKRT_HD int max_i(int a, int b) { return a > b ? a : b; }
+
+}  // namespace pkrt

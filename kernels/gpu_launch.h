@@ -1,0 +1,74 @@
+// Host-callable entry points of the GPU schedulers. Everything a kernel needs arrives in one of these
+// parameter blocks (passed by value), so the host side never touches device code.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "gpu_records.h"
+
+namespace pkrt {
+
+// ---- Persistent scheduler ----
+
+struct PersistentParams {
+    SceneView scene;
+    FrameParams frame;
+    DeviceFramebuffer fb;
+    DeviceQueue<PathRecord> paths;
+    DeviceQueue<ShadowRecord> shadows;
+    FrameControl* control;
+    GpuCounters* counters;
+    LiveStats* live;              // host-mapped; may be null
+    const volatile int* host_stop;  // host-mapped stop flag (poison pill); may be null
+    uint32_t first_sample;        // sample index of the frame's first sample
+    uint32_t pixels;
+    int fetch_threshold;          // refill a warp when fewer lanes than this hold a path
+    int low_water;                // generate camera paths when the path queue holds fewer than this
+    int push_continuations;       // 1: bounces go through the queue; 0: a lane keeps its own bounce
+};
+
+constexpr int kPersistentThreads = 128;
+
+int persistent_blocks_per_sm();  // occupancy of the persistent kernel at kPersistentThreads
+cudaError_t launch_persistent(const PersistentParams& p, int blocks, cudaStream_t stream);
+
+// Sets every slot's sequence number to "free for ticket = slot" and clears the counters.
+template <class Record>
+cudaError_t launch_queue_init(const DeviceQueue<Record>& q, cudaStream_t stream);
+
+// ---- Wavefront (relaunch / graph) and megakernel ----
+
+struct WaveParams {
+    unsigned long long first_index;  // (pixel, sample) index of the wave's first path
+    uint32_t count;                  // paths in this wave
+    uint32_t pad;
+};
+
+struct WavefrontParams {
+    SceneView scene;
+    FrameParams frame;
+    DeviceFramebuffer fb;
+    GpuCounters* counters;
+    const WaveParams* wave;   // device memory: changes between waves without re-capturing a graph
+    PathRecord* paths[2];     // ping-pong by bounce parity
+    Hit* hits;
+    ShadowRecord* shadows;
+    int* path_counts;         // [max_depth + 2]: live paths entering each bounce
+    int* shadow_counts;       // [max_depth + 1]: shadow rays cast at each bounce
+    uint32_t first_sample;
+    uint32_t pixels;
+    uint32_t capacity;        // paths per wave buffer
+};
+
+constexpr int kWavefrontThreads = 256;
+
+// One launch each; grids are sized for `capacity` and threads past the device-side count exit.
+cudaError_t launch_wf_generate(const WavefrontParams& p, cudaStream_t stream);
+cudaError_t launch_wf_extend(const WavefrontParams& p, int bounce, cudaStream_t stream);
+cudaError_t launch_wf_shade(const WavefrontParams& p, int bounce, cudaStream_t stream);
+cudaError_t launch_wf_shadow(const WavefrontParams& p, int bounce, cudaStream_t stream);
+
+// One thread per path, start to end (the fourth reference).
+cudaError_t launch_megakernel(const WavefrontParams& p, cudaStream_t stream);
+
+}  // namespace pkrt

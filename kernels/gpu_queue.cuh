@@ -1,0 +1,146 @@
+// Bounded multi-producer multi-consumer ring of records in global memory, used a warp at a time.
+//
+// One atomic per warp and operation, not per record:
+//   push: the leader reserves space (atomicAdd on `reserved`; undone if the ring would overflow, and
+//         then every lane keeps its record: producers never wait for space, so a full ring cannot
+//         deadlock) and takes consecutive tickets (atomicAdd on `tail`); each lane writes its slot and
+//         publishes it by setting the slot's sequence number to ticket + 1; the leader then adds the
+//         count to `available`.
+//   pop:  the leader claims up to n published records (CAS on `available`) and takes their tickets
+//         (atomicAdd on `head`); each lane waits until its slot's sequence number says "published"
+//         (records can be published out of ticket order), reads it, and frees the slot for the
+//         ticket one lap later; the leader then releases the space.
+// A consumer therefore never reads a slot before its producer finished writing it, and every ticket is
+// read exactly once: nothing is lost or duplicated. Waits on a sequence number only ever wait for a
+// warp that already holds the matching ticket and is between two non-blocking steps.
+#pragma once
+
+#include "gpu_records.h"
+
+namespace pkrt {
+
+constexpr unsigned kFullMask = 0xffffffffu;
+
+__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 31u; }
+__device__ __forceinline__ unsigned lanemask_lt() { return (1u << lane_id()) - 1u; }
+
+__device__ __forceinline__ unsigned long long load_volatile(const unsigned long long* p) {
+    return *reinterpret_cast<const volatile unsigned long long*>(p);
+}
+__device__ __forceinline__ int load_volatile(const int* p) { return *reinterpret_cast<const volatile int*>(p); }
+
+// Record copies bypass L1 (ld.cg / st.cg): L1 is not coherent across SMs, and a slot is rewritten by
+// other SMs every lap.
+template <class Record>
+__device__ __forceinline__ void store_record(Record* dst, const Record& src) {
+    static_assert(sizeof(Record) % 16 == 0, "records are whole 16-byte rows");
+    const float4* s = reinterpret_cast<const float4*>(&src);
+    float4* d = reinterpret_cast<float4*>(dst);
+#pragma unroll
+    for (int i = 0; i < static_cast<int>(sizeof(Record) / 16); ++i) __stcg(d + i, s[i]);
+}
+
+template <class Record>
+__device__ __forceinline__ void load_record(Record& dst, const Record* src) {
+    const float4* s = reinterpret_cast<const float4*>(src);
+    float4* d = reinterpret_cast<float4*>(&dst);
+#pragma unroll
+    for (int i = 0; i < static_cast<int>(sizeof(Record) / 16); ++i) d[i] = __ldcg(s + i);
+}
+
+// All 32 lanes must call it together. Lanes with `want` offer `rec`. Returns true for lanes whose
+// record is now in the queue or that offered nothing; false means "queue full, keep it".
+template <class Record>
+__device__ bool warp_push(const DeviceQueue<Record>& q, bool want, const Record& rec) {
+    unsigned mask = __ballot_sync(kFullMask, want);
+    if (mask == 0) return true;
+    int n = __popc(mask);
+    int leader = __ffs(mask) - 1;
+    unsigned long long base = 0;
+    int ok = 0;
+    if (static_cast<int>(lane_id()) == leader) {
+        int before = atomicAdd(&q.counters->reserved, n);
+        if (before + n <= static_cast<int>(q.capacity)) {
+            ok = 1;
+            base = atomicAdd(&q.counters->tail, static_cast<unsigned long long>(n));
+            atomicMax(&q.counters->peak, before + n);
+        } else {
+            atomicSub(&q.counters->reserved, n);
+        }
+    }
+    ok = __shfl_sync(kFullMask, ok, leader);
+    if (!ok) return !want;
+    base = __shfl_sync(kFullMask, base, leader);
+    if (want) {
+        unsigned long long t = base + __popc(mask & lanemask_lt());
+        unsigned slot = static_cast<unsigned>(t & (q.capacity - 1));
+        // The slot's previous occupant (ticket t - capacity) has been claimed; wait until it is read.
+        while (load_volatile(&q.seq[slot]) != t) __nanosleep(32);
+        store_record(&q.slots[slot], rec);
+        __threadfence();
+        atomicExch(&q.seq[slot], t + 1);  // publish
+    }
+    __syncwarp();
+    if (static_cast<int>(lane_id()) == leader) {
+        __threadfence();
+        atomicAdd(&q.counters->available, n);
+    }
+    return true;
+}
+
+// All 32 lanes call it together; lanes in `need` want a record. Returns how many were popped; lanes
+// that got one have *got set and rec filled. Records go to the lowest lanes of `need`.
+template <class Record>
+__device__ int warp_pop(const DeviceQueue<Record>& q, unsigned need, Record& rec, bool* got) {
+    *got = false;
+    int want = __popc(need);
+    if (want == 0) return 0;
+    int n = 0;
+    unsigned long long base = 0;
+    if (lane_id() == 0) {
+        int a = load_volatile(&q.counters->available);
+        while (a > 0) {
+            int take = a < want ? a : want;
+            int prev = atomicCAS(&q.counters->available, a, a - take);
+            if (prev == a) {
+                n = take;
+                break;
+            }
+            a = prev;
+        }
+        if (n > 0) base = atomicAdd(&q.counters->head, static_cast<unsigned long long>(n));
+    }
+    n = __shfl_sync(kFullMask, n, 0);
+    if (n == 0) return 0;
+    base = __shfl_sync(kFullMask, base, 0);
+    int rank = __popc(need & lanemask_lt());
+    if (((need >> lane_id()) & 1u) && rank < n) {
+        unsigned long long t = base + rank;
+        unsigned slot = static_cast<unsigned>(t & (q.capacity - 1));
+        while (load_volatile(&q.seq[slot]) != t + 1) __nanosleep(32);
+        __threadfence();
+        load_record(rec, &q.slots[slot]);
+        __threadfence();
+        atomicExch(&q.seq[slot], t + q.capacity);  // free for the ticket one lap later
+        *got = true;
+    }
+    __syncwarp();
+    if (lane_id() == 0) {
+        __threadfence();
+        atomicSub(&q.counters->reserved, n);
+    }
+    return n;
+}
+
+// Records currently held (reserved or published): what the statistics call occupancy.
+template <class Record>
+__device__ __forceinline__ int queue_occupancy(const DeviceQueue<Record>& q) {
+    return load_volatile(&q.counters->reserved);
+}
+
+template <class Record>
+__device__ __forceinline__ int queue_available(const DeviceQueue<Record>& q) {
+    return load_volatile(&q.counters->available);
+}
+
+}  // namespace pkrt

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# pkrt.sh: set up, build, render and test pkrt on Debian 12.
+#   ./pkrt.sh demo    install what is missing, build, render the Cornell box to pkrt.png
+#   ./pkrt.sh test    install what is missing, build, run the whole test suite
+#   ./pkrt.sh build   build only
+# CUDA is optional: the GPU backend is built when nvcc is found (PATH or /usr/local/cuda).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PACKAGES=(cmake ninja-build g++ pkg-config libglm-dev libtinyobjloader-dev libstb-dev libcli11-dev
+          nlohmann-json3-dev libgtest-dev libopenexr-dev)
+
+install_deps() {
+    local missing=()
+    for p in "${PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "pkrt.sh: installing ${missing[*]}"
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+build() {
+    cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+    cmake --build build -j "$(nproc)"
+}
+
+case "${1:-}" in
+    demo)
+        install_deps
+        build
+        ./build/pkrt render scenes/cornell.json -o pkrt.png
+        ;;
+    test)
+        install_deps
+        build
+        ctest --test-dir build --output-on-failure -j "$(nproc)"
+        ;;
+    build)
+        install_deps
+        build
+        ;;
+    *)
+        echo "usage: $0 demo|test|build" >&2
+        exit 2
+        ;;
+esac

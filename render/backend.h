@@ -1,0 +1,62 @@
+// A backend turns a prepared scene into accumulated radiance. The CPU backend runs the per-ray code on
+// all cores; the CUDA backend runs the same code under a choice of GPU schedulers. Work is asked for in
+// passes of whole samples per pixel, so the CLI can show progress and the viewer can render
+// progressively; sample indices keep counting across passes, so N passes of k samples give exactly the
+// image of one pass of N*k samples.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "image.h"
+#include "scene.h"
+#include "stats.h"
+
+namespace pkrt {
+
+struct RenderSettings {
+    int width = 512, height = 512;
+    int spp = 16;
+    int max_depth = 8;
+    uint32_t seed = 0;
+    std::string mode;  // scheduler, backend-specific; empty = the backend's default
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual std::string name() const = 0;
+    virtual std::string device() const = 0;
+    virtual std::string default_mode() const = 0;
+    // Uploads or references the scene; the scene must outlive the backend's use of it.
+    virtual void set_scene(const Scene& scene) = 0;
+    // Clears the framebuffer to width x height.
+    virtual void reset(int width, int height) = 0;
+    // Adds samples [first_sample, first_sample + samples) of every pixel; counters go into stats.
+    virtual void accumulate(const RenderSettings& settings, uint32_t first_sample, uint32_t samples, RenderStats& stats) = 0;
+    // Mean radiance per pixel.
+    virtual Image resolve() const = 0;
+    // Samples completed per pixel (the conservation checks read it).
+    virtual std::vector<uint32_t> sample_counts() const = 0;
+    // Asks a running accumulate() to stop soon (from another thread); the framebuffer is then partial.
+    virtual void cancel() {}
+    // Scheduler modes this backend offers; the first is the default.
+    virtual std::vector<std::string> modes() const { return {default_mode()}; }
+};
+
+// "auto" picks CUDA when a device is usable, else the CPU; `why` receives a sentence saying which and
+// why. "cuda" without a device throws Error with the reason.
+std::unique_ptr<Backend> make_backend(const std::string& kind, std::string* why);
+
+std::unique_ptr<Backend> make_cpu_backend(unsigned threads = 0);
+
+struct RenderOutput {
+    Image image;
+    RenderStats stats;
+};
+
+// The whole render: reset, passes of samples with progress, resolve. progress may be null.
+class Progress;
+RenderOutput render_image(Backend& backend, const Scene& scene, const RenderSettings& settings, Progress* progress);
+
+}  // namespace pkrt

@@ -1,0 +1,105 @@
+// The CPU backend: every (pixel, sample) path runs start to end on one thread through the same stage
+// functions the GPU schedulers use (kernels/path.h), so its images are the reference the GPU modes
+// are tested against. Threads take 8x8 tiles from a shared counter.
+#include <atomic>
+#include <mutex>
+
+#include "backend.h"
+#include "kernels/path.h"
+#include "parallel.h"
+
+namespace pkrt {
+
+namespace {
+
+constexpr int kTile = 8;
+
+class CpuBackend final : public Backend {
+public:
+    explicit CpuBackend(unsigned threads) : threads_(threads == 0 ? worker_count() : threads) {}
+
+    std::string name() const override { return "cpu"; }
+    std::string device() const override { return std::to_string(threads_) + " CPU threads"; }
+    std::string default_mode() const override { return "cpu-threads"; }
+
+    void set_scene(const Scene& scene) override { scene_ = &scene; }
+
+    void reset(int width, int height) override {
+        width_ = width;
+        height_ = height;
+        sum_.assign(static_cast<size_t>(width) * height, Vec3{0.0f, 0.0f, 0.0f});
+        count_.assign(static_cast<size_t>(width) * height, 0u);
+    }
+
+    void accumulate(const RenderSettings& rs, uint32_t first_sample, uint32_t samples, RenderStats& stats) override {
+        SceneView view = view_scene(*scene_, width_, height_);
+        FrameParams fp{width_, height_, rs.max_depth, rs.seed};
+        int tiles_x = (width_ + kTile - 1) / kTile, tiles_y = (height_ + kTile - 1) / kTile;
+        std::vector<RenderStats> local(threads_);
+        parallel_chunks(static_cast<size_t>(tiles_x) * tiles_y, 1, [&](unsigned w, size_t b, size_t e) {
+            RenderStats& st = local[w];
+            for (size_t tile = b; tile < e; ++tile) {
+                int tx = static_cast<int>(tile % tiles_x) * kTile, ty = static_cast<int>(tile / tiles_x) * kTile;
+                for (int y = ty; y < std::min(ty + kTile, height_); ++y) {
+                    for (int x = tx; x < std::min(tx + kTile, width_); ++x) {
+                        uint32_t pixel = static_cast<uint32_t>(y) * width_ + x;
+                        Vec3 sum = splat(0.0f);
+                        for (uint32_t s = first_sample; s < first_sample + samples; ++s) {
+                            Vec3 l = trace_path(view, fp, pixel, s, st);
+                            if (all_finite(l)) sum += l;
+                            else ++st.nonfinite_samples;
+                        }
+                        sum_[pixel] += sum;
+                        count_[pixel] += samples;
+                        st.samples += samples;
+                    }
+                }
+            }
+        }, threads_);
+        for (const auto& st : local) stats.merge(st);
+    }
+
+    std::vector<uint32_t> sample_counts() const override { return count_; }
+
+    Image resolve() const override {
+        Image img;
+        img.width = width_;
+        img.height = height_;
+        img.pixels.resize(sum_.size());
+        for (size_t i = 0; i < sum_.size(); ++i)
+            img.pixels[i] = count_[i] ? sum_[i] * (1.0f / static_cast<float>(count_[i])) : splat(0.0f);
+        return img;
+    }
+
+private:
+    static Vec3 trace_path(const SceneView& view, const FrameParams& fp, uint32_t pixel, uint32_t sample,
+                           RenderStats& st) {
+        PathState path = start_path(view, fp, pixel, sample);
+        Vec3 l = splat(0.0f);
+        for (;;) {
+            st.count_extension(path.depth);
+            Hit hit = intersect_closest(view.bvh, Ray{path.origin, path.dir});
+            ShadeResult r;
+            shade_path(view, fp, path, hit, r);
+            l += r.radiance;
+            if (r.has_shadow) {
+                ++st.shadow_rays;
+                if (!occluded(view.bvh, Ray{r.shadow.origin, r.shadow.dir}, r.shadow.tmax)) l += r.shadow.contribution;
+            }
+            if (!r.continues) break;
+        }
+        return l;
+    }
+
+    unsigned threads_;
+    const Scene* scene_ = nullptr;
+    int width_ = 0, height_ = 0;
+    std::vector<Vec3> sum_;
+    std::vector<uint32_t> count_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend(unsigned threads) { return std::make_unique<CpuBackend>(threads); }
+
+}  // namespace pkrt

@@ -1,0 +1,13 @@
+// Built when nvcc was not found: the binary has no GPU code, so there are no usable devices.
+#include "devices.h"
+
+namespace pkrt {
+
+bool cuda_built() { return false; }
+std::string cuda_build_architectures() { return ""; }
+std::vector<GpuDevice> cuda_devices(std::string* why) {
+    if (why) *why = "this pkrt was built without CUDA (nvcc was not found when it was configured)";
+    return {};
+}
+
+}  // namespace pkrt

@@ -1,0 +1,202 @@
+#include "image.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <ImfChannelList.h>
+#include <ImfFrameBuffer.h>
+#include <ImfHeader.h>
+#include <ImfInputFile.h>
+#include <ImfOutputFile.h>
+#include <stb_image_write.h>
+#include <unistd.h>
+
+#include "error.h"
+
+namespace pkrt {
+
+namespace {
+
+std::string lower_ext(const std::string& path) {
+    std::string ext = std::filesystem::path(path).extension().string();
+    for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return ext;
+}
+
+// A sibling temporary name; the final rename is atomic on POSIX file systems.
+std::string temp_name(const std::string& path) {
+    std::filesystem::path p(path);
+    return (p.parent_path() / ("." + p.filename().string() + ".tmp" + std::to_string(::getpid()))).string();
+}
+
+void commit(const std::string& tmp, const std::string& path) {
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) {
+        std::filesystem::remove(tmp, ec);
+        throw Error(path + ": cannot write: " + ec.message());
+    }
+}
+
+void write_bytes_atomically(const std::string& path, const std::vector<unsigned char>& bytes) {
+    std::string tmp = temp_name(path);
+    {
+        std::ofstream out(tmp, std::ios::binary);
+        if (!out) throw Error(path + ": cannot write (" + std::strerror(errno) + ")");
+        out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+        out.flush();
+        if (!out) {
+            out.close();
+            std::error_code ec;
+            std::filesystem::remove(tmp, ec);
+            throw Error(path + ": write failed (" + std::strerror(errno) + ")");
+        }
+    }
+    commit(tmp, path);
+}
+
+}  // namespace
+
+unsigned char linear_to_srgb8(float v) {
+    if (!(v > 0.0f)) return 0;  // also maps NaN to black
+    if (v >= 1.0f) return 255;
+    float s = v <= 0.0031308f ? 12.92f * v : 1.055f * std::pow(v, 1.0f / 2.4f) - 0.055f;
+    return static_cast<unsigned char>(std::lround(s * 255.0f));
+}
+
+void write_png(const std::string& path, const Image& image, float exposure_stops) {
+    float scale = std::exp2(exposure_stops);
+    std::vector<unsigned char> rgb(static_cast<size_t>(image.width) * image.height * 3);
+    for (size_t i = 0; i < image.pixels.size(); ++i) {
+        rgb[3 * i + 0] = linear_to_srgb8(image.pixels[i].x * scale);
+        rgb[3 * i + 1] = linear_to_srgb8(image.pixels[i].y * scale);
+        rgb[3 * i + 2] = linear_to_srgb8(image.pixels[i].z * scale);
+    }
+    std::vector<unsigned char> png;
+    auto sink = [](void* ctx, void* data, int size) {
+        auto* v = static_cast<std::vector<unsigned char>*>(ctx);
+        v->insert(v->end(), static_cast<unsigned char*>(data), static_cast<unsigned char*>(data) + size);
+    };
+    if (!stbi_write_png_to_func(sink, &png, image.width, image.height, 3, rgb.data(), image.width * 3))
+        throw Error(path + ": PNG encoding failed");
+    write_bytes_atomically(path, png);
+}
+
+void write_pfm(const std::string& path, const Image& image) {
+    // PFM: "PF\n<w> <h>\n-1.0\n" then little-endian float RGB rows, bottom row first.
+    std::string header = "PF\n" + std::to_string(image.width) + " " + std::to_string(image.height) + "\n-1.0\n";
+    std::vector<unsigned char> bytes(header.begin(), header.end());
+    size_t row = static_cast<size_t>(image.width) * 12;
+    bytes.resize(header.size() + row * image.height);
+    unsigned char* dst = bytes.data() + header.size();
+    for (int y = image.height - 1; y >= 0; --y) {
+        for (int x = 0; x < image.width; ++x) {
+            const Vec3& p = image.at(x, y);
+            float f[3] = {p.x, p.y, p.z};
+            std::memcpy(dst, f, 12);
+            dst += 12;
+        }
+    }
+    write_bytes_atomically(path, bytes);
+}
+
+void write_exr(const std::string& path, const Image& image) {
+    std::string tmp = temp_name(path);
+    try {
+        Imf::Header header(image.width, image.height);
+        header.channels().insert("R", Imf::Channel(Imf::FLOAT));
+        header.channels().insert("G", Imf::Channel(Imf::FLOAT));
+        header.channels().insert("B", Imf::Channel(Imf::FLOAT));
+        Imf::OutputFile file(tmp.c_str(), header);
+        Imf::FrameBuffer fb;
+        char* base = reinterpret_cast<char*>(const_cast<Vec3*>(image.pixels.data()));
+        size_t xs = sizeof(Vec3), ys = sizeof(Vec3) * image.width;
+        fb.insert("R", Imf::Slice(Imf::FLOAT, base + 0, xs, ys));
+        fb.insert("G", Imf::Slice(Imf::FLOAT, base + 4, xs, ys));
+        fb.insert("B", Imf::Slice(Imf::FLOAT, base + 8, xs, ys));
+        file.setFrameBuffer(fb);
+        file.writePixels(image.height);
+    } catch (const std::exception& e) {
+        std::error_code ec;
+        std::filesystem::remove(tmp, ec);
+        throw Error(path + ": cannot write EXR: " + e.what());
+    }
+    commit(tmp, path);
+}
+
+void write_image(const std::string& path, const Image& image) {
+    std::string ext = lower_ext(path);
+    if (ext == ".png") write_png(path, image);
+    else if (ext == ".exr") write_exr(path, image);
+    else if (ext == ".pfm") write_pfm(path, image);
+    else throw Error(path + ": unknown image type '" + ext + "'");
+}
+
+Image read_pfm(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(path + ": cannot open");
+    std::string magic;
+    int w = 0, h = 0;
+    float scale = 0.0f;
+    in >> magic >> w >> h >> scale;
+    in.get();
+    if (magic != "PF" || w <= 0 || h <= 0 || scale >= 0.0f) throw Error(path + ": not a little-endian RGB PFM");
+    Image img;
+    img.width = w;
+    img.height = h;
+    img.pixels.resize(static_cast<size_t>(w) * h);
+    for (int y = h - 1; y >= 0; --y) {
+        for (int x = 0; x < w; ++x) {
+            float f[3];
+            in.read(reinterpret_cast<char*>(f), 12);
+            img.at(x, y) = {f[0], f[1], f[2]};
+        }
+    }
+    if (!in) throw Error(path + ": truncated PFM");
+    return img;
+}
+
+Image read_exr(const std::string& path) {
+    try {
+        Imf::InputFile file(path.c_str());
+        Imath::Box2i dw = file.header().dataWindow();
+        Image img;
+        img.width = dw.max.x - dw.min.x + 1;
+        img.height = dw.max.y - dw.min.y + 1;
+        img.pixels.resize(static_cast<size_t>(img.width) * img.height);
+        char* base = reinterpret_cast<char*>(img.pixels.data()) -
+                     (static_cast<ptrdiff_t>(dw.min.x) + static_cast<ptrdiff_t>(dw.min.y) * img.width) * sizeof(Vec3);
+        size_t xs = sizeof(Vec3), ys = sizeof(Vec3) * img.width;
+        Imf::FrameBuffer fb;
+        fb.insert("R", Imf::Slice(Imf::FLOAT, base + 0, xs, ys));
+        fb.insert("G", Imf::Slice(Imf::FLOAT, base + 4, xs, ys));
+        fb.insert("B", Imf::Slice(Imf::FLOAT, base + 8, xs, ys));
+        file.setFrameBuffer(fb);
+        file.readPixels(dw.min.y, dw.max.y);
+        return img;
+    } catch (const std::exception& e) {
+        throw Error(path + ": cannot read EXR: " + e.what());
+    }
+}
+
+void check_output_path(const std::string& path, const std::vector<std::string>& extensions, const std::string& flag) {
+    std::string ext = lower_ext(path);
+    if (std::find(extensions.begin(), extensions.end(), ext) == extensions.end()) {
+        std::string list;
+        for (const auto& e : extensions) list += (list.empty() ? "" : ", ") + e;
+        throw Error(flag + " " + path + ": unsupported file type '" + ext + "' (use " + list + ")");
+    }
+    std::filesystem::path dir = std::filesystem::path(path).parent_path();
+    if (dir.empty()) dir = ".";
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) throw Error(flag + " " + path + ": directory " + dir.string() + " does not exist");
+    if (::access(dir.c_str(), W_OK) != 0) throw Error(flag + " " + path + ": directory " + dir.string() + " is not writable");
+    if (std::filesystem::is_directory(path, ec)) throw Error(flag + " " + path + ": is a directory");
+}
+
+}  // namespace pkrt

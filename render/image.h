@@ -1,0 +1,37 @@
+// Linear RGB float images and their files: tone-mapped sRGB PNG, linear OpenEXR and PFM. Writers go
+// through a temporary file in the target's directory and rename it into place, so a failed or
+// interrupted write never leaves a half-written output behind.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kernels/vec3.h"
+
+namespace pkrt {
+
+struct Image {
+    int width = 0, height = 0;
+    std::vector<Vec3> pixels;  // row-major, row 0 at the top
+    Vec3& at(int x, int y) { return pixels[static_cast<size_t>(y) * width + x]; }
+    const Vec3& at(int x, int y) const { return pixels[static_cast<size_t>(y) * width + x]; }
+};
+
+// Exposure in stops is applied before the sRGB transfer curve; values beyond 1 clip.
+void write_png(const std::string& path, const Image& image, float exposure_stops = 0.0f);
+void write_exr(const std::string& path, const Image& image);
+void write_pfm(const std::string& path, const Image& image);
+// By extension: .png, .exr or .pfm.
+void write_image(const std::string& path, const Image& image);
+
+Image read_pfm(const std::string& path);
+Image read_exr(const std::string& path);
+
+// 8-bit sRGB encoding of a linear value, shared by the PNG writer and the viewer's screenshots.
+unsigned char linear_to_srgb8(float v);
+
+// Checks before a long render that `path` can be written (directory exists, extension is known)
+// so a typo fails in a second instead of after the render. Throws Error.
+void check_output_path(const std::string& path, const std::vector<std::string>& extensions, const std::string& flag);
+
+}  // namespace pkrt

@@ -1,0 +1,38 @@
+// File loaders that add to a Scene: Wavefront OBJ/MTL (tinyobjloader), textures (stb_image), and the
+// procedural shapes that JSON scenes may use. Each throws Error with the file name on bad input.
+#pragma once
+
+#include <string>
+
+#include <glm/glm.hpp>
+
+#include "scene.h"
+
+namespace pkrt {
+
+struct ObjOptions {
+    glm::mat4 transform{1.0f};
+    int32_t material_override = -1;  // scene material index for every face, or -1 to use the MTL
+};
+
+// Returns the number of triangles added.
+size_t load_obj(Scene& scene, const std::string& path, const ObjOptions& options);
+
+// Loads (once per path) an 8-bit image as an sRGB texture; returns its index in scene.textures.
+int32_t load_texture(Scene& scene, const std::string& path);
+
+// A geodesic sphere (subdivided icosahedron) with smooth normals; `inward` flips its faces so the
+// front side (emission, normals) faces the centre.
+size_t add_sphere(Scene& scene, const glm::mat4& transform, Vec3 center, float radius, int subdivisions,
+                  bool inward, int32_t material);
+
+// A planar quad given by four corners in order; front face by the right-hand rule.
+size_t add_quad(Scene& scene, const glm::mat4& transform, const Vec3 corners[4], int32_t material);
+
+// The material used where a mesh names none.
+Material default_material();
+
+// Roughness conventions: Phong exponent (MTL Ns) to GGX alpha.
+float alpha_from_phong_exponent(float ns);
+
+}  // namespace pkrt

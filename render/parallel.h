@@ -1,0 +1,43 @@
+// Minimal fork-join over all cores: the CPU backend and the BVH build need nothing fancier, and a
+// dependency-free helper keeps the host code portable.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <thread>
+#include <vector>
+
+namespace pkrt {
+
+inline unsigned worker_count() {
+    unsigned n = std::thread::hardware_concurrency();
+    return n == 0 ? 1 : n;
+}
+
+// Calls fn(worker, begin, end) on contiguous chunks of [0, n) grabbed dynamically by `workers` threads.
+template <class Fn>
+void parallel_chunks(size_t n, size_t chunk, Fn&& fn, unsigned workers = worker_count()) {
+    if (n == 0) return;
+    chunk = std::max<size_t>(1, chunk);
+    workers = static_cast<unsigned>(std::min<size_t>(workers, (n + chunk - 1) / chunk));
+    std::atomic<size_t> next{0};
+    auto run = [&](unsigned w) {
+        for (;;) {
+            size_t begin = next.fetch_add(chunk);
+            if (begin >= n) break;
+            fn(w, begin, std::min(n, begin + chunk));
+        }
+    };
+    if (workers <= 1) {
+        run(0);
+        return;
+    }
+    std::vector<std::thread> threads;
+    threads.reserve(workers - 1);
+    for (unsigned w = 1; w < workers; ++w) threads.emplace_back(run, w);
+    run(0);
+    for (auto& t : threads) t.join();
+}
+
+}  // namespace pkrt

@@ -1,0 +1,75 @@
+// The host's scene: triangle soup with per-triangle shading data, materials, textures, lights,
+// environment, camera and the render defaults a scene file may carry. prepare_scene() builds the BVH,
+// permutes the triangles into BVH order and sets up light sampling; view_scene() then exposes it to the
+// per-ray code as a SceneView over host memory.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "kernels/scene_view.h"
+
+namespace pkrt {
+
+struct TextureImage {
+    std::string path;
+    int width = 0, height = 0;
+    std::vector<uint32_t> texels;  // RGBA8, sRGB-encoded colour, row 0 at the top
+};
+
+struct CameraSpec {
+    Vec3 eye{0.0f, 0.0f, 1.0f};
+    Vec3 look_at{0.0f, 0.0f, 0.0f};
+    Vec3 up{0.0f, 1.0f, 0.0f};
+    float vfov_degrees = 45.0f;
+};
+
+// Defaults a scene may set; the command line overrides them.
+struct RenderDefaults {
+    int width = 512, height = 512;
+    int spp = 16;
+    int max_depth = 8;
+};
+
+struct SceneLoadStats {
+    size_t nonfinite_triangles = 0;    // dropped: a vertex had a NaN or infinite coordinate
+    size_t degenerate_triangles = 0;   // dropped: zero area
+};
+
+struct Scene {
+    std::string source;  // file it came from, for messages
+    CameraSpec camera;
+    RenderDefaults defaults;
+    Environment environment{kEnvNone, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+
+    std::vector<TriVerts> tris;
+    std::vector<TriShading> shading;
+    std::vector<Material> materials;
+    std::vector<std::string> material_names;
+    std::vector<TextureImage> textures;
+    std::vector<TextureView> texture_views;  // host views over `textures`, filled by prepare_scene
+
+    // Filled by prepare_scene().
+    std::vector<BvhNode> nodes;
+    std::vector<int32_t> light_tris;
+    std::vector<float> light_cdf;
+    std::vector<float> tri_light_pmf;
+    float env_select = 0.0f;
+    double bvh_build_seconds = 0.0;
+
+    SceneLoadStats load_stats;
+};
+
+// Loads a .json scene or a bare .obj (framed by an automatic camera under a sky). Throws Error.
+Scene load_scene(const std::string& path);
+
+// BVH, triangle order, light tables. Throws Error if the scene has no triangles.
+void prepare_scene(Scene& scene);
+
+CameraView make_camera_view(const CameraSpec& spec, int width, int height);
+
+// A view over the scene's host memory, for the CPU backend and tests.
+SceneView view_scene(const Scene& scene, int width, int height);
+
+}  // namespace pkrt

@@ -1,0 +1,107 @@
+#include "stats.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "error.h"
+
+namespace pkrt {
+
+void RenderStats::count_extension(int depth, uint64_t n) {
+    extension_rays += n;
+    if (depth >= static_cast<int>(extension_rays_by_depth.size())) extension_rays_by_depth.resize(depth + 1, 0);
+    extension_rays_by_depth[depth] += n;
+}
+
+void RenderStats::merge(const RenderStats& o) {
+    samples += o.samples;
+    frames += o.frames;
+    kernel_launches += o.kernel_launches;
+    frame_gpu_ms.insert(frame_gpu_ms.end(), o.frame_gpu_ms.begin(), o.frame_gpu_ms.end());
+    enqueued += o.enqueued;
+    dequeued += o.dequeued;
+    peak_queue = std::max(peak_queue, o.peak_queue);
+    idle_iterations += o.idle_iterations;
+    backoff_sleeps += o.backoff_sleeps;
+    backoff_ns += o.backoff_ns;
+    warp_iterations += o.warp_iterations;
+    kept_paths += o.kept_paths;
+    inline_shadows += o.inline_shadows;
+    paths_generated += o.paths_generated;
+    paths_completed += o.paths_completed;
+    if (rays_per_sm.size() < o.rays_per_sm.size()) rays_per_sm.resize(o.rays_per_sm.size(), 0);
+    for (size_t i = 0; i < o.rays_per_sm.size(); ++i) rays_per_sm[i] += o.rays_per_sm[i];
+    if (!o.timeline.empty()) {
+        timeline = o.timeline;
+        mean_queue = o.mean_queue;
+    }
+    shadow_rays += o.shadow_rays;
+    nonfinite_samples += o.nonfinite_samples;
+    for (size_t d = 0; d < o.extension_rays_by_depth.size(); ++d)
+        count_extension(static_cast<int>(d), o.extension_rays_by_depth[d]);
+}
+
+nlohmann::json to_json(const RenderStats& s) {
+    nlohmann::json j;
+    j["backend"] = s.backend;
+    j["mode"] = s.mode;
+    j["device"] = s.device;
+    j["resolution"] = {s.width, s.height};
+    j["spp"] = s.spp;
+    j["max_depth"] = s.max_depth;
+    j["seed"] = s.seed;
+    j["seconds"] = s.seconds;
+    j["samples"] = s.samples;
+    j["samples_per_second"] = s.seconds > 0 ? static_cast<double>(s.samples) / s.seconds : 0.0;
+    j["rays"] = {{"extension", s.extension_rays},
+                 {"shadow", s.shadow_rays},
+                 {"total", s.total_rays()},
+                 {"extension_by_depth", s.extension_rays_by_depth}};
+    j["rays_per_second"] = s.seconds > 0 ? static_cast<double>(s.total_rays()) / s.seconds : 0.0;
+    j["nonfinite_samples"] = s.nonfinite_samples;
+    j["scene"] = {{"triangles", s.triangles}, {"bvh_build_seconds", s.bvh_build_seconds}};
+    if (s.backend != "cpu") {
+        nlohmann::json sched;
+        sched["frames"] = s.frames;
+        sched["kernel_launches"] = s.kernel_launches;
+        sched["launches_per_frame"] = s.frames ? static_cast<double>(s.kernel_launches) / s.frames : 0.0;
+        sched["frame_gpu_ms"] = s.frame_gpu_ms;
+        sched["grid"] = {{"blocks", s.grid_blocks}, {"threads_per_block", s.block_threads}};
+        sched["queue"] = {{"capacity", s.queue_capacity},
+                          {"enqueued", s.enqueued},
+                          {"dequeued", s.dequeued},
+                          {"peak_occupancy", s.peak_queue},
+                          {"mean_occupancy", s.mean_queue}};
+        sched["warp_iterations"] = s.warp_iterations;
+        sched["idle_iterations"] = s.idle_iterations;
+        sched["idle_share"] = s.warp_iterations ? static_cast<double>(s.idle_iterations) / s.warp_iterations : 0.0;
+        sched["backoff"] = {{"sleeps", s.backoff_sleeps}, {"ns", s.backoff_ns}};
+        sched["kept_paths"] = s.kept_paths;
+        sched["inline_shadow_rays"] = s.inline_shadows;
+        sched["paths"] = {{"generated", s.paths_generated}, {"completed", s.paths_completed}};
+        sched["rays_per_sm"] = s.rays_per_sm;
+        nlohmann::json tl = nlohmann::json::array();
+        for (const auto& p : s.timeline) tl.push_back({p.t_us, p.path_queue, p.shadow_queue, p.in_flight});
+        sched["timeline"] = {{"columns", {"t_us", "path_queue", "shadow_queue", "in_flight"}}, {"points", tl}};
+        j["scheduler"] = sched;
+    }
+    return j;
+}
+
+void write_stats_json(const std::string& path, const RenderStats& stats) {
+    std::string text = to_json(stats).dump(2) + "\n";
+    std::string tmp = path + ".tmp";
+    {
+        std::ofstream out(tmp);
+        out << text;
+        if (!out) throw Error(path + ": cannot write statistics");
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) throw Error(path + ": cannot write statistics: " + ec.message());
+}
+
+}  // namespace pkrt

@@ -1,0 +1,58 @@
+// What a render did, in numbers: written by `pkrt render --stats out.json`, printed as the summary,
+// and (for the GPU backends) shown live by the viewer.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace pkrt {
+
+struct RenderStats {
+    std::string backend;  // "cpu", "cuda"
+    std::string mode;     // scheduler: "cpu-threads", "persistent", "relaunch", ...
+    std::string device;
+    int width = 0, height = 0, spp = 0, max_depth = 0;
+    uint32_t seed = 0;
+    double seconds = 0.0;            // wall time of the render itself (scene load and BVH excluded)
+    uint64_t samples = 0;            // camera paths traced (pixels x spp)
+    uint64_t extension_rays = 0;     // closest-hit rays: camera rays and bounces
+    uint64_t shadow_rays = 0;        // any-hit visibility rays of next-event estimation
+    std::vector<uint64_t> extension_rays_by_depth;  // index = bounce depth of the ray
+    uint64_t nonfinite_samples = 0;  // path contributions dropped because they were NaN or infinite
+    double bvh_build_seconds = 0.0;
+    uint64_t triangles = 0;
+
+    // Scheduler statistics (GPU backends; zero or empty on the CPU).
+    uint64_t frames = 0;                 // accumulate() calls: one launch (persistent) or a launch sequence
+    uint64_t kernel_launches = 0;
+    std::vector<double> frame_gpu_ms;    // GPU time of each frame (CUDA events)
+    uint64_t enqueued = 0, dequeued = 0; // queue pushes and pops (paths + shadow rays)
+    uint64_t peak_queue = 0;             // most records held by the queues at once
+    double mean_queue = 0.0;             // mean over the last frame's timeline
+    uint64_t idle_iterations = 0;        // warp iterations that found no work
+    uint64_t backoff_sleeps = 0;
+    uint64_t backoff_ns = 0;
+    uint64_t warp_iterations = 0;
+    uint64_t kept_paths = 0;             // bounces kept in a lane because the queue was full
+    uint64_t inline_shadows = 0;         // shadow rays traced at once because the queue was full
+    uint64_t paths_generated = 0, paths_completed = 0;
+    std::vector<uint64_t> rays_per_sm;
+    struct TimelinePoint {
+        double t_us;
+        int path_queue, shadow_queue, in_flight;
+    };
+    std::vector<TimelinePoint> timeline;  // the last frame's queue depth over time
+    int grid_blocks = 0, block_threads = 0, queue_capacity = 0;
+
+    uint64_t total_rays() const { return extension_rays + shadow_rays; }
+    void count_extension(int depth, uint64_t n = 1);
+    void merge(const RenderStats& other);  // adds counters (not the description fields)
+};
+
+nlohmann::json to_json(const RenderStats& stats);
+void write_stats_json(const std::string& path, const RenderStats& stats);
+
+}  // namespace pkrt

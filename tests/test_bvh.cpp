@@ -1,0 +1,241 @@
+// BVH correctness on real meshes: closest hit and any hit agree with brute force over every triangle,
+// the tree is well formed, and rays aimed exactly at shared edges and vertices of closed meshes never
+// slip through (watertight triangle test + conservative box test).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <glm/glm.hpp>
+#include <vector>
+
+#include "kernels/bvh.h"
+#include "kernels/rng.h"
+#include "kernels/sampling.h"
+#include "render/bvh_build.h"
+#include "render/loaders.h"
+#include "render/scene.h"
+#include "test_util.h"
+
+using namespace pkrt;
+using pkrt_test::have_shared_scene;
+using pkrt_test::shared_scene;
+
+namespace {
+
+Hit brute_force(const Scene& s, const Ray& ray, float tmax) {
+    Hit best = no_hit();
+    best.t = tmax;
+    WatertightRay w = make_watertight_ray(ray.d);
+    for (size_t i = 0; i < s.tris.size(); ++i) {
+        float t, u, v;
+        if (intersect_triangle(w, ray.o, s.tris[i].v0, s.tris[i].v1, s.tris[i].v2, 0.0f, t, u, v, best.t)) {
+            best.t = t;
+            best.u = u;
+            best.v = v;
+            best.prim = static_cast<int32_t>(i);
+        }
+    }
+    return best;
+}
+
+Scene load_prepared_obj(const std::string& path) {
+    Scene s;
+    s.source = path;
+    load_obj(s, path, ObjOptions{});
+    prepare_scene(s);
+    return s;
+}
+
+void bounds(const Scene& s, Vec3& lo, Vec3& hi) {
+    lo = splat(kInfinity);
+    hi = splat(-kInfinity);
+    for (const auto& t : s.tris) {
+        lo = vmin(lo, vmin(t.v0, vmin(t.v1, t.v2)));
+        hi = vmax(hi, vmax(t.v0, vmax(t.v1, t.v2)));
+    }
+}
+
+// Half the rays start anywhere in (a margin around) the bounding box with random directions; half are
+// aimed at a random point of a random triangle, so hits are plentiful and misses are tested too.
+void compare_with_brute_force(const Scene& s, int rays) {
+    BvhView bvh{s.nodes.data(), s.tris.data(), static_cast<int32_t>(s.nodes.size()), static_cast<int32_t>(s.tris.size())};
+    Vec3 lo, hi;
+    bounds(s, lo, hi);
+    Vec3 ext = hi - lo;
+    Rng rng = make_rng(1234, 0, 0);
+    int hits = 0, mismatches = 0, occlusion_mismatches = 0;
+    for (int i = 0; i < rays; ++i) {
+        Vec3 o = lo - ext * 0.1f + ext * 1.2f * Vec3{rng.next_float(), rng.next_float(), rng.next_float()};
+        Vec3 d;
+        if (i % 2 == 0) {
+            d = sample_uniform_sphere(rng.next_float(), rng.next_float());
+        } else {
+            const TriVerts& t = s.tris[rng.next_u32() % s.tris.size()];
+            Vec2 b = sample_uniform_triangle(rng.next_float(), rng.next_float());
+            Vec3 target = t.v0 * (1 - b.x - b.y) + t.v1 * b.x + t.v2 * b.y;
+            if (length(target - o) == 0.0f) continue;
+            d = normalize(target - o);
+        }
+        Ray ray{o, d};
+        Hit a = intersect_closest(bvh, ray);
+        Hit b = brute_force(s, ray, kInfinity);
+        bool same = (a.prim < 0) == (b.prim < 0);
+        // On a shared edge two triangles can tie; the distance must still agree.
+        if (same && a.prim >= 0) same = a.prim == b.prim || std::fabs(a.t - b.t) <= 1e-6f * std::max(1.0f, b.t);
+        if (!same) {
+            ++mismatches;
+            ADD_FAILURE() << "ray " << i << ": bvh prim " << a.prim << " t " << a.t << " vs brute force prim " << b.prim
+                          << " t " << b.t;
+            if (mismatches > 5) return;
+        }
+        if (b.prim >= 0) ++hits;
+        // Any-hit with a range that ends before the closest hit must report no occluder; past it, one.
+        if (b.prim >= 0) {
+            if (occluded(bvh, ray, b.t * 0.999f) != (brute_force(s, ray, b.t * 0.999f).prim >= 0)) ++occlusion_mismatches;
+            if (!occluded(bvh, ray, b.t * 1.001f)) ++occlusion_mismatches;
+        } else if (occluded(bvh, ray, kInfinity)) {
+            ++occlusion_mismatches;
+        }
+    }
+    EXPECT_EQ(occlusion_mismatches, 0);
+    EXPECT_GT(hits, rays / 3) << "the test should exercise hits";
+    EXPECT_LT(hits, rays) << "the test should exercise misses";
+}
+
+// Structural invariants: every triangle in exactly one leaf, child boxes bound their subtrees.
+void check_structure(const Scene& s) {
+    std::vector<int> seen(s.tris.size(), 0);
+    struct Item { int32_t ref, count; Vec3 lo, hi; int depth; };
+    std::vector<Item> todo;
+    const BvhNode& root = s.nodes[0];
+    auto push_children = [&](const BvhNode& n, int depth) {
+        todo.push_back({n.left, n.left_count, {n.lmin_x, n.lmin_y, n.lmin_z}, {n.lmax_x, n.lmax_y, n.lmax_z}, depth});
+        todo.push_back({n.right, n.right_count, {n.rmin_x, n.rmin_y, n.rmin_z}, {n.rmax_x, n.rmax_y, n.rmax_z}, depth});
+    };
+    push_children(root, 1);
+    int max_depth = 0;
+    size_t nodes_visited = 1;
+    while (!todo.empty()) {
+        Item it = todo.back();
+        todo.pop_back();
+        max_depth = std::max(max_depth, it.depth);
+        if (it.ref >= 0) {
+            ASSERT_LT(static_cast<size_t>(it.ref), s.nodes.size());
+            ++nodes_visited;
+            const BvhNode& n = s.nodes[it.ref];
+            // Children's boxes inside the parent's record of this child.
+            EXPECT_GE(n.lmin_x, it.lo.x); EXPECT_LE(n.lmax_x, it.hi.x);
+            EXPECT_GE(n.rmin_y, it.lo.y); EXPECT_LE(n.rmax_z, it.hi.z);
+            push_children(n, it.depth + 1);
+        } else {
+            for (int32_t k = 0; k < it.count; ++k) {
+                int32_t t = ~it.ref + k;
+                ASSERT_LT(static_cast<size_t>(t), s.tris.size());
+                ++seen[t];
+                for (Vec3 p : {s.tris[t].v0, s.tris[t].v1, s.tris[t].v2}) {
+                    ASSERT_TRUE(p.x >= it.lo.x && p.x <= it.hi.x && p.y >= it.lo.y && p.y <= it.hi.y && p.z >= it.lo.z &&
+                                p.z <= it.hi.z) << "triangle " << t << " outside its leaf box";
+                }
+            }
+        }
+    }
+    EXPECT_EQ(nodes_visited, s.nodes.size()) << "unreachable nodes";
+    for (size_t i = 0; i < seen.size(); ++i) ASSERT_EQ(seen[i], 1) << "triangle " << i << " referenced " << seen[i] << " times";
+    EXPECT_LE(max_depth, kMaxTraversalStack);
+}
+
+}  // namespace
+
+TEST(Bvh, BunnyMatchesBruteForce) {
+    ASSERT_TRUE(have_shared_scene("stanford-bunny/stanford-bunny.obj")) << "../shared/scenes is missing";
+    Scene s = load_prepared_obj(shared_scene("stanford-bunny/stanford-bunny.obj"));
+    EXPECT_GT(s.tris.size(), 69000u);
+    check_structure(s);
+    compare_with_brute_force(s, 3000);
+}
+
+TEST(Bvh, DabrovicSponzaMatchesBruteForce) {
+    ASSERT_TRUE(have_shared_scene("dabrovic-sponza/sponza.obj")) << "../shared/scenes is missing";
+    Scene s = load_prepared_obj(shared_scene("dabrovic-sponza/sponza.obj"));
+    EXPECT_GT(s.tris.size(), 66000u);
+    check_structure(s);
+    compare_with_brute_force(s, 3000);
+}
+
+TEST(Bvh, SingleTriangleAndTinyScenes) {
+    for (int n : {1, 2, 3, 9, 17}) {
+        Scene s;
+        Rng rng = make_rng(5, n, 0);
+        for (int i = 0; i < n; ++i) {
+            TriVerts t{};
+            t.v0 = {rng.next_float(), rng.next_float(), rng.next_float()};
+            t.v1 = t.v0 + Vec3{0.3f, 0.0f, 0.1f};
+            t.v2 = t.v0 + Vec3{0.0f, 0.3f, -0.1f};
+            s.tris.push_back(t);
+            s.shading.push_back(TriShading{});
+        }
+        s.materials.push_back(default_material());
+        prepare_scene(s);
+        check_structure(s);
+        compare_with_brute_force(s, 400);
+    }
+}
+
+// Rays through the exact edge points and vertices of a closed mesh, from inside and from outside
+// along the surface normal: every one must hit. A non-watertight test loses a few in a thousand.
+TEST(Bvh, RaysAtSharedEdgesAndVerticesNeverMiss) {
+    Scene s;
+    s.materials.push_back(default_material());
+    add_sphere(s, glm::mat4(1.0f), Vec3{0.1f, -0.2f, 0.3f}, 1.7f, 5, false, 0);
+    prepare_scene(s);
+    BvhView bvh{s.nodes.data(), s.tris.data(), static_cast<int32_t>(s.nodes.size()), static_cast<int32_t>(s.tris.size())};
+    Vec3 center{0.1f, -0.2f, 0.3f};
+    int misses = 0, rays = 0;
+    for (const auto& t : s.tris) {
+        const Vec3 p[3] = {t.v0, t.v1, t.v2};
+        for (int e = 0; e < 3; ++e) {
+            for (float f : {0.0f, 0.5f, 0.25f, 1.0f / 3.0f}) {
+                Vec3 target = p[e] * (1.0f - f) + p[(e + 1) % 3] * f;
+                // From inside, from the centre.
+                Ray in{center, normalize(target - center)};
+                ++rays;
+                if (intersect_closest(bvh, in).prim < 0) ++misses;
+                // From outside, along the outward direction at that point.
+                Vec3 out_dir = normalize(target - center);
+                Ray out{target + out_dir * 2.0f, -out_dir};
+                ++rays;
+                if (intersect_closest(bvh, out).prim < 0) ++misses;
+            }
+        }
+    }
+    EXPECT_EQ(misses, 0) << "of " << rays << " rays aimed exactly at edges and vertices";
+    EXPECT_GT(rays, 100000);
+}
+
+// Axis-aligned rays through the edges of a cube (the hardest case for a slab test: zero direction
+// components and rays lying in box faces).
+TEST(Bvh, AxisAlignedRaysThroughCubeEdges) {
+    Scene s;
+    s.materials.push_back(default_material());
+    const Vec3 c[8] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
+    const int faces[6][4] = {{0, 3, 2, 1}, {4, 5, 6, 7}, {0, 1, 5, 4}, {2, 3, 7, 6}, {0, 4, 7, 3}, {1, 2, 6, 5}};
+    for (const auto& f : faces) {
+        Vec3 q[4] = {c[f[0]], c[f[1]], c[f[2]], c[f[3]]};
+        add_quad(s, glm::mat4(1.0f), q, 0);
+    }
+    prepare_scene(s);
+    BvhView bvh{s.nodes.data(), s.tris.data(), static_cast<int32_t>(s.nodes.size()), static_cast<int32_t>(s.tris.size())};
+    int misses = 0;
+    for (int i = 0; i <= 8; ++i) {
+        float a = i / 8.0f;
+        // Along z through the x = a, y = {0, 0.5, 1} lines on the cube's faces, including its edges.
+        for (float b : {0.0f, 0.5f, 1.0f}) {
+            if (intersect_closest(bvh, Ray{{a, b, -1.0f}, {0, 0, 1}}).prim < 0) ++misses;
+            if (intersect_closest(bvh, Ray{{b, a, 2.0f}, {0, 0, -1}}).prim < 0) ++misses;
+            if (intersect_closest(bvh, Ray{{-1.0f, a, b}, {1, 0, 0}}).prim < 0) ++misses;
+            if (intersect_closest(bvh, Ray{{a, 2.0f, b}, {0, -1, 0}}).prim < 0) ++misses;
+        }
+        // The quad diagonals are shared edges too.
+        if (intersect_closest(bvh, Ray{{a, a, -1.0f}, {0, 0, 1}}).prim < 0) ++misses;
+    }
+    EXPECT_EQ(misses, 0);
+}

@@ -1,0 +1,190 @@
+// End to end: the pkrt binary as a user runs it. Valid renders produce readable files of the asked
+// size; every kind of bad input gives one clear line on stderr, a non-zero exit and no output file.
+#include <gtest/gtest.h>
+#include <stb_image.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "render/devices.h"
+#include "render/image.h"
+#include "test_util.h"
+
+using namespace pkrt_test;
+
+namespace {
+
+const std::string kCornell = std::string(PKRT_SCENES_DIR) + "/cornell.json";
+
+int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+// Every failure: non-zero exit, exactly one line on stderr that contains `needle`, no files left.
+void expect_clean_failure(const TempDir& dir, const std::string& args, int code, const std::string& needle) {
+    SCOPED_TRACE("pkrt " + args);
+    RunResult r = run_pkrt(args, dir.path().string());
+    EXPECT_EQ(r.code, code) << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("pkrt: error: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << "stderr: " << r.err;
+    for (const auto& e : dir.entries()) {
+        EXPECT_TRUE(e.rfind("in", 0) == 0) << "left a file behind: " << e;  // inputs are named in*
+    }
+}
+
+}  // namespace
+
+TEST(Cli, RendersPngOfRequestedSizeWithHdrAndStats) {
+    TempDir dir;
+    RunResult r = run_pkrt("render " + shell_quote(kCornell) +
+                               " --res 40x30 --spp 2 --seed 7 -o out.png --hdr out.exr --stats stats.json",
+                           dir.path().string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    int w = 0, h = 0, n = 0;
+    ASSERT_TRUE(stbi_info(dir.file("out.png").c_str(), &w, &h, &n)) << "not a PNG";
+    EXPECT_EQ(w, 40);
+    EXPECT_EQ(h, 30);
+    EXPECT_EQ(n, 3);
+
+    pkrt::Image exr = pkrt::read_exr(dir.file("out.exr"));
+    ASSERT_EQ(exr.width, 40);
+    ASSERT_EQ(exr.height, 30);
+    double sum = 0;
+    for (const auto& p : exr.pixels) {
+        ASSERT_TRUE(std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z));
+        sum += p.x + p.y + p.z;
+    }
+    EXPECT_GT(sum, 0.0);
+
+    auto stats = nlohmann::json::parse(read_text(dir.file("stats.json")));
+    EXPECT_EQ(stats["samples"].get<uint64_t>(), 40u * 30u * 2u);
+    EXPECT_EQ(stats["spp"].get<int>(), 2);
+    uint64_t by_depth = 0;
+    for (auto& v : stats["rays"]["extension_by_depth"]) by_depth += v.get<uint64_t>();
+    EXPECT_EQ(by_depth, stats["rays"]["extension"].get<uint64_t>());
+    // Every sample starts with one camera ray.
+    EXPECT_EQ(stats["rays"]["extension_by_depth"][0].get<uint64_t>(), 40u * 30u * 2u);
+    EXPECT_GT(stats["rays"]["shadow"].get<uint64_t>(), 0u);
+    // The summary names time, samples/s and rays/s.
+    EXPECT_NE(r.err.find("samples/s"), std::string::npos);
+    EXPECT_NE(r.err.find("rays/s"), std::string::npos);
+}
+
+TEST(Cli, PfmAndExrHoldTheSameLinearRadiance) {
+    TempDir dir;
+    std::string common = "render " + shell_quote(kCornell) + " --res 16x16 --spp 2 --backend cpu -q";
+    ASSERT_EQ(run_pkrt(common + " -o a.png --hdr a.pfm", dir.path().string()).code, 0);
+    ASSERT_EQ(run_pkrt(common + " -o b.png --hdr b.exr", dir.path().string()).code, 0);
+    pkrt::Image pfm = pkrt::read_pfm(dir.file("a.pfm"));
+    pkrt::Image exr = pkrt::read_exr(dir.file("b.exr"));
+    ASSERT_EQ(pfm.pixels.size(), exr.pixels.size());
+    for (size_t i = 0; i < pfm.pixels.size(); ++i) {
+        EXPECT_FLOAT_EQ(pfm.pixels[i].x, exr.pixels[i].x);
+        EXPECT_FLOAT_EQ(pfm.pixels[i].z, exr.pixels[i].z);
+    }
+    // The light (17, 12, 4) is far above 1: linear files keep it, the PNG clips.
+    float peak = 0;
+    for (const auto& p : pfm.pixels) peak = std::max(peak, p.x);
+    EXPECT_GT(peak, 4.0f);
+}
+
+TEST(Cli, DefaultSceneIsTheCornellBoxToPkrtPng) {
+    TempDir dir;
+    RunResult r = run_pkrt("render --res 8x8 --spp 1", dir.path().string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(fs::exists(dir.file("pkrt.png")));
+    EXPECT_NE(r.err.find("cornell.json"), std::string::npos) << r.err;
+}
+
+TEST(Cli, BareObjRendersWithAutomaticCamera) {
+    ASSERT_TRUE(have_shared_scene("cornell-box/CornellBox-Original.obj")) << "../shared/scenes is missing";
+    TempDir dir;
+    RunResult r = run_pkrt("render " + shell_quote(shared_scene("cornell-box/CornellBox-Original.obj")) +
+                               " --res 24x24 --spp 1 -o obj.png", dir.path().string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(fs::exists(dir.file("obj.png")));
+}
+
+TEST(Cli, AutoBackendSaysWhichItPicked) {
+    TempDir dir;
+    RunResult r = run_pkrt("render --res 4x4 --spp 1 -o x.png", dir.path().string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(r.err.find("CPU backend (auto") != std::string::npos || r.err.find("CUDA backend") != std::string::npos)
+        << r.err;
+}
+
+TEST(Cli, InfoListsDevicesAndBuild) {
+    TempDir dir;
+    RunResult r = run_pkrt("info", dir.path().string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("CUDA"), std::string::npos);
+    EXPECT_NE(r.out.find("build:"), std::string::npos);
+}
+
+TEST(Cli, BadFlagsFailCleanly) {
+    TempDir dir;
+    std::string scene = shell_quote(kCornell);
+    expect_clean_failure(dir, "render " + scene + " --bogus -o out.png", 2, "--bogus");
+    expect_clean_failure(dir, "render " + scene + " --res 0x10 -o out.png", 1, "--res 0x10");
+    expect_clean_failure(dir, "render " + scene + " --res 100000x10 -o out.png", 1, "between 1 and 16384");
+    expect_clean_failure(dir, "render " + scene + " --res abc -o out.png", 1, "WIDTHxHEIGHT");
+    expect_clean_failure(dir, "render " + scene + " --spp 0 -o out.png", 1, "--spp 0");
+    expect_clean_failure(dir, "render " + scene + " --spp 99999999 -o out.png", 1, "--spp 99999999");
+    expect_clean_failure(dir, "render " + scene + " --spp -3 -o out.png", 1, "--spp -3");
+    expect_clean_failure(dir, "render " + scene + " --spp many -o out.png", 2, "--spp");
+    expect_clean_failure(dir, "render " + scene + " --max-depth -2 -o out.png", 1, "--max-depth -2");
+    expect_clean_failure(dir, "render " + scene + " --backend bogus -o out.png", 1, "--backend bogus");
+    expect_clean_failure(dir, "render " + scene + " -o out.jpg", 1, "unsupported file type '.jpg'");
+    expect_clean_failure(dir, "render " + scene + " -o nodir/out.png", 1, "does not exist");
+    expect_clean_failure(dir, "render " + scene + " -o out.png --hdr out.tiff", 1, "'.tiff'");
+    expect_clean_failure(dir, "render " + scene + " -o out.png --mode persistent --backend cpu", 1, "--mode persistent");
+    expect_clean_failure(dir, "frobnicate", 2, "frobnicate");
+}
+
+TEST(Cli, CudaBackendWithoutDeviceIsAClearError) {
+    std::string why;
+    if (!pkrt::cuda_devices(&why).empty()) GTEST_SKIP() << "a CUDA device is present; this checks the no-device path";
+    TempDir dir;
+    expect_clean_failure(dir, "render " + shell_quote(kCornell) + " --backend cuda --res 8x8 --spp 1 -o out.png", 1,
+                         "--backend cuda: ");
+}
+
+TEST(Cli, BadScenesFailCleanly) {
+    TempDir dir;
+    expect_clean_failure(dir, "render in_missing.json -o out.png", 1, "in_missing.json: no such file");
+    expect_clean_failure(dir, "render . -o out.png", 1, "not a regular file");
+    dir.write("in_scene.txt", "hello");
+    expect_clean_failure(dir, "render in_scene.txt -o out.png", 1, "unknown scene type '.txt'");
+
+    dir.write("in_bad.json", "{ \"meshes\": [ {\"obj\": \"x.obj\" ] }");
+    expect_clean_failure(dir, "render in_bad.json -o out.png", 1, "invalid JSON");
+    dir.write("in_key.json", R"({"meshes": [{"sphere": {}}], "camra": {}})");
+    expect_clean_failure(dir, "render in_key.json -o out.png", 1, "unknown key 'camra'");
+    dir.write("in_type.json", R"({"meshes": [{"sphere": {"radius": "big"}}]})");
+    expect_clean_failure(dir, "render in_type.json -o out.png", 1, "meshes[0].sphere.radius: must be a number");
+    dir.write("in_noobj.json", R"({"meshes": [{"obj": "in_nothere.obj"}]})");
+    expect_clean_failure(dir, "render in_noobj.json -o out.png", 1, "in_nothere.obj: no such file");
+    dir.write("in_mat.json", R"({"meshes": [{"sphere": {}, "material": "gold"}]})");
+    expect_clean_failure(dir, "render in_mat.json -o out.png", 1, "no material named 'gold'");
+
+    dir.write("in_index.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n");
+    expect_clean_failure(dir, "render in_index.obj -o out.png", 1, "uses vertex 9 but the file has 3");
+    dir.write("in_degenerate.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\n");
+    expect_clean_failure(dir, "render in_degenerate.obj -o out.png", 1, "no valid triangles");
+    dir.write("in_empty.obj", "# nothing here\n");
+    expect_clean_failure(dir, "render in_empty.obj -o out.png", 1, "no faces");
+    dir.write("in_mtl.obj", "mtllib in_gone.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl a\nf 1 2 3\n");
+    expect_clean_failure(dir, "render in_mtl.obj -o out.png", 1, "in_gone.mtl");
+    dir.write("in_tex.obj", "mtllib in_tex.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl a\nf 1 2 3\n");
+    dir.write("in_tex.mtl", "newmtl a\nKd 1 1 1\nmap_Kd in_gone.png\n");
+    expect_clean_failure(dir, "render in_tex.obj -o out.png", 1, "in_gone.png: texture file not found");
+}
+
+TEST(Cli, NanVerticesAreDroppedAndCounted) {
+    TempDir dir;
+    dir.write("in_nan.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv nan 0 0\nv 0 0 1\nf 1 2 3\nf 4 2 3\nf 1 2 5\n");
+    RunResult r = run_pkrt("render in_nan.obj --res 8x8 --spp 1 -o out.png", dir.path().string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("dropped 1 triangles with NaN or infinite vertices"), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::exists(dir.file("out.png")));
+}

@@ -1,0 +1,263 @@
+// GPU schedulers (CTest label `gpu`): conservation of samples and queue records, agreement with the
+// CPU backend sample for sample, a tiny queue, extreme grid sizes, cancellation and statistics.
+// Without a CUDA device every test skips with the reason.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <future>
+#include <thread>
+
+#include "render/backend.h"
+#include "render/devices.h"
+#include "render/error.h"
+#include "render/scene.h"
+#include "test_util.h"
+
+#if defined(PKRT_HAVE_CUDA)
+#include "render/cuda_backend.h"
+#endif
+
+using namespace pkrt;
+
+namespace {
+
+const std::string kScenes = PKRT_SCENES_DIR;
+const char* kModes[] = {"persistent", "relaunch", "graph", "megakernel"};
+
+#define REQUIRE_GPU()                                                                   \
+    std::string why_no_gpu;                                                             \
+    std::vector<GpuDevice> gpus = cuda_devices(&why_no_gpu);                            \
+    if (gpus.empty()) GTEST_SKIP() << "no CUDA device: " << why_no_gpu;
+
+Scene load_prepared(const std::string& path) {
+    Scene s = load_scene(path);
+    prepare_scene(s);
+    return s;
+}
+
+RenderSettings settings(int w, int h, int spp, int depth, uint32_t seed, const std::string& mode = "") {
+    RenderSettings rs;
+    rs.width = w;
+    rs.height = h;
+    rs.spp = spp;
+    rs.max_depth = depth;
+    rs.seed = seed;
+    rs.mode = mode;
+    return rs;
+}
+
+double rms_difference(const Image& a, const Image& b) {
+    double s = 0;
+    for (size_t i = 0; i < a.pixels.size(); ++i)
+        for (int c = 0; c < 3; ++c) {
+            double d = a.pixels[i][c] - b.pixels[i][c];
+            s += d * d;
+        }
+    return std::sqrt(s / (3.0 * a.pixels.size()));
+}
+
+double mean(const Image& a) {
+    double s = 0;
+    for (const auto& p : a.pixels) s += p.x + p.y + p.z;
+    return s / (3.0 * a.pixels.size());
+}
+
+#if defined(PKRT_HAVE_CUDA)
+std::unique_ptr<Backend> gpu_backend(const GpuDevice& d, CudaOptions o = {}) { return make_cuda_backend(d, o); }
+#endif
+
+// The GPU image with the CPU's seed must sit far closer to the CPU image than two CPU images with
+// different seeds sit to each other: the paths are the same ones, only float rounding (FMA, hardware
+// texture filtering) lets a few diverge. And the means agree within 1%.
+void expect_matches_cpu(const Scene& scene, Backend& gpu, const RenderSettings& rs, const std::string& what) {
+    auto cpu = make_cpu_backend();
+    RenderSettings other = rs;
+    other.seed = rs.seed + 1000;
+    RenderSettings cpu_rs = rs;
+    cpu_rs.mode.clear();
+    other.mode.clear();
+    Image ref = render_image(*cpu, scene, cpu_rs, nullptr).image;
+    Image noise = render_image(*cpu, scene, other, nullptr).image;
+    RenderOutput g = render_image(gpu, scene, rs, nullptr);
+    double noise_rms = rms_difference(ref, noise);
+    double diff_rms = rms_difference(ref, g.image);
+    double rel_mean = std::fabs(mean(g.image) - mean(ref)) / mean(ref);
+    EXPECT_LT(diff_rms, 0.3 * noise_rms) << what << ": GPU-vs-CPU rms " << diff_rms << ", CPU seed-to-seed rms " << noise_rms;
+    EXPECT_LT(rel_mean, 0.01) << what << ": mean " << mean(g.image) << " vs CPU " << mean(ref);
+    std::vector<uint32_t> counts = gpu.sample_counts();
+    for (uint32_t c : counts) ASSERT_EQ(c, static_cast<uint32_t>(rs.spp)) << what;
+}
+
+}  // namespace
+
+TEST(Gpu, EveryModeMatchesTheCpuOnTheCornellBox) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    Scene s = load_prepared(kScenes + "/cornell.json");
+    for (const char* mode : kModes) {
+        auto gpu = gpu_backend(gpus[0]);
+        expect_matches_cpu(s, *gpu, settings(64, 64, 16, 8, 1, mode), std::string("cornell ") + mode);
+    }
+#endif
+}
+
+TEST(Gpu, EveryModeMatchesTheCpuOnDabrovicSponza) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    ASSERT_TRUE(pkrt_test::have_shared_scene("dabrovic-sponza/sponza.obj"));
+    Scene s = load_scene(pkrt_test::shared_scene("dabrovic-sponza/sponza.obj"));
+    s.camera.eye = {-14, 3, 0};  // the camera the scene's README suggests
+    s.camera.look_at = {10, 5, 0};
+    s.camera.vfov_degrees = 60;
+    prepare_scene(s);
+    for (const char* mode : kModes) {
+        auto gpu = gpu_backend(gpus[0]);
+        expect_matches_cpu(s, *gpu, settings(64, 48, 16, 6, 3, mode), std::string("sponza ") + mode);
+    }
+#endif
+}
+
+TEST(Gpu, ConservationOfSamplesAndQueueRecords) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    Scene s = load_prepared(kScenes + "/cornell.json");
+    const int w = 96, h = 64, spp = 8, depth = 12;
+    for (const char* mode : kModes) {
+        SCOPED_TRACE(mode);
+        auto gpu = gpu_backend(gpus[0]);
+        RenderOutput out = render_image(*gpu, s, settings(w, h, spp, depth, 9, mode), nullptr);
+        const RenderStats& st = out.stats;
+        uint64_t n = static_cast<uint64_t>(w) * h * spp;
+        EXPECT_EQ(st.paths_generated, n);
+        EXPECT_EQ(st.paths_completed, n);
+        EXPECT_EQ(st.samples, n);
+        EXPECT_EQ(st.enqueued, st.dequeued);
+        EXPECT_EQ(st.extension_rays_by_depth[0], n) << "one camera ray per sample";
+        for (uint32_t c : gpu->sample_counts()) ASSERT_EQ(c, static_cast<uint32_t>(spp));
+        if (std::string(mode) == "persistent") {
+            EXPECT_EQ(st.kernel_launches, st.frames) << "one launch per frame";
+            EXPECT_GT(st.enqueued, n) << "bounces and shadow rays go through the queues";
+        } else if (std::string(mode) == "relaunch") {
+            EXPECT_EQ(st.kernel_launches, st.frames * (1 + 3 * (depth + 1)));
+        } else {
+            EXPECT_EQ(st.kernel_launches, st.frames);
+        }
+    }
+#endif
+}
+
+TEST(Gpu, TinyQueueRendersTheSameImage) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    Scene s = load_prepared(kScenes + "/cornell.json");
+    CudaOptions tiny;
+    tiny.queue_capacity = 64;
+    auto small = gpu_backend(gpus[0], tiny);
+    auto normal = gpu_backend(gpus[0]);
+    RenderSettings rs = settings(64, 64, 8, 8, 4, "persistent");
+    RenderOutput a = render_image(*small, s, rs, nullptr);
+    RenderOutput b = render_image(*normal, s, rs, nullptr);
+    EXPECT_EQ(a.stats.paths_completed, 64u * 64u * 8u);
+    EXPECT_EQ(a.stats.enqueued, a.stats.dequeued);
+    EXPECT_LE(a.stats.peak_queue, 128u) << "never more than capacity per queue";
+    EXPECT_GT(a.stats.kept_paths + a.stats.inline_shadows, 0u) << "a 64-entry queue must overflow and fall back";
+    for (uint32_t c : small->sample_counts()) ASSERT_EQ(c, 8u);
+    // Same paths, same seed: the images agree up to float accumulation order.
+    EXPECT_LT(rms_difference(a.image, b.image), 1e-3 * (1.0 + mean(b.image)));
+#endif
+}
+
+TEST(Gpu, SingleBlockAndFullGridBothTerminate) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    Scene s = load_prepared(kScenes + "/cornell.json");
+    CudaOptions one;
+    one.persistent_blocks = 1;
+    auto single = gpu_backend(gpus[0], one);
+    RenderOutput a = render_image(*single, s, settings(32, 32, 4, 8, 2, "persistent"), nullptr);
+    EXPECT_EQ(a.stats.grid_blocks, 1);
+    EXPECT_EQ(a.stats.paths_completed, 32u * 32u * 4u);
+    auto full = gpu_backend(gpus[0]);
+    RenderOutput b = render_image(*full, s, settings(32, 32, 4, 8, 2, "persistent"), nullptr);
+    EXPECT_GT(b.stats.grid_blocks, gpus[0].multiprocessors - 1);
+    EXPECT_EQ(b.stats.paths_completed, 32u * 32u * 4u);
+    EXPECT_LT(rms_difference(a.image, b.image), 1e-3 * (1.0 + mean(b.image)));
+    // One block more than can be co-resident is refused with the reason.
+    CudaOptions too_many;
+    too_many.persistent_blocks = b.stats.grid_blocks + 1;
+    try {
+        gpu_backend(gpus[0], too_many);
+        ADD_FAILURE() << "an oversized persistent grid must be refused";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("co-resident"), std::string::npos) << e.what();
+    }
+#endif
+}
+
+TEST(Gpu, KeepInLaneVariantAlsoMatches) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    Scene s = load_prepared(kScenes + "/cornell.json");
+    CudaOptions keep;
+    keep.push_continuations = 0;
+    auto gpu = gpu_backend(gpus[0], keep);
+    expect_matches_cpu(s, *gpu, settings(64, 64, 16, 8, 1, "persistent"), "persistent, bounces kept in lane");
+#endif
+}
+
+TEST(Gpu, CancellingALongFrameReturnsQuickly) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    Scene s = load_prepared(kScenes + "/spheres.json");
+    auto gpu = gpu_backend(gpus[0]);
+    gpu->set_scene(s);
+    gpu->reset(1920, 1080);
+    RenderSettings rs = settings(1920, 1080, 512, 64, 1, "persistent");
+    RenderStats st;
+    auto t0 = std::chrono::steady_clock::now();
+    auto done = std::async(std::launch::async, [&] { gpu->accumulate(rs, 0, 512, st); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    ASSERT_EQ(done.wait_for(std::chrono::milliseconds(0)), std::future_status::timeout) << "the frame must be long";
+    auto cancel_at = std::chrono::steady_clock::now();
+    gpu->cancel();
+    done.get();
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - cancel_at).count();
+    EXPECT_LT(ms, 100.0) << "cancel took " << ms << " ms";
+    // The backend is usable afterwards: a fresh frame completes and conserves samples.
+    gpu->reset(32, 32);
+    RenderStats st2;
+    gpu->accumulate(settings(32, 32, 2, 8, 1, "persistent"), 0, 2, st2);
+    for (uint32_t c : gpu->sample_counts()) ASSERT_EQ(c, 2u);
+    (void)t0;
+#endif
+}
+
+TEST(Gpu, StatisticsDescribeTheFrame) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    Scene s = load_prepared(kScenes + "/spheres.json");
+    auto gpu = gpu_backend(gpus[0]);
+    // Two frames: the second's timeline interval is set from the first's duration.
+    RenderStats st;
+    gpu->set_scene(s);
+    gpu->reset(640, 360);
+    RenderSettings rs = settings(640, 360, 4, 12, 1, "persistent");
+    gpu->accumulate(rs, 0, 2, st);
+    RenderStats last;
+    gpu->accumulate(rs, 2, 2, last);
+    EXPECT_GE(last.timeline.size(), 256u) << "queue-depth timeline points in one frame";
+    ASSERT_EQ(last.rays_per_sm.size(), static_cast<size_t>(gpus[0].multiprocessors));
+    uint64_t sum = 0;
+    int busy = 0;
+    for (uint64_t r : last.rays_per_sm) {
+        sum += r;
+        busy += r > 0;
+    }
+    EXPECT_EQ(sum, last.total_rays()) << "every ray is counted on some SM";
+    EXPECT_EQ(busy, gpus[0].multiprocessors) << "the persistent grid covers every SM";
+    EXPECT_GT(last.frame_gpu_ms.at(0), 0.0);
+    EXPECT_GT(last.peak_queue, 0u);
+    EXPECT_GT(last.warp_iterations, 0u);
+#endif
+}

@@ -1,0 +1,237 @@
+// Whole renders on the CPU backend against analytic answers and against themselves at higher sample
+// counts: the white furnace, the Cornell box's regions, and determinism of the sample streams.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <vector>
+
+#include "render/backend.h"
+#include "render/scene.h"
+#include "test_util.h"
+
+using namespace pkrt;
+
+namespace {
+
+const std::string kScenes = PKRT_SCENES_DIR;
+
+Scene load_prepared(const std::string& path) {
+    Scene s = load_scene(path);
+    prepare_scene(s);
+    return s;
+}
+
+RenderOutput render(const Scene& scene, int w, int h, int spp, int depth, uint32_t seed, unsigned threads = 0) {
+    auto backend = make_cpu_backend(threads);
+    RenderSettings rs;
+    rs.width = w;
+    rs.height = h;
+    rs.spp = spp;
+    rs.max_depth = depth;
+    rs.seed = seed;
+    return render_image(*backend, scene, rs, nullptr);
+}
+
+double channel_mean(const Image& img, int c) {
+    double s = 0;
+    for (const auto& p : img.pixels) s += p[c];
+    return s / img.pixels.size();
+}
+
+}  // namespace
+
+// Inside a closed sphere with emission 1 and albedo 0.8 the radiance is 1 + 0.8 + 0.8^2 + ... = 5 in
+// every direction. NEE and MIS are on (the sphere's triangles are the lights). Russian roulette makes
+// the per-sample standard deviation about 3.4, so with 131072 samples per pixel the standard error is
+// about 0.0095 and the 1% band is five standard errors wide. 2x2 pixels of a 90-degree view each
+// average over a quarter of the field of view.
+TEST(Furnace, EveryPixelIsFiveWithinOnePercent) {
+    Scene s = load_prepared(kScenes + "/furnace.json");
+    ASSERT_GT(s.light_tris.size(), 1000u) << "every triangle of the furnace emits";
+    RenderOutput out = render(s, 2, 2, 131072, 100, 1);
+    for (const auto& p : out.image.pixels) {
+        for (int c = 0; c < 3; ++c) EXPECT_NEAR(p[c], 5.0f, 0.05f);
+    }
+    EXPECT_EQ(out.stats.nonfinite_samples, 0u);
+    EXPECT_EQ(out.stats.samples, 4u * 131072u);
+}
+
+// Truncated furnaces have exact answers without Russian roulette (which starts after depth 3):
+// depth 0 sees only emission (1), depth 1 adds direct light (0.8), depth 2 one more bounce (0.64).
+// These isolate NEE + MIS: a wrong light pdf or MIS weight shifts the depth-1 value.
+TEST(Furnace, TruncatedDepthsMatchTheGeometricSeries) {
+    Scene s = load_prepared(kScenes + "/furnace.json");
+    const double expected[] = {1.0, 1.8, 2.44, 2.952};
+    for (int depth = 0; depth <= 3; ++depth) {
+        RenderOutput out = render(s, 8, 8, 512, depth, 3);
+        for (int c = 0; c < 3; ++c) EXPECT_NEAR(channel_mean(out.image, c), expected[depth], expected[depth] * 0.002)
+            << "max depth " << depth;
+    }
+}
+
+namespace {
+
+// Cornell box regions, keyed by what the pixel centre's camera ray hits (classified from geometry so
+// that the test does not depend on triangle order).
+enum Region { kLight, kRed, kGreen, kFloor, kCeiling, kBack, kBoxes, kNone, kRegionCount };
+const char* kRegionNames[] = {"light", "red wall", "green wall", "floor", "ceiling", "back wall", "boxes", "none"};
+
+std::vector<int> cornell_regions(const Scene& s, int w, int h) {
+    SceneView v = view_scene(s, w, h);
+    std::vector<int> region(static_cast<size_t>(w) * h, kNone);
+    for (int y = 0; y < h; ++y) {
+        for (int x = 0; x < w; ++x) {
+            Ray r = camera_ray(v.camera, w, h, x, y, 0.5f, 0.5f);
+            Hit hit = intersect_closest(v.bvh, r);
+            if (hit.prim < 0) continue;
+            const TriVerts& t = s.tris[hit.prim];
+            const std::string& mat = s.material_names[s.shading[hit.prim].material];
+            int reg;
+            if (mat == "light") reg = kLight;
+            else if (mat == "red") reg = kRed;
+            else if (mat == "green") reg = kGreen;
+            else if (t.v0.y == 0 && t.v1.y == 0 && t.v2.y == 0) reg = kFloor;
+            else if (t.v0.y == 548.8f && t.v1.y == 548.8f && t.v2.y == 548.8f) reg = kCeiling;
+            else if (t.v0.z == 559.2f && t.v1.z == 559.2f && t.v2.z == 559.2f) reg = kBack;
+            else reg = kBoxes;
+            region[static_cast<size_t>(y) * w + x] = reg;
+        }
+    }
+    // Keep only pixels whose four neighbours are in the same region: edge pixels mix regions.
+    std::vector<int> interior(region.size(), kNone);
+    for (int y = 1; y + 1 < h; ++y)
+        for (int x = 1; x + 1 < w; ++x) {
+            int r = region[y * w + x];
+            if (region[y * w + x - 1] == r && region[y * w + x + 1] == r && region[(y - 1) * w + x] == r &&
+                region[(y + 1) * w + x] == r)
+                interior[y * w + x] = r;
+        }
+    return interior;
+}
+
+struct RegionMeans {
+    double mean[kRegionCount][3] = {};
+    int pixels[kRegionCount] = {};
+};
+
+RegionMeans region_means(const Image& img, const std::vector<int>& regions) {
+    RegionMeans m;
+    for (size_t i = 0; i < regions.size(); ++i) {
+        int r = regions[i];
+        ++m.pixels[r];
+        for (int c = 0; c < 3; ++c) m.mean[r][c] += img.pixels[i][c];
+    }
+    for (int r = 0; r < kRegionCount; ++r)
+        for (int c = 0; c < 3; ++c) m.mean[r][c] /= std::max(1, m.pixels[r]);
+    return m;
+}
+
+}  // namespace
+
+// Pixels that see the light get exactly its radiance: camera rays count emission with weight 1.
+TEST(Cornell, LightPixelsSeeTheLightsRadiance) {
+    Scene s = load_prepared(kScenes + "/cornell.json");
+    const int w = 128, h = 128;
+    std::vector<int> regions = cornell_regions(s, w, h);
+    RegionMeans m = region_means(render(s, w, h, 1, 8, 11).image, regions);
+    ASSERT_GT(m.pixels[kLight], 10);
+    EXPECT_NEAR(m.mean[kLight][0], 17.0, 0.2);
+    EXPECT_NEAR(m.mean[kLight][1], 12.0, 0.2);
+    EXPECT_NEAR(m.mean[kLight][2], 4.0, 0.1);
+}
+
+// Region means converge: 8 independent low-spp renders give each region's mean and its standard
+// error; a render with 8x the samples of all of them together must lie within 4 standard errors,
+// and the spread must shrink like 1/sqrt(spp) when the sample count is quadrupled.
+TEST(Cornell, RegionMeansConvergeWithinStatisticalError) {
+    Scene s = load_prepared(kScenes + "/cornell.json");
+    const int w = 48, h = 48, runs = 8;
+    std::vector<int> regions = cornell_regions(s, w, h);
+    auto spread = [&](int spp, uint32_t seed0, double mean[kRegionCount][3], double se[kRegionCount][3]) {
+        std::vector<RegionMeans> all;
+        for (int i = 0; i < runs; ++i) all.push_back(region_means(render(s, w, h, spp, 8, seed0 + i).image, regions));
+        for (int r = 0; r < kRegionCount; ++r)
+            for (int c = 0; c < 3; ++c) {
+                double sum = 0, sum2 = 0;
+                for (const auto& a : all) {
+                    sum += a.mean[r][c];
+                    sum2 += a.mean[r][c] * a.mean[r][c];
+                }
+                mean[r][c] = sum / runs;
+                double var = std::max(0.0, (sum2 - sum * sum / runs) / (runs - 1));
+                se[r][c] = std::sqrt(var / runs);
+            }
+    };
+    double lo_mean[kRegionCount][3], lo_se[kRegionCount][3], hi_mean[kRegionCount][3], hi_se[kRegionCount][3];
+    spread(8, 100, lo_mean, lo_se);
+    spread(32, 200, hi_mean, hi_se);
+    RegionMeans ref = region_means(render(s, w, h, 512, 8, 999).image, regions);
+    std::vector<double> ratios;
+    for (int r = kRed; r <= kBoxes; ++r) {
+        SCOPED_TRACE(kRegionNames[r]);
+        ASSERT_GT(ref.pixels[r], 20);
+        for (int c = 0; c < 3; ++c) {
+            // The reference has 2x the samples of the 32-spp set, so its own error is ~se_hi/sqrt(2).
+            double sigma = std::sqrt(lo_se[r][c] * lo_se[r][c] + 0.5 * hi_se[r][c] * hi_se[r][c]);
+            EXPECT_LT(std::fabs(lo_mean[r][c] - ref.mean[r][c]), 4.0 * sigma + 1e-6)
+                << "channel " << c << ": 8 spp " << lo_mean[r][c] << " vs 512 spp " << ref.mean[r][c];
+            EXPECT_LT(std::fabs(hi_mean[r][c] - ref.mean[r][c]), 4.0 * std::sqrt(1.5) * hi_se[r][c] + 1e-6)
+                << "channel " << c;
+            if (ref.mean[r][c] > 0.01) ratios.push_back(lo_se[r][c] / hi_se[r][c]);
+        }
+    }
+    // 4x the samples should halve the standard error. Single estimates of it are noisy (8 runs, and
+    // fireflies), so the median over regions and channels is what is checked.
+    std::sort(ratios.begin(), ratios.end());
+    ASSERT_GE(ratios.size(), 12u);
+    double median = ratios[ratios.size() / 2];
+    EXPECT_GT(median, 1.4);
+    EXPECT_LT(median, 2.9);
+    // Physical sanity: the red wall is red, the green wall green, and everything is lit.
+    EXPECT_GT(ref.mean[kRed][0], 3 * ref.mean[kRed][1]);
+    EXPECT_GT(ref.mean[kGreen][1], 2 * ref.mean[kGreen][0]);
+    for (int r = kRed; r <= kBoxes; ++r)
+        EXPECT_GT(ref.mean[r][0] + ref.mean[r][1] + ref.mean[r][2], 0.05) << kRegionNames[r];
+}
+
+// The same (pixel, sample, seed) gives the same path whatever the thread count or pass split.
+TEST(Determinism, ThreadCountAndPassSplitDoNotChangeTheImage) {
+    Scene s = load_prepared(kScenes + "/spheres.json");
+    Image a = render(s, 32, 18, 4, 6, 5, 1).image;
+    Image b = render(s, 32, 18, 4, 6, 5, 2).image;
+    ASSERT_EQ(a.pixels.size(), b.pixels.size());
+    for (size_t i = 0; i < a.pixels.size(); ++i) {
+        EXPECT_EQ(a.pixels[i].x, b.pixels[i].x);
+        EXPECT_EQ(a.pixels[i].z, b.pixels[i].z);
+    }
+    // 4 passes of 1 sample against 1 pass of 4: same samples, sums in another order.
+    auto backend = make_cpu_backend();
+    backend->set_scene(s);
+    backend->reset(32, 18);
+    RenderSettings rs;
+    rs.width = 32;
+    rs.height = 18;
+    rs.max_depth = 6;
+    rs.seed = 5;
+    RenderStats st;
+    for (uint32_t k = 0; k < 4; ++k) backend->accumulate(rs, k, 1, st);
+    Image c = backend->resolve();
+    for (size_t i = 0; i < a.pixels.size(); ++i) EXPECT_NEAR(a.pixels[i].y, c.pixels[i].y, 1e-5f * (1 + a.pixels[i].y));
+    // A different seed changes it.
+    Image d = render(s, 32, 18, 4, 6, 6).image;
+    int differ = 0;
+    for (size_t i = 0; i < a.pixels.size(); ++i) differ += a.pixels[i].y != d.pixels[i].y;
+    EXPECT_GT(differ, static_cast<int>(a.pixels.size()) / 2);
+}
+
+TEST(Render, ShippedScenesProduceNoNonFiniteSamples) {
+    for (const char* name : {"cornell.json", "spheres.json", "furnace.json"}) {
+        Scene s = load_prepared(kScenes + "/" + name);
+        RenderOutput out = render(s, 24, 16, 4, 16, 2);
+        EXPECT_EQ(out.stats.nonfinite_samples, 0u) << name;
+        EXPECT_EQ(out.stats.samples, 24u * 16u * 4u) << name;
+        EXPECT_GT(channel_mean(out.image, 1), 0.0) << name;
+    }
+}

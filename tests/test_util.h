@@ -1,0 +1,88 @@
+// Helpers shared by the tests: temporary directories, file writing, running the pkrt binary.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace pkrt_test {
+
+namespace fs = std::filesystem;
+
+// A fresh directory under the system temp dir, removed with everything in it at scope exit.
+class TempDir {
+public:
+    TempDir() {
+        std::string tmpl = (fs::temp_directory_path() / "pkrt-test-XXXXXX").string();
+        std::vector<char> buf(tmpl.begin(), tmpl.end());
+        buf.push_back('\0');
+        char* made = ::mkdtemp(buf.data());
+        path_ = made ? made : tmpl;
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path_, ec);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    const fs::path& path() const { return path_; }
+    std::string file(const std::string& name) const { return (path_ / name).string(); }
+    std::string write(const std::string& name, const std::string& text) const {
+        std::string p = file(name);
+        std::ofstream(p, std::ios::binary) << text;
+        return p;
+    }
+    // Names of everything in the directory (to prove no partial output was left).
+    std::vector<std::string> entries() const {
+        std::vector<std::string> out;
+        for (const auto& e : fs::directory_iterator(path_)) out.push_back(e.path().filename().string());
+        return out;
+    }
+
+private:
+    fs::path path_;
+};
+
+inline std::string read_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+struct RunResult {
+    int code = -1;
+    std::string out, err;
+};
+
+inline std::string shell_quote(const std::string& s) {
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+// Runs the pkrt binary with args (already shell-quoted where needed) in directory cwd.
+inline RunResult run_pkrt(const std::string& args, const std::string& cwd) {
+    std::string out = cwd + "/.stdout", err = cwd + "/.stderr";
+    std::string cmd = "cd " + shell_quote(cwd) + " && " + shell_quote(PKRT_BINARY) + " " + args + " >" +
+                      shell_quote(out) + " 2>" + shell_quote(err) + " </dev/null";
+    int status = std::system(cmd.c_str());
+    RunResult r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    r.out = read_text(out);
+    r.err = read_text(err);
+    std::error_code ec;
+    fs::remove(out, ec);
+    fs::remove(err, ec);
+    return r;
+}
+
+inline std::string shared_scene(const std::string& rel) { return std::string(PKRT_SHARED_SCENES_DIR) + "/" + rel; }
+inline bool have_shared_scene(const std::string& rel) { return fs::exists(shared_scene(rel)); }
+
+}  // namespace pkrt_test
