@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "app/bench.h"
 #include "render/backend.h"
 #include "render/devices.h"
 #include "render/error.h"
@@ -186,10 +187,23 @@ int main(int argc, char** argv) {
     render->add_flag("-q,--quiet", ra.quiet, "No progress or summary");
 
     CLI::App* info = app.add_subcommand("info", "List CUDA devices and the build configuration");
-    (void)info;
 
-    if (argc > 1 && argv[1][0] != '-' && std::string(argv[1]) != "render" && std::string(argv[1]) != "info") {
-        std::fprintf(stderr, "pkrt: error: unknown command '%s' (expected render or info; see pkrt --help)\n", argv[1]);
+    pkrt::BenchArgs ba;
+    CLI::App* bench = app.add_subcommand("bench", "Compare scheduler modes on the same frames (interleaved)");
+    bench->add_option("scenes", ba.scenes, "Scenes (.json or .obj)")->required();
+    bench->add_option("--modes", ba.modes, "Modes, comma separated (default: all of the backend's)")->delimiter(',');
+    bench->add_option("--res", ba.resolutions, "Resolutions WxH, comma separated (default: the scene's)")->delimiter(',');
+    bench->add_option("--max-depth", ba.depths, "Maximum depths, comma separated (default: the scene's)")->delimiter(',');
+    bench->add_option("--spp", ba.spp, "Samples per pixel per frame")->capture_default_str();
+    bench->add_option("--repeat", ba.repeat, "Measured frames per mode")->capture_default_str();
+    bench->add_option("--warmup", ba.warmup, "Unmeasured frames per mode first")->capture_default_str();
+    bench->add_option("--backend", ba.backend, "auto, cpu or cuda")->capture_default_str();
+    bench->add_option("--json", ba.json, "Write every measurement as JSON");
+    bench->add_flag("-q,--quiet", ba.quiet, "No progress");
+
+    if (argc > 1 && argv[1][0] != '-' && std::string(argv[1]) != "render" && std::string(argv[1]) != "info" &&
+        std::string(argv[1]) != "bench") {
+        std::fprintf(stderr, "pkrt: error: unknown command '%s' (expected render, info or bench; see pkrt --help)\n", argv[1]);
         return 2;
     }
     try {
@@ -211,6 +225,7 @@ int main(int argc, char** argv) {
             return run_render(ra);
         }
         if (info->parsed()) return run_info();
+        if (bench->parsed()) return pkrt::run_bench(ba);
     } catch (const pkrt::Error& e) {
         std::fprintf(stderr, "pkrt: error: %s\n", e.what());
         return 1;

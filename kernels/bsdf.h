@@ -68,7 +68,9 @@ PKRT_HD Vec3 ggx_sample_visible(Vec3 w, float alpha, float u0, float u1) {
     Vec3 t2 = cross(vh, t1);
     float r = sqrtf(u0);
     float phi = 2.0f * kPi * u1;
-    float p1 = r * cosf(phi), p2 = r * sinf(phi);
+    float sn, cs;
+    sincos_angle(phi, &sn, &cs);
+    float p1 = r * cs, p2 = r * sn;
     float s = 0.5f * (1.0f + vh.z);
     p2 = (1.0f - s) * sqrtf(max_f(0.0f, 1.0f - p1 * p1)) + s * p2;
     Vec3 nh = t1 * p1 + t2 * p2 + vh * sqrtf(max_f(0.0f, 1.0f - p1 * p1 - p2 * p2));
@@ -127,26 +129,32 @@ PKRT_HD Vec3 diffuse_eval(const BsdfParams& p, Vec3 wo, Vec3 wi) {
 
 // ---- Conductor ----
 
-PKRT_HD Vec3 conductor_eval(const BsdfParams& p, Vec3 wo, Vec3 wi) {
+// f and the pdf of sample() together: they share the half vector.
+PKRT_HD_OUTLINE Vec3 conductor_eval_pdf(const BsdfParams& p, Vec3 wo, Vec3 wi, float* pdf) {
+    *pdf = 0.0f;
     if (wo.z <= 0.0f || wi.z <= 0.0f || p.alpha < kSmoothAlpha) return splat(0.0f);
     Vec3 m = wo + wi;
     if (dot(m, m) == 0.0f) return splat(0.0f);
     m = normalize(m);
-    Vec3 f = fresnel_schlick(p.albedo, dot(wo, m));
+    float wom = dot(wo, m);
+    if (wom <= 0.0f) return splat(0.0f);
+    *pdf = ggx_d_visible(wo, m, p.alpha) / (4.0f * wom);
+    Vec3 f = fresnel_schlick(p.albedo, wom);
     return f * (ggx_d(m, p.alpha) * ggx_g2(wo, wi, p.alpha) / (4.0f * wo.z * wi.z));
 }
 
-PKRT_HD float conductor_pdf(const BsdfParams& p, Vec3 wo, Vec3 wi) {
-    if (wo.z <= 0.0f || wi.z <= 0.0f || p.alpha < kSmoothAlpha) return 0.0f;
-    Vec3 m = wo + wi;
-    if (dot(m, m) == 0.0f) return 0.0f;
-    m = normalize(m);
-    float wom = dot(wo, m);
-    if (wom <= 0.0f) return 0.0f;
-    return ggx_d_visible(wo, m, p.alpha) / (4.0f * wom);
+PKRT_HD Vec3 conductor_eval(const BsdfParams& p, Vec3 wo, Vec3 wi) {
+    float pdf;
+    return conductor_eval_pdf(p, wo, wi, &pdf);
 }
 
-PKRT_HD bool conductor_sample(const BsdfParams& p, Vec3 wo, float u0, float u1, BsdfSample& s) {
+PKRT_HD float conductor_pdf(const BsdfParams& p, Vec3 wo, Vec3 wi) {
+    float pdf;
+    conductor_eval_pdf(p, wo, wi, &pdf);
+    return pdf;
+}
+
+PKRT_HD_OUTLINE bool conductor_sample(const BsdfParams& p, Vec3 wo, float u0, float u1, BsdfSample& s) {
     if (wo.z <= 0.0f) return false;
     if (p.alpha < kSmoothAlpha) {
         s.wi = Vec3{-wo.x, -wo.y, wo.z};
@@ -158,13 +166,13 @@ PKRT_HD bool conductor_sample(const BsdfParams& p, Vec3 wo, float u0, float u1, 
     Vec3 m = ggx_sample_visible(wo, p.alpha, u0, u1);
     Vec3 wi = reflect(wo, m);
     if (wi.z <= 0.0f) return false;
-    float wom = dot(wo, m);
-    float pdf = ggx_d_visible(wo, m, p.alpha) / (4.0f * wom);
+    float pdf;
+    Vec3 f = conductor_eval_pdf(p, wo, wi, &pdf);
     if (!(pdf > 0.0f)) return false;
     s.wi = wi;
     s.pdf = pdf;
     s.delta = false;
-    s.weight = conductor_eval(p, wo, wi) * (wi.z / pdf);
+    s.weight = f * (wi.z / pdf);
     return true;
 }
 
@@ -187,38 +195,39 @@ PKRT_HD bool dielectric_half_vector(float eta, Vec3 wo, Vec3 wi, Vec3* wm, float
     return true;
 }
 
-PKRT_HD Vec3 dielectric_eval(const BsdfParams& p, Vec3 wo, Vec3 wi) {
+PKRT_HD_OUTLINE Vec3 dielectric_eval_pdf(const BsdfParams& p, Vec3 wo, Vec3 wi, float* pdf) {
+    *pdf = 0.0f;
     if (p.alpha < kSmoothAlpha || p.eta == 1.0f) return splat(0.0f);
     Vec3 m;
     float etap;
     bool refl;
     if (!dielectric_half_vector(p.eta, wo, wi, &m, &etap, &refl)) return splat(0.0f);
     float f = fresnel_dielectric(dot(wo, m), p.eta);
+    float d = ggx_d(m, p.alpha);
+    float dv = ggx_d_visible(wo, m, p.alpha);
     if (refl) {
-        return splat(ggx_d(m, p.alpha) * ggx_g2(wo, wi, p.alpha) * f / fabsf(4.0f * wi.z * wo.z));
+        *pdf = dv / (4.0f * fabsf(dot(wo, m))) * f;
+        return splat(d * ggx_g2(wo, wi, p.alpha) * f / fabsf(4.0f * wi.z * wo.z));
     }
     float denom = dot(wi, m) + dot(wo, m) / etap;
-    denom = denom * denom * wi.z * wo.z;
-    float ft = ggx_d(m, p.alpha) * (1.0f - f) * ggx_g2(wo, wi, p.alpha) *
-               fabsf(dot(wi, m) * dot(wo, m) / denom);
+    float denom2 = denom * denom;
+    *pdf = dv * (fabsf(dot(wi, m)) / denom2) * (1.0f - f);
+    float ft = d * (1.0f - f) * ggx_g2(wo, wi, p.alpha) * fabsf(dot(wi, m) * dot(wo, m) / (denom2 * wi.z * wo.z));
     return p.albedo * (ft / (etap * etap));
 }
 
-PKRT_HD float dielectric_pdf(const BsdfParams& p, Vec3 wo, Vec3 wi) {
-    if (p.alpha < kSmoothAlpha || p.eta == 1.0f) return 0.0f;
-    Vec3 m;
-    float etap;
-    bool refl;
-    if (!dielectric_half_vector(p.eta, wo, wi, &m, &etap, &refl)) return 0.0f;
-    float r = fresnel_dielectric(dot(wo, m), p.eta);
-    float t = 1.0f - r;
-    if (refl) return ggx_d_visible(wo, m, p.alpha) / (4.0f * fabsf(dot(wo, m))) * r;
-    float denom = dot(wi, m) + dot(wo, m) / etap;
-    float dm_dwi = fabsf(dot(wi, m)) / (denom * denom);
-    return ggx_d_visible(wo, m, p.alpha) * dm_dwi * t;
+PKRT_HD Vec3 dielectric_eval(const BsdfParams& p, Vec3 wo, Vec3 wi) {
+    float pdf;
+    return dielectric_eval_pdf(p, wo, wi, &pdf);
 }
 
-PKRT_HD bool dielectric_sample(const BsdfParams& p, Vec3 wo, float u0, float u1, float u2, BsdfSample& s) {
+PKRT_HD float dielectric_pdf(const BsdfParams& p, Vec3 wo, Vec3 wi) {
+    float pdf;
+    dielectric_eval_pdf(p, wo, wi, &pdf);
+    return pdf;
+}
+
+PKRT_HD_OUTLINE bool dielectric_sample(const BsdfParams& p, Vec3 wo, float u0, float u1, float u2, BsdfSample& s) {
     if (wo.z == 0.0f) return false;
     if (p.alpha < kSmoothAlpha || p.eta == 1.0f) {
         float r = fresnel_dielectric(wo.z, p.eta);
@@ -248,31 +257,38 @@ PKRT_HD bool dielectric_sample(const BsdfParams& p, Vec3 wo, float u0, float u1,
         if (!refract(wo, m, p.eta, &etap, &wi)) return false;
         if (wi.z * wo.z >= 0.0f || wi.z == 0.0f) return false;
     }
-    float pdf = dielectric_pdf(p, wo, wi);
+    float pdf;
+    Vec3 f = dielectric_eval_pdf(p, wo, wi, &pdf);
     if (!(pdf > 0.0f)) return false;
     s.wi = wi;
     s.pdf = pdf;
     s.delta = false;
-    s.weight = dielectric_eval(p, wo, wi) * (fabsf(wi.z) / pdf);
+    s.weight = f * (fabsf(wi.z) / pdf);
     return true;
 }
 
 // ---- Dispatch ----
 
-PKRT_HD Vec3 bsdf_eval(const BsdfParams& p, Vec3 wo, Vec3 wi) {
+// f (no cosine) and the solid-angle pdf of sampling wi, in one pass.
+PKRT_HD Vec3 bsdf_eval_pdf(const BsdfParams& p, Vec3 wo, Vec3 wi, float* pdf) {
     switch (p.type) {
-        case kDiffuse: return diffuse_eval(p, wo, wi);
-        case kConductor: return conductor_eval(p, wo, wi);
-        default: return dielectric_eval(p, wo, wi);
+        case kDiffuse:
+            *pdf = wo.z > 0.0f ? cosine_hemisphere_pdf(wi.z) : 0.0f;
+            return diffuse_eval(p, wo, wi);
+        case kConductor: return conductor_eval_pdf(p, wo, wi, pdf);
+        default: return dielectric_eval_pdf(p, wo, wi, pdf);
     }
 }
 
+PKRT_HD Vec3 bsdf_eval(const BsdfParams& p, Vec3 wo, Vec3 wi) {
+    float pdf;
+    return bsdf_eval_pdf(p, wo, wi, &pdf);
+}
+
 PKRT_HD float bsdf_pdf(const BsdfParams& p, Vec3 wo, Vec3 wi) {
-    switch (p.type) {
-        case kDiffuse: return (wo.z > 0.0f) ? cosine_hemisphere_pdf(wi.z) : 0.0f;
-        case kConductor: return conductor_pdf(p, wo, wi);
-        default: return dielectric_pdf(p, wo, wi);
-    }
+    float pdf;
+    bsdf_eval_pdf(p, wo, wi, &pdf);
+    return pdf;
 }
 
 // Draws three uniform numbers in every case so that each bounce consumes the same count of random

@@ -77,81 +77,71 @@ PKRT_HD void load_tri(const TriVerts* tris, int32_t i, Vec3& p0, Vec3& p1, Vec3&
 #endif
 }
 
-// Closest hit in (tmin, tmax), or any hit when any_hit (shadow rays: stop at the first occluder).
-// Returns the hit; for any-hit queries only hit.prim >= 0 matters.
+// Traversal stack entries: an inner node index (>= 0), or a leaf packed as ~(first << 4 | count), so
+// one 32-bit stack serves both (leaves hold at most kMaxLeafSize triangles; at most 2^27 triangles).
+constexpr int kMaxLeafSize = 15;
+constexpr int32_t kMaxTriangles = 1 << 27;
+
+PKRT_HD int32_t stack_entry(int32_t ref, int32_t count) {
+    return ref >= 0 ? ref : ~(((~ref) << 4) | count);
+}
+
+// Closest hit in (tmin, tmax), or any hit when kAnyHit (shadow rays: stop at the first occluder).
+// For any-hit queries only hit.prim >= 0 matters.
 template <bool kAnyHit>
 PKRT_HD Hit traverse_bvh(const BvhView& bvh, const Ray& ray, float tmin, float tmax) {
     Hit hit = no_hit();
     hit.t = tmax;
+    if (bvh.num_nodes == 0) return hit;
     WatertightRay w = make_watertight_ray(ray.d);
     Vec3 inv_d = safe_inverse(ray.d);
     Vec3 o_scaled = ray.o * inv_d;
     int32_t stack[kMaxTraversalStack];
-    int32_t count_stack[kMaxTraversalStack];
     int sp = 0;
-    // The root's children are handled like any others; a scene with no triangles has no root.
-    if (bvh.num_nodes == 0) return hit;
-    int32_t node = 0;
-    int32_t leaf_first = 0, leaf_count = 0;
+    int32_t entry = 0;  // the root is an inner node
     for (;;) {
-        // Intersect a pending leaf first, then go on with inner nodes.
-        for (int32_t i = 0; i < leaf_count; ++i) {
-            Vec3 p0, p1, p2;
-            load_tri(bvh.tris, leaf_first + i, p0, p1, p2);
-            float t, u, v;
-            if (intersect_triangle(w, ray.o, p0, p1, p2, tmin, t, u, v, hit.t)) {
-                hit.t = t;
-                hit.u = u;
-                hit.v = v;
-                hit.prim = leaf_first + i;
-                if (kAnyHit) return hit;
-            }
-        }
-        leaf_count = 0;
-        if (node >= 0) {
+        if (entry >= 0) {
             BvhNode n;
-            load_node(bvh.nodes, node, n);
+            load_node(bvh.nodes, entry, n);
             float tl = intersect_box(o_scaled, inv_d, n.lmin_x, n.lmax_x, n.lmin_y, n.lmax_y, n.lmin_z,
                                      n.lmax_z, tmin, hit.t);
             float tr = intersect_box(o_scaled, inv_d, n.rmin_x, n.rmax_x, n.rmin_y, n.rmax_y, n.rmin_z,
                                      n.rmax_z, tmin, hit.t);
             bool hl = tl < kInfinity && (n.left >= 0 || n.left_count > 0);
             bool hr = tr < kInfinity && (n.right >= 0 || n.right_count > 0);
-            int32_t first = n.left, second = n.right, first_count = n.left_count, second_count = n.right_count;
+            int32_t el = stack_entry(n.left, n.left_count), er = stack_entry(n.right, n.right_count);
             if (hl && hr) {
                 if (tr < tl) {  // nearer child first
-                    first = n.right; first_count = n.right_count;
-                    second = n.left; second_count = n.left_count;
+                    int32_t t = el;
+                    el = er;
+                    er = t;
                 }
-                stack[sp] = second;
-                count_stack[sp] = second_count;
-                ++sp;
-            } else if (hr) {
-                first = n.right; first_count = n.right_count;
-            } else if (!hl) {
-                first = 0x7fffffff;  // neither: pop below
-            }
-            if (first != 0x7fffffff) {
-                if (first >= 0) {
-                    node = first;
-                    continue;
-                }
-                leaf_first = ~first;
-                leaf_count = first_count;
-                node = -1;
+                stack[sp++] = er;
+                entry = el;
                 continue;
+            }
+            if (hl || hr) {
+                entry = hl ? el : er;
+                continue;
+            }
+        } else {
+            int32_t packed = ~entry;
+            int32_t first = packed >> 4, count = packed & 15;
+            for (int32_t i = first; i < first + count; ++i) {
+                Vec3 p0, p1, p2;
+                load_tri(bvh.tris, i, p0, p1, p2);
+                float t, u, v;
+                if (intersect_triangle(w, ray.o, p0, p1, p2, tmin, t, u, v, hit.t)) {
+                    hit.t = t;
+                    hit.u = u;
+                    hit.v = v;
+                    hit.prim = i;
+                    if (kAnyHit) return hit;
+                }
             }
         }
         if (sp == 0) break;
-        --sp;
-        int32_t ref = stack[sp];
-        if (ref >= 0) {
-            node = ref;
-        } else {
-            leaf_first = ~ref;
-            leaf_count = count_stack[sp];
-            node = -1;
-        }
+        entry = stack[--sp];
     }
     return hit;
 }

@@ -3,13 +3,18 @@
 // (files, exceptions, std containers), so the two backends run the very same arithmetic.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #if defined(__CUDACC__)
 #define PKRT_HD __host__ __device__ __forceinline__
+// For large, branch-specific code (the glass and metal BSDFs): one out-of-line copy in a kernel instead
+// of one per call site keeps the kernels small enough for the instruction cache.
+#define PKRT_HD_OUTLINE inline __host__ __device__ __noinline__
 #define PKRT_DEVICE __device__
 #else
 #define PKRT_HD inline
+#define PKRT_HD_OUTLINE inline
 #define PKRT_DEVICE
 #endif
 
@@ -29,6 +34,19 @@ PKRT_HD bool is_finite(float x) {
     return isfinite(x);
 #else
     return __builtin_isfinite(x);
+#endif
+}
+
+// sin and cos of an angle known to lie in [-2pi, 2pi] (sampling angles). On the GPU the hardware
+// approximation (about 2^-21 absolute error there) replaces sinf/cosf, whose argument reduction for
+// huge angles would otherwise be inlined at every call site: kilobytes of code that the shading
+// kernels' instruction cache cannot afford.
+PKRT_HD void sincos_angle(float x, float* s, float* c) {
+#if defined(__CUDA_ARCH__)
+    __sincosf(x, s, c);
+#else
+    *s = sinf(x);
+    *c = cosf(x);
 #endif
 }
 

@@ -60,29 +60,35 @@ __device__ __forceinline__ void count_shadow_rays(GpuCounters* c, unsigned n) {
     }
 }
 
-// Called by one lane. The first caller after a bucket boundary records a point; at most one point per
-// interval, whichever warp gets there first, so the timeline costs one timer read and one L2 read per
-// call in the common case.
-__device__ __forceinline__ void sample_timeline(GpuCounters* c, LiveStats* live, int path_q, int shadow_q, int in_flight) {
-    unsigned long long now = global_timer_ns();
+// Called by one lane. Returns true to the first caller after a bucket boundary, which then records a
+// point with record_timeline(): at most one point per interval, whichever warp gets there first, so the
+// common case costs one timer read and two L2 reads.
+__device__ __forceinline__ bool timeline_due(GpuCounters* c, unsigned long long* now_out) {
     unsigned long long t0 = load_volatile(&c->timeline_t0);
     if (t0 == 0) {
-        atomicCAS(&c->timeline_t0, 0ull, now);
+        atomicCAS(&c->timeline_t0, 0ull, global_timer_ns());
         t0 = load_volatile(&c->timeline_t0);
     }
+    // Read the clock after t0: a clock read before another warp set t0 could lie before it, and the
+    // unsigned difference would claim a bucket far in the future and end the timeline.
+    unsigned long long now = global_timer_ns();
+    if (now < t0) return false;
     unsigned long long bucket = (now - t0) / c->timeline_interval_ns + 1;
     unsigned long long last = load_volatile(&c->timeline_last_bucket);
-    if (bucket <= last) return;
-    if (atomicCAS(&c->timeline_last_bucket, last, bucket) != last) return;
+    if (bucket <= last) return false;
+    if (atomicCAS(&c->timeline_last_bucket, last, bucket) != last) return false;
+    *now_out = now - t0;
+    return true;
+}
+
+__device__ __forceinline__ void record_timeline(GpuCounters* c, unsigned long long t, int path_q, int shadow_q, int in_flight) {
     int i = atomicAdd(&c->timeline_count, 1);
-    if (i < kTimelinePoints) c->timeline[i] = TimelinePoint{static_cast<unsigned>(now - t0), path_q, shadow_q, in_flight};
-    if (live) {
-        live->rays = load_volatile(&c->extension_rays) + load_volatile(&c->shadow_rays);
-        live->samples_done = load_volatile(&c->paths_completed);
-        live->path_queue = path_q;
-        live->shadow_queue = shadow_q;
-        live->in_flight = in_flight;
-    }
+    if (i < kTimelinePoints) c->timeline[i] = TimelinePoint{static_cast<unsigned>(t), path_q, shadow_q, in_flight};
+}
+
+__device__ __forceinline__ void sample_timeline(GpuCounters* c, int path_q, int shadow_q, int in_flight) {
+    unsigned long long t;
+    if (timeline_due(c, &t)) record_timeline(c, t, path_q, shadow_q, in_flight);
 }
 
 }  // namespace pkrt

@@ -25,12 +25,16 @@ struct PersistentParams {
     int fetch_threshold;          // refill a warp when fewer lanes than this hold a path
     int low_water;                // generate camera paths when the path queue holds fewer than this
     int push_continuations;       // 1: bounces go through the queue; 0: a lane keeps its own bounce
+    int queue_shadows;            // 1: shadow rays go through the shadow queue; 0: traced at once
+    int timeline;                 // 1: sample the queue-depth timeline
 };
 
 constexpr int kPersistentThreads = 128;
+// Compiled register caps of the persistent kernel, as resident blocks per SM (128, 80, 64 registers).
+constexpr int kPersistentVariants[] = {4, 6, 8};
 
-int persistent_blocks_per_sm();  // occupancy of the persistent kernel at kPersistentThreads
-cudaError_t launch_persistent(const PersistentParams& p, int blocks, cudaStream_t stream);
+int persistent_blocks_per_sm(int variant);  // occupancy of that variant at kPersistentThreads
+cudaError_t launch_persistent(const PersistentParams& p, int blocks, int variant, cudaStream_t stream);
 
 // Sets every slot's sequence number to "free for ticket = slot" and clears the counters.
 template <class Record>
@@ -41,7 +45,7 @@ cudaError_t launch_queue_init(const DeviceQueue<Record>& q, cudaStream_t stream)
 struct WaveParams {
     unsigned long long first_index;  // (pixel, sample) index of the wave's first path
     uint32_t count;                  // paths in this wave
-    uint32_t pad;
+    uint32_t first_sample;           // sample index of the frame's first sample
 };
 
 struct WavefrontParams {
@@ -55,7 +59,6 @@ struct WavefrontParams {
     ShadowRecord* shadows;
     int* path_counts;         // [max_depth + 2]: live paths entering each bounce
     int* shadow_counts;       // [max_depth + 1]: shadow rays cast at each bounce
-    uint32_t first_sample;
     uint32_t pixels;
     uint32_t capacity;        // paths per wave buffer
 };

@@ -6,7 +6,8 @@
 //         deadlock) and takes consecutive tickets (atomicAdd on `tail`); each lane writes its slot and
 //         publishes it by setting the slot's sequence number to ticket + 1; the leader then adds the
 //         count to `available`.
-//   pop:  the leader claims up to n published records (CAS on `available`) and takes their tickets
+//   pop:  the leader claims up to n published records (atomicSub on `available`, returning what it
+//         could not take; a CAS loop collapses under thousands of contending warps) and takes their tickets
 //         (atomicAdd on `head`); each lane waits until its slot's sequence number says "published"
 //         (records can be published out of ticket order), reads it, and frees the slot for the
 //         ticket one lap later; the leader then releases the space.
@@ -28,24 +29,58 @@ __device__ __forceinline__ unsigned long long load_volatile(const unsigned long 
     return *reinterpret_cast<const volatile unsigned long long*>(p);
 }
 __device__ __forceinline__ int load_volatile(const int* p) { return *reinterpret_cast<const volatile int*>(p); }
-
-// Record copies bypass L1 (ld.cg / st.cg): L1 is not coherent across SMs, and a slot is rewritten by
-// other SMs every lap.
-template <class Record>
-__device__ __forceinline__ void store_record(Record* dst, const Record& src) {
-    static_assert(sizeof(Record) % 16 == 0, "records are whole 16-byte rows");
-    const float4* s = reinterpret_cast<const float4*>(&src);
-    float4* d = reinterpret_cast<float4*>(dst);
-#pragma unroll
-    for (int i = 0; i < static_cast<int>(sizeof(Record) / 16); ++i) __stcg(d + i, s[i]);
+__device__ __forceinline__ void store_volatile(unsigned long long* p, unsigned long long v) {
+    *reinterpret_cast<volatile unsigned long long*>(p) = v;
 }
 
-template <class Record>
-__device__ __forceinline__ void load_record(Record& dst, const Record* src) {
+// Record copies bypass L1 (ld.cg / st.cg): L1 is not coherent across SMs, and a slot is rewritten by
+// other SMs every lap. Records are packed into 16-byte rows field by field (not through a cast of the
+// struct's address), so the record stays in registers instead of being forced into local memory.
+__device__ __forceinline__ void store_record(PathRecord* dst, const PathRecord& r) {
+    const PathState& p = r.path;
+    float4* d = reinterpret_cast<float4*>(dst);
+    unsigned long long st = p.rng.state;
+    __stcg(d + 0, make_float4(p.origin.x, p.origin.y, p.origin.z, p.dir.x));
+    __stcg(d + 1, make_float4(p.dir.y, p.dir.z, p.throughput.x, p.throughput.y));
+    __stcg(d + 2, make_float4(p.throughput.z, __uint_as_float(p.pixel), __uint_as_float(static_cast<unsigned>(st)),
+                              __uint_as_float(static_cast<unsigned>(st >> 32))));
+    __stcg(d + 3, make_float4(__int_as_float(p.depth), p.prev_pdf, __uint_as_float(r.sample), 0.0f));
+}
+
+__device__ __forceinline__ void load_record(PathRecord& r, const PathRecord* src) {
     const float4* s = reinterpret_cast<const float4*>(src);
-    float4* d = reinterpret_cast<float4*>(&dst);
-#pragma unroll
-    for (int i = 0; i < static_cast<int>(sizeof(Record) / 16); ++i) d[i] = __ldcg(s + i);
+    float4 a = __ldcg(s + 0), b = __ldcg(s + 1), c = __ldcg(s + 2), d = __ldcg(s + 3);
+    PathState& p = r.path;
+    p.origin = {a.x, a.y, a.z};
+    p.dir = {a.w, b.x, b.y};
+    p.throughput = {b.z, b.w, c.x};
+    p.pixel = __float_as_uint(c.y);
+    p.rng.state = static_cast<unsigned long long>(__float_as_uint(c.z)) |
+                  (static_cast<unsigned long long>(__float_as_uint(c.w)) << 32);
+    p.depth = __float_as_int(d.x);
+    p.prev_pdf = d.y;
+    r.sample = __float_as_uint(d.z);
+    r.pad = 0;
+}
+
+__device__ __forceinline__ void store_record(ShadowRecord* dst, const ShadowRecord& r) {
+    const ShadowRay& s = r.ray;
+    float4* d = reinterpret_cast<float4*>(dst);
+    __stcg(d + 0, make_float4(s.origin.x, s.origin.y, s.origin.z, s.dir.x));
+    __stcg(d + 1, make_float4(s.dir.y, s.dir.z, s.tmax, s.contribution.x));
+    __stcg(d + 2, make_float4(s.contribution.y, s.contribution.z, __uint_as_float(s.pixel), __uint_as_float(r.depth)));
+}
+
+__device__ __forceinline__ void load_record(ShadowRecord& r, const ShadowRecord* src) {
+    const float4* s = reinterpret_cast<const float4*>(src);
+    float4 a = __ldcg(s + 0), b = __ldcg(s + 1), c = __ldcg(s + 2);
+    ShadowRay& ray = r.ray;
+    ray.origin = {a.x, a.y, a.z};
+    ray.dir = {a.w, b.x, b.y};
+    ray.tmax = b.z;
+    ray.contribution = {b.w, c.x, c.y};
+    ray.pixel = __float_as_uint(c.z);
+    r.depth = __float_as_uint(c.w);
 }
 
 // All 32 lanes must call it together. Lanes with `want` offer `rec`. Returns true for lanes whose
@@ -63,7 +98,7 @@ __device__ bool warp_push(const DeviceQueue<Record>& q, bool want, const Record&
         if (before + n <= static_cast<int>(q.capacity)) {
             ok = 1;
             base = atomicAdd(&q.counters->tail, static_cast<unsigned long long>(n));
-            atomicMax(&q.counters->peak, before + n);
+            if (before + n > load_volatile(&q.counters->peak)) atomicMax(&q.counters->peak, before + n);
         } else {
             atomicSub(&q.counters->reserved, n);
         }
@@ -78,7 +113,7 @@ __device__ bool warp_push(const DeviceQueue<Record>& q, bool want, const Record&
         while (load_volatile(&q.seq[slot]) != t) __nanosleep(32);
         store_record(&q.slots[slot], rec);
         __threadfence();
-        atomicExch(&q.seq[slot], t + 1);  // publish
+        store_volatile(&q.seq[slot], t + 1);  // publish
     }
     __syncwarp();
     if (static_cast<int>(lane_id()) == leader) {
@@ -97,17 +132,13 @@ __device__ int warp_pop(const DeviceQueue<Record>& q, unsigned need, Record& rec
     if (want == 0) return 0;
     int n = 0;
     unsigned long long base = 0;
-    if (lane_id() == 0) {
-        int a = load_volatile(&q.counters->available);
-        while (a > 0) {
-            int take = a < want ? a : want;
-            int prev = atomicCAS(&q.counters->available, a, a - take);
-            if (prev == a) {
-                n = take;
-                break;
-            }
-            a = prev;
-        }
+    if (lane_id() == 0 && load_volatile(&q.counters->available) > 0) {
+        // Take `want`, keep what was really there, give the rest back. The counter may dip below zero
+        // meanwhile, which only makes other consumers take less: a claim never exceeds what was
+        // published and not yet claimed.
+        int before = atomicSub(&q.counters->available, want);
+        n = before <= 0 ? 0 : (before < want ? before : want);
+        if (n < want) atomicAdd(&q.counters->available, want - n);
         if (n > 0) base = atomicAdd(&q.counters->head, static_cast<unsigned long long>(n));
     }
     n = __shfl_sync(kFullMask, n, 0);
@@ -121,7 +152,7 @@ __device__ int warp_pop(const DeviceQueue<Record>& q, unsigned need, Record& rec
         __threadfence();
         load_record(rec, &q.slots[slot]);
         __threadfence();
-        atomicExch(&q.seq[slot], t + q.capacity);  // free for the ticket one lap later
+        store_volatile(&q.seq[slot], t + q.capacity);  // free for the ticket one lap later
         *got = true;
     }
     __syncwarp();

@@ -24,14 +24,15 @@ struct alignas(16) ShadowRecord {
 };
 static_assert(sizeof(ShadowRecord) == 48, "ShadowRecord is three 16-byte rows");
 
-// Counters of one bounded MPMC ring. Tickets are 64-bit so they never wrap within any frame.
+// Counters of one bounded MPMC ring. Tickets are 64-bit so they never wrap within any frame. Each hot
+// counter has a 128-byte line of its own: thousands of warps update them, and counters sharing a line
+// would serialise each other's atomics in L2.
 struct QueueCounters {
-    unsigned long long head;  // next ticket to dequeue (= total dequeued)
-    unsigned long long tail;  // next ticket to enqueue (= total enqueued)
-    int reserved;             // slots taken by producers and not yet released by their consumers
-    int available;            // records published and not yet claimed by a consumer
-    int peak;                 // highest `reserved` seen
-    int pad;
+    alignas(128) unsigned long long tail;  // next ticket to enqueue (= total enqueued)
+    int peak;                              // highest `reserved` seen
+    alignas(128) unsigned long long head;  // next ticket to dequeue (= total dequeued)
+    alignas(128) int reserved;             // slots taken by producers and not yet released by consumers
+    alignas(128) int available;            // records published and not yet claimed by a consumer
 };
 
 template <class Record>
@@ -45,6 +46,19 @@ struct DeviceQueue {
 constexpr int kStatsMaxDepth = 64;     // rays by depth beyond this are counted in the last bin
 constexpr int kStatsMaxSms = 256;
 constexpr int kTimelinePoints = 4096;
+
+// Where persistent warps spend their time (SM clock cycles summed over warps).
+enum PersistentPhase : int {
+    kPhaseControl = 0,   // stop flag, timeline, counters
+    kPhaseShadowBatch,   // popping and tracing a batch of queued shadow rays
+    kPhaseFetch,         // popping paths and generating camera paths
+    kPhaseIdle,          // nothing to do: backoff sleeps
+    kPhaseTrace,         // closest-hit traversal
+    kPhaseShade,         // shading (BSDF, light sampling)
+    kPhaseShadowOut,     // pushing shadow rays, or tracing them at once when the queue is full
+    kPhasePathOut,       // pushing or keeping continuations, counting finished samples
+    kPhaseCount
+};
 
 struct TimelinePoint {
     unsigned int t_ns;     // since the frame's first sample
@@ -68,8 +82,10 @@ struct GpuCounters {
     unsigned long long inline_shadows;     // shadow rays traced at once because the queue was full
     unsigned long long warp_iterations;
     unsigned long long rays_per_sm[kStatsMaxSms];
+    unsigned long long phase_cycles[kPhaseCount];
     // Timeline: a point every `timeline_interval_ns`, claimed by whichever warp crosses the boundary.
-    unsigned long long timeline_t0;
+    // Read by every warp every iteration, written once per point: a line of its own.
+    alignas(128) unsigned long long timeline_t0;
     unsigned long long timeline_last_bucket;
     unsigned int timeline_interval_ns;
     int timeline_count;
@@ -92,12 +108,12 @@ struct DeviceFramebuffer {
     uint32_t* samples;   // completed samples per pixel
 };
 
-// Where the persistent kernel takes its work from and how it ends.
+// Where the persistent kernel takes its work from and how it ends (hot counters on separate lines).
 struct FrameControl {
-    unsigned long long next_sample;  // next (pixel, sample) index to generate
-    unsigned long long end_sample;   // pixels * samples of this frame
-    int in_flight;                   // paths + shadow rays alive
-    int stop;                        // device copy of the host's stop flag
+    alignas(128) unsigned long long next_sample;  // next (pixel, sample) index to generate
+    alignas(128) int in_flight;                   // paths + shadow rays alive
+    alignas(128) unsigned long long end_sample;   // pixels * samples of this frame (read-only)
+    int stop;                                     // device copy of the host's stop flag
 };
 
 }  // namespace pkrt

@@ -140,9 +140,10 @@ PKRT_HD void shade_path(const SceneView& s, const FrameParams& f, PathState& pat
             Vec3 wi = frame.to_local(ls.wi);
             float cos_g = dot(ls.wi, ng);
             bool same_side = two_sided ? cos_g > 0.0f : true;
-            Vec3 fcos = bsdf_eval(bp, wo, wi) * fabsf(wi.z);
+            float bsdf_pdf_wi;
+            Vec3 fcos = bsdf_eval_pdf(bp, wo, wi, &bsdf_pdf_wi) * fabsf(wi.z);
             if (same_side && !is_black(fcos)) {
-                float w = power_heuristic(ls.pdf, bsdf_pdf(bp, wo, wi));
+                float w = power_heuristic(ls.pdf, bsdf_pdf_wi);
                 Vec3 c = path.throughput * fcos * ls.radiance * (w / ls.pdf);
                 if (all_finite(c) && !is_black(c)) {
                     out.has_shadow = true;

@@ -3,14 +3,19 @@
 //
 //   1. shadow rays first when a full warp's worth is queued (they are short, and retiring them frees
 //      queue space);
-//   2. otherwise make sure enough lanes hold a path: lanes without one pop from the path queue when
-//      fewer than `fetch_threshold` lanes are busy (Aila & Laine's dynamic fetch), and when the queue
-//      runs low the warp generates camera paths from the global (pixel, sample) counter, so queue
-//      memory is bounded whatever the resolution and sample count;
-//   3. trace and shade; push the shadow ray and the bounce (a lane whose push finds the queue full
-//      keeps its bounce, or traces its shadow ray at once: producers always progress);
+//   2. dynamic fetch (Aila & Laine): when fewer than `fetch_threshold` lanes hold a path, the idle lanes
+//      pop paths from the queue, and when the queue runs low the warp generates camera paths from the
+//      global (pixel, sample) counter, so queue memory is bounded whatever the resolution and spp;
+//   3. trace and shade; push the shadow ray, and push the bounce (push_continuations = 1) or keep it in
+//      the lane (0). Kept bounces are still pooled through the queue at the end of the frame: once no
+//      samples are left, a warp with fewer than `fetch_threshold` live lanes pushes them so that
+//      stragglers from many warps are compacted into few full ones. A push that finds the queue full
+//      keeps the bounce in the lane, or traces the shadow ray at once: producers always progress;
 //   4. a warp with nothing to do backs off with __nanosleep; it leaves once every sample has been
 //      generated and nothing is in flight, or when the host raises the stop flag.
+//
+// Counters are kept per block in shared memory and flushed to the global ones every 64 iterations and
+// at exit, so hot global addresses see a few atomics per warp per 64 iterations, not per iteration.
 #include "gpu_common.cuh"
 #include "gpu_launch.h"
 
@@ -18,54 +23,128 @@ namespace pkrt {
 
 namespace {
 
-__device__ __forceinline__ void count_ull(unsigned long long* dst, bool pred_lane) {
-    unsigned m = __ballot_sync(kFullMask, pred_lane);
-    if (lane_id() == 0 && m) atomicAdd(dst, static_cast<unsigned long long>(__popc(m)));
+struct BlockCounters {
+    unsigned long long iterations, extension, shadow, generated, completed, idle, sleeps, sleep_ns, kept, inlined;
+    unsigned long long depth[kStatsMaxDepth];
+    unsigned long long phase[kPhaseCount];
+};
+
+// Lane 0 of each warp charges the cycles since its last mark to a phase.
+struct PhaseClock {
+    long long last;
+    __device__ __forceinline__ void start() { last = clock64(); }
+    __device__ __forceinline__ void charge(BlockCounters& b, int phase) {
+        if (lane_id() == 0) {
+            long long now = clock64();
+            atomicAdd(&b.phase[phase], static_cast<unsigned long long>(now - last));
+            last = now;
+        }
+    }
+};
+
+constexpr int kFlushInterval = 64;   // a multiple of kControlInterval
+constexpr int kControlInterval = 8;
+
+__device__ __forceinline__ void add_shared(unsigned long long* dst, unsigned n) {
+    if (n) atomicAdd(dst, static_cast<unsigned long long>(n));
 }
 
-__device__ void trace_shadow_batch(const PersistentParams& p, bool have, const ShadowRecord& s) {
-    bool lit = have && !occluded(p.scene.bvh, Ray{s.ray.origin, s.ray.dir}, s.ray.tmax);
-    if (lit) add_radiance(p.fb, s.ray.pixel, s.ray.contribution);
-    count_shadow_rays(p.counters, __popc(__ballot_sync(kFullMask, have)));
+__device__ __forceinline__ unsigned long long take(unsigned long long* v) { return atomicExch(v, 0ull); }
+
+// One lane. Moves what the block has counted so far into the global counters.
+__device__ void flush_counters(BlockCounters& b, GpuCounters* c) {
+    unsigned long long v;
+    unsigned long long rays = 0;
+    if ((v = take(&b.iterations))) atomicAdd(&c->warp_iterations, v);
+    if ((v = take(&b.extension))) { atomicAdd(&c->extension_rays, v); rays += v; }
+    if ((v = take(&b.shadow))) { atomicAdd(&c->shadow_rays, v); rays += v; }
+    if ((v = take(&b.generated))) atomicAdd(&c->paths_generated, v);
+    if ((v = take(&b.completed))) atomicAdd(&c->paths_completed, v);
+    if ((v = take(&b.idle))) atomicAdd(&c->idle_iterations, v);
+    if ((v = take(&b.sleeps))) atomicAdd(&c->backoff_sleeps, v);
+    if ((v = take(&b.sleep_ns))) atomicAdd(&c->backoff_ns, v);
+    if ((v = take(&b.kept))) atomicAdd(&c->kept_paths, v);
+    if ((v = take(&b.inlined))) atomicAdd(&c->inline_shadows, v);
+    for (int d = 0; d < kStatsMaxDepth; ++d)
+        if ((v = take(&b.depth[d]))) atomicAdd(&c->rays_by_depth[d], v);
+    for (int ph = 0; ph < kPhaseCount; ++ph)
+        if ((v = take(&b.phase[ph]))) atomicAdd(&c->phase_cycles[ph], v);
+    if (rays) atomicAdd(&c->rays_per_sm[sm_id() % kStatsMaxSms], rays);  // a resident block never moves
+}
+
+__device__ __forceinline__ unsigned popc_ballot(bool pred) { return __popc(__ballot_sync(kFullMask, pred)); }
+
+// Traces a warp's shadow rays (lanes with `have`) and adds the unoccluded contributions.
+__device__ __forceinline__ void trace_shadows(const PersistentParams& p, bool have, const ShadowRecord& s) {
+    if (have && !occluded(p.scene.bvh, Ray{s.ray.origin, s.ray.dir}, s.ray.tmax))
+        add_radiance(p.fb, s.ray.pixel, s.ray.contribution);
 }
 
 }  // namespace
 
-__global__ void __launch_bounds__(kPersistentThreads) persistent_kernel(PersistentParams p) {
+__device__ __forceinline__ void persistent_body(const PersistentParams& p) {
+    __shared__ BlockCounters bc;
+    for (int i = threadIdx.x; i < static_cast<int>(sizeof(BlockCounters) / 8); i += blockDim.x)
+        reinterpret_cast<unsigned long long*>(&bc)[i] = 0;
+    __syncthreads();
+
     GpuCounters* c = p.counters;
     FrameControl* ctl = p.control;
     const bool monitor = blockIdx.x == 0 && threadIdx.x < 32;  // polls the host's stop flag
+    const bool lead = lane_id() == 0;
     PathRecord rec;
     bool have = false;  // this lane holds a path (fetched, generated or kept)
     int backoff = 0;
+    PhaseClock clk;
+    clk.start();
 
-    for (;;) {
-        // ---- stop flag and timeline ----
+    for (unsigned iter = 1;; ++iter) {
+        // ---- stop flag, timeline, counters ----
+        // Every kControlInterval iterations only: these are dependent L2 round trips on the critical
+        // path of every bounce, and a path's latency is what small frames are made of.
         int stop = 0;
-        if (lane_id() == 0) {
+        if (lead) atomicAdd(&bc.iterations, 1ull);
+        if (lead && iter % kControlInterval == 0) {
             if (monitor && p.host_stop && *p.host_stop) atomicExch(&ctl->stop, 1);
             stop = load_volatile(&ctl->stop);
-            sample_timeline(c, p.live, queue_occupancy(p.paths), queue_occupancy(p.shadows), load_volatile(&ctl->in_flight));
-            atomicAdd(&c->warp_iterations, 1ull);
+            unsigned long long t;
+            if (p.timeline && timeline_due(c, &t)) {
+                int pq = queue_occupancy(p.paths), sq = queue_occupancy(p.shadows), fl = load_volatile(&ctl->in_flight);
+                record_timeline(c, t, pq, sq, fl);
+                if (p.live) {
+                    p.live->rays = load_volatile(&c->extension_rays) + load_volatile(&c->shadow_rays);
+                    p.live->samples_done = load_volatile(&c->paths_completed);
+                    p.live->path_queue = pq;
+                    p.live->shadow_queue = sq;
+                    p.live->in_flight = fl;
+                }
+            }
+            if (iter % kFlushInterval == 0) flush_counters(bc, c);
         }
         if (__shfl_sync(kFullMask, stop, 0)) break;
+        clk.charge(bc, kPhaseControl);
 
         // ---- 1. a full batch of shadow rays ----
         unsigned held = __ballot_sync(kFullMask, have);
-        int shadow_avail = __shfl_sync(kFullMask, lane_id() == 0 ? queue_available(p.shadows) : 0, 0);
+        int shadow_avail = __shfl_sync(kFullMask, lead ? queue_available(p.shadows) : 0, 0);
         if (shadow_avail >= 32 || (held == 0 && shadow_avail > 0)) {
             ShadowRecord s;
             bool got;
             int n = warp_pop(p.shadows, kFullMask, s, &got);
             if (n > 0) {
-                trace_shadow_batch(p, got, s);
-                warp_add_int(&ctl->in_flight, got ? -1 : 0);
+                trace_shadows(p, got, s);
+                if (lead) {
+                    add_shared(&bc.shadow, n);
+                    atomicSub(&ctl->in_flight, n);
+                }
                 backoff = 0;
+                clk.charge(bc, kPhaseShadowBatch);
                 continue;
             }
         }
 
-        // ---- 2. dynamic fetch: refill idle lanes from the queue, then from new samples ----
+        // ---- 2. dynamic fetch: idle lanes take queued paths, then new samples ----
+        bool samples_left = true;
         if (__popc(held) < p.fetch_threshold) {
             PathRecord r;
             bool got;
@@ -75,13 +154,13 @@ __global__ void __launch_bounds__(kPersistentThreads) persistent_kernel(Persiste
                 have = true;
             }
             held = __ballot_sync(kFullMask, have);
-            int path_avail = __shfl_sync(kFullMask, lane_id() == 0 ? queue_available(p.paths) : 0, 0);
-            if (__popc(held) < p.fetch_threshold && path_avail < p.low_water) {
+            int path_avail = __shfl_sync(kFullMask, lead ? queue_available(p.paths) : 0, 0);
+            if (__popc(held) < 32 && path_avail < p.low_water) {
                 unsigned need = ~held;
                 int k = __popc(need);
                 unsigned long long base = 0;
                 int n = 0;
-                if (lane_id() == 0) {
+                if (lead) {
                     // Count the new paths in flight before claiming them, so that no warp can see
                     // "all samples claimed and nothing in flight" while these are being created.
                     atomicAdd(&ctl->in_flight, k);
@@ -89,9 +168,10 @@ __global__ void __launch_bounds__(kPersistentThreads) persistent_kernel(Persiste
                     unsigned long long end = ctl->end_sample;
                     n = base >= end ? 0 : static_cast<int>(end - base < static_cast<unsigned long long>(k) ? end - base : k);
                     if (n < k) atomicSub(&ctl->in_flight, k - n);
-                    if (n > 0) atomicAdd(&c->paths_generated, static_cast<unsigned long long>(n));
+                    add_shared(&bc.generated, n);
                 }
                 n = __shfl_sync(kFullMask, n, 0);
+                samples_left = n == k;
                 base = __shfl_sync(kFullMask, base, 0);
                 int rank = __popc(need & lanemask_lt());
                 if (((need >> lane_id()) & 1u) && rank < n) {
@@ -106,20 +186,27 @@ __global__ void __launch_bounds__(kPersistentThreads) persistent_kernel(Persiste
             }
         }
 
+        clk.charge(bc, kPhaseFetch);
+
         // ---- nothing to do: finished, or wait for other warps' work ----
         if (held == 0) {
             int done = 0;
-            if (lane_id() == 0) {
+            if (lead) {
                 bool all_claimed = load_volatile(&ctl->next_sample) >= ctl->end_sample;
-                done = all_claimed && load_volatile(&ctl->in_flight) == 0 && queue_available(p.shadows) == 0;
+                // Once every sample is claimed, an empty warp leaves unless it is its block's sweeper
+                // (warp 0): sweepers stay until nothing is in flight and finish whatever is still
+                // queued, so the rest need not poll (which would crowd the hot counters' L2 lines).
+                bool sweeper = threadIdx.x < 32;
+                done = all_claimed && (!sweeper || load_volatile(&ctl->in_flight) == 0);
                 if (!done) {
-                    unsigned ns = 64u << (backoff < 6 ? backoff : 6);
-                    atomicAdd(&c->idle_iterations, 1ull);
-                    atomicAdd(&c->backoff_sleeps, 1ull);
-                    atomicAdd(&c->backoff_ns, static_cast<unsigned long long>(ns));
+                    unsigned ns = 64u << (backoff < 8 ? backoff : 8);  // up to 16 us: idle polling must not crowd L2
+                    atomicAdd(&bc.idle, 1ull);
+                    atomicAdd(&bc.sleeps, 1ull);
+                    atomicAdd(&bc.sleep_ns, static_cast<unsigned long long>(ns));
                     __nanosleep(ns);
                 }
             }
+            clk.charge(bc, kPhaseIdle);
             if (__shfl_sync(kFullMask, done, 0)) break;
             ++backoff;
             continue;
@@ -129,8 +216,12 @@ __global__ void __launch_bounds__(kPersistentThreads) persistent_kernel(Persiste
         // ---- 3. trace and shade ----
         Hit hit = no_hit();
         if (have) hit = intersect_closest(p.scene.bvh, Ray{rec.path.origin, rec.path.dir});
-        int depth = have ? rec.path.depth : 0;
-        count_extension_rays(c, have, depth);
+        __syncwarp();
+        clk.charge(bc, kPhaseTrace);
+        int depth = have ? min_i(rec.path.depth, kStatsMaxDepth - 1) : -1;
+        unsigned same = __match_any_sync(kFullMask, depth);
+        if (have && static_cast<int>(lane_id()) == __ffs(same) - 1) add_shared(&bc.depth[depth], __popc(same));
+        if (lead) add_shared(&bc.extension, __popc(held));
         ShadeResult r;
         r.has_shadow = false;
         r.continues = false;
@@ -139,49 +230,88 @@ __global__ void __launch_bounds__(kPersistentThreads) persistent_kernel(Persiste
             shade_path(p.scene, p.frame, rec.path, hit, r);
             add_radiance(p.fb, pixel, r.radiance);
         }
+        __syncwarp();
+        clk.charge(bc, kPhaseShade);
 
-        // Shadow ray: into the queue, or traced right here if the queue is full.
+        // Shadow ray: into the queue (counted in flight), or traced right here if the queue is full.
         ShadowRecord s;
         bool want_shadow = have && r.has_shadow;
         if (want_shadow) {
             s.ray = r.shadow;
             s.depth = static_cast<uint32_t>(depth);
         }
-        warp_add_int(&ctl->in_flight, want_shadow ? 1 : 0);  // before the path's own count can drop
-        bool queued = warp_push(p.shadows, want_shadow, s);
+        bool queued = p.queue_shadows ? warp_push(p.shadows, want_shadow, s) : !want_shadow;
         bool inline_shadow = want_shadow && !queued;
-        if (__any_sync(kFullMask, inline_shadow)) {
-            trace_shadow_batch(p, inline_shadow, s);
-            count_ull(&c->inline_shadows, inline_shadow);
-            warp_add_int(&ctl->in_flight, inline_shadow ? -1 : 0);
+        unsigned n_inline = popc_ballot(inline_shadow);
+        if (n_inline) {
+            trace_shadows(p, inline_shadow, s);
+            if (lead) {
+                add_shared(&bc.shadow, n_inline);
+                add_shared(&bc.inlined, n_inline);
+            }
         }
+        unsigned n_queued = popc_ballot(want_shadow && queued);
+        clk.charge(bc, kPhaseShadowOut);
 
-        // The path: finished (count its sample) or continued (queued, or kept if the queue is full).
+        // The path: finished (count its sample), continued in the lane, or continued through the queue.
         bool ended = have && !r.continues;
         if (ended) atomicAdd(&p.fb.samples[rec.path.pixel], 1u);
-        count_ull(&c->paths_completed, ended);
+        unsigned n_ended = popc_ballot(ended);
         bool cont = have && r.continues;
-        bool keep = cont;
-        if (p.push_continuations) {
-            bool pushed = warp_push(p.paths, cont, rec);
-            keep = cont && !pushed;
-            count_ull(&c->kept_paths, keep);
+        bool push = cont && p.push_continuations;
+        if (!p.push_continuations && !samples_left) {
+            // End of frame: pool this warp's stragglers with everyone else's.
+            unsigned live = popc_ballot(cont);
+            push = cont && live < static_cast<unsigned>(p.fetch_threshold) &&
+                   load_volatile(&ctl->next_sample) >= ctl->end_sample;
         }
-        have = keep;
-        warp_add_int(&ctl->in_flight, ended ? -1 : 0);
+        bool pushed = warp_push(p.paths, push, rec) && push;
+        have = cont && !pushed;
+        unsigned n_kept = popc_ballot(push && !pushed);
+        if (lead) {
+            add_shared(&bc.completed, n_ended);
+            add_shared(&bc.kept, n_kept);
+            // One update: new shadow rays in, finished paths out (never dips below the true count).
+            int delta = static_cast<int>(n_queued) - static_cast<int>(n_ended);
+            if (delta) atomicAdd(&ctl->in_flight, delta);
+        }
+        clk.charge(bc, kPhasePathOut);
+    }
+    if (lead) flush_counters(bc, c);
+}
+
+// Register caps: the same loop compiled for 4, 6 or 8 resident blocks per SM (128, 80 or 64
+// registers). More warps hide more memory latency; fewer registers spill more.
+template <int kMinBlocks>
+__global__ void __launch_bounds__(kPersistentThreads, kMinBlocks) persistent_kernel(PersistentParams p) {
+    persistent_body(p);
+}
+
+namespace {
+template <class F>
+cudaError_t with_variant(int blocks_per_sm, F&& f) {
+    switch (blocks_per_sm) {
+        case 4: return f(persistent_kernel<4>);
+        case 6: return f(persistent_kernel<6>);
+        case 8: return f(persistent_kernel<8>);
+        default: return cudaErrorInvalidValue;
     }
 }
+}  // namespace
 
-int persistent_blocks_per_sm() {
+int persistent_blocks_per_sm(int variant) {
     int blocks = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, persistent_kernel, kPersistentThreads, 0) != cudaSuccess)
-        return 0;
-    return blocks;
+    cudaError_t e = with_variant(variant, [&](auto kernel) {
+        return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kPersistentThreads, 0);
+    });
+    return e == cudaSuccess ? blocks : 0;
 }
 
-cudaError_t launch_persistent(const PersistentParams& p, int blocks, cudaStream_t stream) {
-    persistent_kernel<<<blocks, kPersistentThreads, 0, stream>>>(p);
-    return cudaGetLastError();
+cudaError_t launch_persistent(const PersistentParams& p, int blocks, int variant, cudaStream_t stream) {
+    return with_variant(variant, [&](auto kernel) {
+        kernel<<<blocks, kPersistentThreads, 0, stream>>>(p);
+        return cudaGetLastError();
+    });
 }
 
 namespace {
@@ -189,7 +319,7 @@ template <class Record>
 __global__ void queue_init_kernel(DeviceQueue<Record> q) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < q.capacity) q.seq[i] = i;
-    if (i == 0) *q.counters = QueueCounters{0, 0, 0, 0, 0, 0};
+    if (i == 0) *q.counters = QueueCounters{};
 }
 }  // namespace
 

@@ -17,7 +17,9 @@ PKRT_HD Vec2 sample_concentric_disk(float u0, float u1) {
         r = oy;
         theta = (kPi / 2.0f) - (kPi / 4.0f) * (ox / oy);
     }
-    return {r * cosf(theta), r * sinf(theta)};
+    float sn, cs;
+    sincos_angle(theta, &sn, &cs);
+    return {r * cs, r * sn};
 }
 
 // Local frame: z is the normal.
@@ -32,7 +34,9 @@ PKRT_HD Vec3 sample_uniform_sphere(float u0, float u1) {
     float z = 1.0f - 2.0f * u0;
     float r = sqrtf(max_f(0.0f, 1.0f - z * z));
     float phi = 2.0f * kPi * u1;
-    return {r * cosf(phi), r * sinf(phi), z};
+    float sn, cs;
+    sincos_angle(phi, &sn, &cs);
+    return {r * cs, r * sn, z};
 }
 PKRT_HD float uniform_sphere_pdf() { return kInv4Pi; }
 

@@ -47,12 +47,13 @@ PKRT_HD Vec3 texture_sample_software(const TextureView& t, float u, float v) {
 PKRT_HD Vec3 texture_sample(const TextureView& t, float u, float v) {
     if (!is_finite(u) || !is_finite(v)) return splat(0.0f);
 #if defined(__CUDA_ARCH__)
-    if (t.object != 0) {
-        float4 c = tex2D<float4>(static_cast<cudaTextureObject_t>(t.object), u, 1.0f - v);
-        return {c.x, c.y, c.z};
-    }
-#endif
+    // The device always has a texture object (sRGB decode and bilinear filtering in hardware); the
+    // software path is not compiled there, which keeps its twelve powf calls out of the kernels.
+    float4 c = tex2D<float4>(static_cast<cudaTextureObject_t>(t.object), u, 1.0f - v);
+    return {c.x, c.y, c.z};
+#else
     return texture_sample_software(t, u, v);
+#endif
 }
 
 }  // namespace pkrt

@@ -28,7 +28,7 @@ __device__ __forceinline__ void wf_timeline(const WavefrontParams& p, int bounce
     if (threadIdx.x == 0) {
         int live = load_volatile(&p.path_counts[bounce]);
         int shadows = bounce > 0 ? load_volatile(&p.shadow_counts[bounce - 1]) : 0;
-        sample_timeline(p.counters, nullptr, live, shadows, live + shadows);
+        sample_timeline(p.counters, live, shadows, live + shadows);
     }
 }
 
@@ -42,7 +42,7 @@ __global__ void wf_generate_kernel(WavefrontParams p) {
     if (i >= w.count) return;
     unsigned long long idx = w.first_index + i;
     uint32_t pixel = static_cast<uint32_t>(idx % p.pixels);
-    uint32_t sample = p.first_sample + static_cast<uint32_t>(idx / p.pixels);
+    uint32_t sample = w.first_sample + static_cast<uint32_t>(idx / p.pixels);
     PathRecord r;
     r.path = start_path(p.scene, p.frame, pixel, sample);
     r.sample = sample;
@@ -115,12 +115,11 @@ __global__ void megakernel(WavefrontParams p) {
     if (active) {
         unsigned long long idx = w.first_index + i;
         path = start_path(p.scene, p.frame, static_cast<uint32_t>(idx % p.pixels),
-                          p.first_sample + static_cast<uint32_t>(idx / p.pixels));
+                          w.first_sample + static_cast<uint32_t>(idx / p.pixels));
     }
     if (i == 0) atomicAdd(&p.counters->paths_generated, static_cast<unsigned long long>(w.count));
     // Lanes leave the loop one by one; statistics use the lanes still inside.
     while (__any_sync(kFullMask, active)) {
-        if (threadIdx.x % 32 == 0) sample_timeline(p.counters, nullptr, 0, 0, 0);
         Hit hit = no_hit();
         if (active) hit = intersect_closest(p.scene.bvh, Ray{path.origin, path.dir});
         count_extension_rays(p.counters, active, active ? path.depth : 0);

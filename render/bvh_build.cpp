@@ -305,7 +305,10 @@ private:
 
 BvhBuildResult build_bvh(const std::vector<TriVerts>& tris, const BvhBuildOptions& options) {
     if (tris.empty()) throw Error("cannot build a BVH over zero triangles");
-    if (tris.size() > static_cast<size_t>(INT32_MAX / 2)) throw Error("too many triangles for 32-bit BVH indices");
+    if (tris.size() >= static_cast<size_t>(kMaxTriangles))
+        throw Error("too many triangles: " + std::to_string(tris.size()) + " (the BVH addresses at most " +
+                    std::to_string(kMaxTriangles) + ")");
+    if (options.max_leaf_size < 1 || options.max_leaf_size > kMaxLeafSize) throw Error("BVH leaf size out of range");
     Builder builder(tris, options);
     return builder.run();
 }

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 
 #include "error.h"
@@ -182,7 +183,10 @@ public:
         check(cudaHostAlloc(reinterpret_cast<void**>(&control_host_), sizeof(FrameControl), cudaHostAllocDefault), "cudaHostAlloc");
         check(cudaHostAlloc(reinterpret_cast<void**>(&wave_host_), sizeof(WaveParams), cudaHostAllocDefault), "cudaHostAlloc");
         wave_.allocate(1);
-        int occupancy = persistent_blocks_per_sm();
+        if (std::find(std::begin(kPersistentVariants), std::end(kPersistentVariants), opt_.register_variant) ==
+            std::end(kPersistentVariants))
+            throw Error("persistent register variant " + std::to_string(opt_.register_variant) + " is not compiled (4, 6 or 8)");
+        int occupancy = persistent_blocks_per_sm(opt_.register_variant);
         if (occupancy <= 0) throw Error("CUDA: the persistent kernel cannot be resident on " + dev.name);
         max_blocks_ = occupancy * dev.multiprocessors;
         if (opt_.persistent_blocks > max_blocks_) {
@@ -256,7 +260,8 @@ public:
 
         check(cudaEventRecord(start_, stream_), "cudaEventRecord");
         if (mode_ == "persistent") {
-            *control_host_ = FrameControl{0, total, 0, 0};
+            *control_host_ = FrameControl{};
+            control_host_->end_sample = total;
             check(cudaMemcpyAsync(control_.get(), control_host_, sizeof(FrameControl), cudaMemcpyHostToDevice, stream_),
                   "frame control");
             PersistentParams p{};
@@ -268,20 +273,26 @@ public:
             p.control = control_.get();
             p.counters = counters_.get();
             p.live = live_.device();
-            p.host_stop = stop_flag_.device();
             p.first_sample = first_sample;
             p.pixels = pixels;
             p.fetch_threshold = opt_.fetch_threshold;
             p.low_water = low_water_;
             p.push_continuations = opt_.push_continuations;
+            p.queue_shadows = opt_.queue_shadows;
+            p.timeline = opt_.timeline;
+            p.host_stop = opt_.poll_stop ? stop_flag_.device() : nullptr;
             live_.host()->running = 1;
-            check(launch_persistent(p, blocks_, stream_), "persistent kernel launch");
+            check(launch_persistent(p, blocks_, opt_.register_variant, stream_), "persistent kernel launch");
             launches = 1;
         } else {
-            WavefrontParams wp = wavefront_params(sv, fp, fb, first_sample, pixels, rs.max_depth);
-            for (unsigned long long first = 0; first < total; first += opt_.wave_capacity) {
+            // Grids are sized for the frame's paths (capped by the wave buffers): the host knows that bound
+            // without reading anything back, and empty blocks past it would only cost launch time.
+            wave_capacity_ = static_cast<uint32_t>(std::min<unsigned long long>(opt_.wave_capacity, total));
+            WavefrontParams wp = wavefront_params(sv, fp, fb, pixels, rs.max_depth);
+            for (unsigned long long first = 0; first < total; first += wave_capacity_) {
                 if (stop_flag_.host()[0]) break;
-                *wave_host_ = WaveParams{first, static_cast<uint32_t>(std::min<unsigned long long>(opt_.wave_capacity, total - first)), 0};
+                *wave_host_ = WaveParams{first, static_cast<uint32_t>(std::min<unsigned long long>(wave_capacity_, total - first)),
+                                         first_sample};
                 // Waves reuse the same pinned staging; wait until the previous wave's copy was consumed.
                 check(cudaMemcpyAsync(wave_.get(), wave_host_, sizeof(WaveParams), cudaMemcpyHostToDevice, stream_), "wave params");
                 if (mode_ == "megakernel") {
@@ -325,6 +336,7 @@ public:
         f.kept_paths = c->kept_paths;
         f.inline_shadows = c->inline_shadows;
         f.rays_per_sm.assign(c->rays_per_sm, c->rays_per_sm + std::min(kStatsMaxSms, std::max(1, dev_.multiprocessors)));
+        if (mode_ == "persistent") f.phase_cycles.assign(c->phase_cycles, c->phase_cycles + kPhaseCount);
         int points = std::min(c->timeline_count, kTimelinePoints);
         std::vector<RenderStats::TimelinePoint> tl;
         double occ_sum = 0.0;
@@ -405,8 +417,8 @@ private:
     }
 
     WavefrontParams wavefront_params(const SceneView& sv, const FrameParams& fp, const DeviceFramebuffer& fb,
-                                     uint32_t first_sample, uint32_t pixels, int max_depth) {
-        uint32_t cap = opt_.wave_capacity;
+                                     uint32_t pixels, int max_depth) {
+        uint32_t cap = wave_capacity_;
         if (mode_ != "megakernel") {
             wf_paths_[0].allocate(cap);
             wf_paths_[1].allocate(cap);
@@ -427,7 +439,6 @@ private:
         wp.shadows = wf_shadows_.get();
         wp.path_counts = wf_path_counts_.get();
         wp.shadow_counts = wf_shadow_counts_.get();
-        wp.first_sample = first_sample;
         wp.pixels = pixels;
         wp.capacity = cap;
         return wp;
@@ -458,8 +469,8 @@ private:
         return n;
     }
 
-    // The graph depends on everything baked into kernel parameters; the wave itself comes from device
-    // memory, so one graph serves every wave of every frame with the same settings.
+    // The graph depends on everything baked into kernel parameters; the wave and its first sample come
+    // from device memory, so one graph serves every wave of every frame with the same settings.
     void ensure_graph(const WavefrontParams& wp, int max_depth) {
         // Kernel parameters are baked into the graph: any change of them (camera, size, seed, depth,
         // buffers) needs a new capture.
@@ -510,6 +521,7 @@ private:
     MappedHost<LiveStats> live_;
     MappedHost<int> stop_flag_;
     int max_blocks_ = 0, blocks_ = 0, low_water_ = 0;
+    uint32_t wave_capacity_ = 0;
     unsigned timeline_interval_ns_ = 1000;
     DeviceArray<PathRecord> wf_paths_[2];
     DeviceArray<Hit> wf_hits_;
@@ -520,6 +532,22 @@ private:
 };
 
 }  // namespace
+
+CudaOptions cuda_options_from_environment() {
+    CudaOptions o;
+    auto env_int = [](const char* name, int fallback) {
+        const char* v = std::getenv(name);
+        return v && *v ? std::atoi(v) : fallback;
+    };
+    o.fetch_threshold = std::clamp(env_int("PKRT_FETCH_THRESHOLD", o.fetch_threshold), 1, 32);
+    o.push_continuations = env_int("PKRT_PUSH_CONTINUATIONS", o.push_continuations) != 0;
+    o.queue_shadows = env_int("PKRT_QUEUE_SHADOWS", o.queue_shadows) != 0;
+    o.queue_capacity = static_cast<uint32_t>(env_int("PKRT_QUEUE_CAPACITY", 0));
+    o.register_variant = env_int("PKRT_REGISTER_VARIANT", o.register_variant);
+    o.timeline = env_int("PKRT_TIMELINE", o.timeline) != 0;
+    o.poll_stop = env_int("PKRT_POLL_STOP", o.poll_stop) != 0;
+    return o;
+}
 
 std::unique_ptr<Backend> make_cuda_backend(const GpuDevice& device, const CudaOptions& options) {
     return std::make_unique<CudaBackend>(device, options);

@@ -23,7 +23,7 @@ std::unique_ptr<Backend> make_backend(const std::string& kind, std::string* why)
 #if defined(PKRT_HAVE_CUDA)
     if (!devices.empty()) {
         if (why) *why = "CUDA backend on " + devices[0].name + (kind == "auto" ? " (auto: a CUDA device was found)" : "");
-        return make_cuda_backend(devices[0]);
+        return make_cuda_backend(devices[0], cuda_options_from_environment());
     }
 #else
     if (!devices.empty()) reason = "this pkrt was built without the CUDA backend";

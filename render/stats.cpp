@@ -34,6 +34,8 @@ void RenderStats::merge(const RenderStats& o) {
     paths_completed += o.paths_completed;
     if (rays_per_sm.size() < o.rays_per_sm.size()) rays_per_sm.resize(o.rays_per_sm.size(), 0);
     for (size_t i = 0; i < o.rays_per_sm.size(); ++i) rays_per_sm[i] += o.rays_per_sm[i];
+    if (phase_cycles.size() < o.phase_cycles.size()) phase_cycles.resize(o.phase_cycles.size(), 0);
+    for (size_t i = 0; i < o.phase_cycles.size(); ++i) phase_cycles[i] += o.phase_cycles[i];
     if (!o.timeline.empty()) {
         timeline = o.timeline;
         mean_queue = o.mean_queue;
@@ -83,6 +85,12 @@ nlohmann::json to_json(const RenderStats& s) {
         sched["inline_shadow_rays"] = s.inline_shadows;
         sched["paths"] = {{"generated", s.paths_generated}, {"completed", s.paths_completed}};
         sched["rays_per_sm"] = s.rays_per_sm;
+        if (!s.phase_cycles.empty()) {
+            const char* names[] = {"control", "shadow_batch", "fetch", "idle", "trace", "shade", "shadow_out", "path_out"};
+            nlohmann::json ph;
+            for (size_t i = 0; i < s.phase_cycles.size() && i < 8; ++i) ph[names[i]] = s.phase_cycles[i];
+            sched["phase_cycles"] = ph;
+        }
         nlohmann::json tl = nlohmann::json::array();
         for (const auto& p : s.timeline) tl.push_back({p.t_us, p.path_queue, p.shadow_queue, p.in_flight});
         sched["timeline"] = {{"columns", {"t_us", "path_queue", "shadow_queue", "in_flight"}}, {"points", tl}};

@@ -40,6 +40,7 @@ struct RenderStats {
     uint64_t inline_shadows = 0;         // shadow rays traced at once because the queue was full
     uint64_t paths_generated = 0, paths_completed = 0;
     std::vector<uint64_t> rays_per_sm;
+    std::vector<uint64_t> phase_cycles;  // persistent: SM cycles per phase (kernels/gpu_records.h)
     struct TimelinePoint {
         double t_us;
         int path_queue, shadow_queue, in_flight;

@@ -195,14 +195,19 @@ TEST(Gpu, SingleBlockAndFullGridBothTerminate) {
 #endif
 }
 
-TEST(Gpu, KeepInLaneVariantAlsoMatches) {
+TEST(Gpu, PersistentVariantsAlsoMatch) {
     REQUIRE_GPU();
 #if defined(PKRT_HAVE_CUDA)
     Scene s = load_prepared(kScenes + "/cornell.json");
-    CudaOptions keep;
-    keep.push_continuations = 0;
-    auto gpu = gpu_backend(gpus[0], keep);
-    expect_matches_cpu(s, *gpu, settings(64, 64, 16, 8, 1, "persistent"), "persistent, bounces kept in lane");
+    CudaOptions push;
+    push.push_continuations = 1;  // every bounce through the path queue
+    auto a = gpu_backend(gpus[0], push);
+    expect_matches_cpu(s, *a, settings(64, 64, 16, 8, 1, "persistent"), "persistent, bounces through the queue");
+    CudaOptions direct;
+    direct.queue_shadows = 0;  // shadow rays traced where they are cast
+    direct.fetch_threshold = 32;
+    auto b = gpu_backend(gpus[0], direct);
+    expect_matches_cpu(s, *b, settings(64, 64, 16, 8, 1, "persistent"), "persistent, shadow rays inline");
 #endif
 }
 

@@ -1,0 +1,168 @@
+#include "bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <regex>
+
+#include <nlohmann/json.hpp>
+
+#include "render/backend.h"
+#include "render/error.h"
+#include "render/image.h"
+#include "render/progress.h"
+#include "render/scene.h"
+
+namespace pkrt {
+
+namespace {
+
+struct ModeRun {
+    std::string mode;
+    std::unique_ptr<Backend> backend;
+    std::vector<double> ms;          // per frame: GPU time (CUDA events) or wall time on the CPU
+    std::vector<double> rays;        // per frame
+    std::vector<double> launches;    // per frame
+    RenderStats last;
+};
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void parse_res(const std::string& s, int* w, int* h) {
+    static const std::regex re(R"(^(\d{1,5})[xX](\d{1,5})$)");
+    std::smatch m;
+    if (!std::regex_match(s, m, re)) throw Error("--res " + s + ": expected WIDTHxHEIGHT");
+    *w = std::stoi(m[1]);
+    *h = std::stoi(m[2]);
+    if (*w < 1 || *h < 1 || *w > 16384 || *h > 16384) throw Error("--res " + s + ": each side must be between 1 and 16384");
+}
+
+}  // namespace
+
+int run_bench(const BenchArgs& a) {
+    if (a.repeat < 1 || a.repeat > 100000) throw Error("--repeat must be between 1 and 100000");
+    if (a.spp < 1 || a.spp > 65536) throw Error("--spp must be between 1 and 65536");
+    if (!a.json.empty()) check_output_path(a.json, {".json"}, "--json");
+    std::string why;
+    auto probe = make_backend(a.backend, &why);
+    std::vector<std::string> modes = a.modes.empty() ? probe->modes() : a.modes;
+    for (const auto& m : modes) {
+        auto avail = probe->modes();
+        if (std::find(avail.begin(), avail.end(), m) == avail.end())
+            throw Error("--modes: '" + m + "' is not a mode of the " + probe->name() + " backend");
+    }
+    std::vector<std::pair<int, int>> sizes;
+    for (const auto& r : a.resolutions) {
+        int w, h;
+        parse_res(r, &w, &h);
+        sizes.push_back({w, h});
+    }
+    if (!a.quiet) std::fprintf(stderr, "pkrt bench: %s\n", why.c_str());
+    nlohmann::json out;
+    out["backend"] = probe->name();
+    out["device"] = probe->device();
+    out["spp"] = a.spp;
+    out["repeat"] = a.repeat;
+    out["results"] = nlohmann::json::array();
+    probe.reset();
+
+    for (const auto& scene_path : a.scenes) {
+        Scene scene = load_scene(scene_path);
+        prepare_scene(scene);
+        std::vector<std::pair<int, int>> res = sizes.empty() ? std::vector<std::pair<int, int>>{{scene.defaults.width, scene.defaults.height}} : sizes;
+        std::vector<int> depths = a.depths.empty() ? std::vector<int>{scene.defaults.max_depth} : a.depths;
+        for (auto [w, h] : res) {
+            for (int depth : depths) {
+                std::vector<ModeRun> runs;
+                for (const auto& m : modes) {
+                    ModeRun r;
+                    r.mode = m;
+                    r.backend = make_backend(a.backend, nullptr);
+                    r.backend->set_scene(scene);
+                    r.backend->reset(w, h);
+                    runs.push_back(std::move(r));
+                }
+                RenderSettings rs;
+                rs.width = w;
+                rs.height = h;
+                rs.max_depth = depth;
+                rs.spp = a.spp;
+                char label[256];
+                std::snprintf(label, sizeof label, "%s %dx%d d%d", scene_path.c_str(), w, h, depth);
+                Progress progress(label, static_cast<uint64_t>(a.warmup + a.repeat) * runs.size(), "frames",
+                                  a.quiet ? nullptr : stderr);
+                uint32_t sample = 0;
+                // Warm-up, then the modes interleaved (A B C A B C ...) so slow drift hits all alike.
+                for (int i = 0; i < a.warmup + a.repeat; ++i) {
+                    for (auto& r : runs) {
+                        rs.mode = r.mode;
+                        RenderStats st;
+                        auto t0 = std::chrono::steady_clock::now();
+                        r.backend->accumulate(rs, sample, a.spp, st);
+                        double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+                        if (i >= a.warmup) {
+                            r.ms.push_back(st.frame_gpu_ms.empty() ? wall : st.frame_gpu_ms[0]);
+                            r.rays.push_back(static_cast<double>(st.total_rays()));
+                            r.launches.push_back(static_cast<double>(st.kernel_launches));
+                            r.last = st;
+                        }
+                        progress.add(1);
+                    }
+                    sample += a.spp;
+                }
+                progress.finish();
+                // Table.
+                const ModeRun* base = &runs[0];
+                for (const auto& r : runs) if (r.mode == "persistent") base = &r;
+                std::printf("\n%s  %dx%d  %d spp  max depth %d  (%d frames per mode)\n", scene_path.c_str(), w, h, a.spp, depth, a.repeat);
+                std::printf("  %-11s %10s %10s %10s %12s %10s %12s\n", "mode", "median ms", "min ms", "max ms", "rays/s", "launches", base->mode.c_str());
+                nlohmann::json jr;
+                jr["scene"] = scene_path;
+                jr["resolution"] = {w, h};
+                jr["max_depth"] = depth;
+                jr["modes"] = nlohmann::json::object();
+                double base_med = median(base->ms);
+                for (const auto& r : runs) {
+                    double med = median(r.ms);
+                    double mn = *std::min_element(r.ms.begin(), r.ms.end());
+                    double mx = *std::max_element(r.ms.begin(), r.ms.end());
+                    double rays_s = med > 0 ? median(r.rays) / (med * 1e-3) : 0.0;
+                    double speed = base_med > 0 ? med / base_med : 0.0;  // >1: the baseline mode is faster
+                    std::printf("  %-11s %10.3f %10.3f %10.3f %12s %10.0f %11.2fx\n", r.mode.c_str(), med, mn, mx,
+                                Progress::format_rate(rays_s).c_str(), median(r.launches), speed);
+                    jr["modes"][r.mode] = {{"ms", r.ms},
+                                           {"median_ms", med},
+                                           {"min_ms", mn},
+                                           {"max_ms", mx},
+                                           {"rays_per_frame", median(r.rays)},
+                                           {"rays_per_second", rays_s},
+                                           {"launches_per_frame", median(r.launches)},
+                                           {"extension_rays", r.last.extension_rays},
+                                           {"shadow_rays", r.last.shadow_rays},
+                                           {"idle_iterations", r.last.idle_iterations},
+                                           {"warp_iterations", r.last.warp_iterations},
+                                           {"peak_queue", r.last.peak_queue},
+                                           {"speedup_of_" + base->mode, speed}};
+                }
+                std::fflush(stdout);
+                out["results"].push_back(jr);
+            }
+        }
+    }
+    if (!a.json.empty()) {
+        std::string tmp = a.json + ".tmp";
+        std::ofstream(tmp) << out.dump(2) << "\n";
+        std::rename(tmp.c_str(), a.json.c_str());
+    }
+    return 0;
+}
+
+}  // namespace pkrt

@@ -1,0 +1,24 @@
+// `pkrt bench`: the scheduler modes side by side on the same frames, interleaved so drift cancels.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace pkrt {
+
+struct BenchArgs {
+    std::vector<std::string> scenes;
+    std::vector<std::string> modes;
+    std::vector<std::string> resolutions;
+    std::vector<int> depths;
+    int spp = 1;
+    int repeat = 20;
+    int warmup = 3;
+    std::string backend = "auto";
+    std::string json;
+    bool quiet = false;
+};
+
+int run_bench(const BenchArgs& args);
+
+}  // namespace pkrt
