@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <set>
 #include <map>
 #include <memory>
 #include <regex>
@@ -11,8 +13,10 @@
 #include <nlohmann/json.hpp>
 
 #include "render/backend.h"
+#include "render/devices.h"
 #include "render/error.h"
 #include "render/image.h"
+#include "render/plot.h"
 #include "render/progress.h"
 #include "render/scene.h"
 
@@ -45,12 +49,53 @@ void parse_res(const std::string& s, int* w, int* h) {
     if (*w < 1 || *h < 1 || *w > 16384 || *h > 16384) throw Error("--res " + s + ": each side must be between 1 and 16384");
 }
 
+// ms/frame against pixels per frame (log-log), one line per mode (and per scene and depth when several).
+void write_plot(const std::string& path, const nlohmann::json& out) {
+    PlotSpec spec;
+    spec.title = "pkrt bench: time per frame, " + out["device"].get<std::string>();
+    spec.x_label = "resolution (pixels per frame)";
+    spec.y_label = "ms per frame (median)";
+    std::map<std::string, PlotSeries> series;
+    std::set<std::string> combos;
+    for (const auto& r : out["results"]) combos.insert(r["scene"].get<std::string>() + " d" + std::to_string(r["max_depth"].get<int>()));
+    std::map<double, std::string> ticks;
+    for (const auto& r : out["results"]) {
+        int w = r["resolution"][0], h = r["resolution"][1];
+        double px = static_cast<double>(w) * h;
+        ticks[px] = std::to_string(w) + "x" + std::to_string(h);
+        std::string combo = std::filesystem::path(r["scene"].get<std::string>()).stem().string() + " d" + std::to_string(r["max_depth"].get<int>());
+        for (auto it = r["modes"].begin(); it != r["modes"].end(); ++it) {
+            std::string name = combos.size() > 1 ? it.key() + " (" + combo + ")" : it.key();
+            PlotSeries& s = series[name];
+            s.name = name;
+            s.x.push_back(px);
+            s.y.push_back(it.value()["median_ms"].get<double>());
+        }
+    }
+    for (auto& [name, s] : series) {
+        // Points in resolution order, so lines connect neighbours.
+        std::vector<size_t> idx(s.x.size());
+        for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+        std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return s.x[a] < s.x[b]; });
+        PlotSeries sorted{s.name, {}, {}};
+        for (size_t i : idx) {
+            sorted.x.push_back(s.x[i]);
+            sorted.y.push_back(s.y[i]);
+        }
+        spec.series.push_back(sorted);
+    }
+    for (const auto& [px, label] : ticks) spec.x_ticks.push_back({px, label});
+    write_line_plot(path, spec);
+}
+
 }  // namespace
 
 int run_bench(const BenchArgs& a) {
     if (a.repeat < 1 || a.repeat > 100000) throw Error("--repeat must be between 1 and 100000");
     if (a.spp < 1 || a.spp > 65536) throw Error("--spp must be between 1 and 65536");
     if (!a.json.empty()) check_output_path(a.json, {".json"}, "--json");
+    if (!a.csv.empty()) check_output_path(a.csv, {".csv"}, "--csv");
+    if (!a.plot.empty()) check_output_path(a.plot, {".png"}, "--plot");
     std::string why;
     auto probe = make_backend(a.backend, &why);
     std::vector<std::string> modes = a.modes.empty() ? probe->modes() : a.modes;
@@ -73,6 +118,23 @@ int run_bench(const BenchArgs& a) {
     out["repeat"] = a.repeat;
     out["results"] = nlohmann::json::array();
     probe.reset();
+
+    if (a.micro) {
+        std::string no_gpu;
+        auto micro = gpu_microbenchmarks(&no_gpu);
+        nlohmann::json jm = nlohmann::json::array();
+        if (micro.empty()) {
+            std::printf("microbenchmarks skipped: %s\n", no_gpu.c_str());
+        } else {
+            std::printf("\nmicrobenchmarks (the machine's limits)\n");
+            for (const auto& m : micro) {
+                std::printf("  %-38s %10.3f %-12s %s\n", m.name.c_str(), m.value, m.unit.c_str(), m.how.c_str());
+                jm.push_back({{"name", m.name}, {"value", m.value}, {"unit", m.unit}, {"how", m.how}});
+            }
+        }
+        out["microbenchmarks"] = jm;
+    }
+    std::vector<std::string> csv_rows;
 
     for (const auto& scene_path : a.scenes) {
         Scene scene = load_scene(scene_path);
@@ -138,6 +200,10 @@ int run_bench(const BenchArgs& a) {
                     double speed = base_med > 0 ? med / base_med : 0.0;  // >1: the baseline mode is faster
                     std::printf("  %-11s %10.3f %10.3f %10.3f %12s %10.0f %11.2fx\n", r.mode.c_str(), med, mn, mx,
                                 Progress::format_rate(rays_s).c_str(), median(r.launches), speed);
+                    char row[512];
+                    std::snprintf(row, sizeof row, "%s,%d,%d,%d,%d,%s,%.4f,%.4f,%.4f,%.0f,%.0f,%.4f", scene_path.c_str(), w, h, a.spp,
+                                  depth, r.mode.c_str(), med, mn, mx, rays_s, median(r.launches), speed);
+                    csv_rows.push_back(row);
                     jr["modes"][r.mode] = {{"ms", r.ms},
                                            {"median_ms", med},
                                            {"min_ms", mn},
@@ -157,11 +223,22 @@ int run_bench(const BenchArgs& a) {
             }
         }
     }
-    if (!a.json.empty()) {
-        std::string tmp = a.json + ".tmp";
-        std::ofstream(tmp) << out.dump(2) << "\n";
-        std::rename(tmp.c_str(), a.json.c_str());
+    auto write_text = [](const std::string& path, const std::string& text) {
+        std::string tmp = path + ".tmp";
+        {
+            std::ofstream f(tmp);
+            f << text;
+            if (!f) throw Error(path + ": cannot write");
+        }
+        if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error(path + ": cannot write");
+    };
+    if (!a.json.empty()) write_text(a.json, out.dump(2) + "\n");
+    if (!a.csv.empty()) {
+        std::string text = "scene,width,height,spp,max_depth,mode,median_ms,min_ms,max_ms,rays_per_second,launches_per_frame,time_relative_to_persistent\n";
+        for (const auto& r : csv_rows) text += r + "\n";
+        write_text(a.csv, text);
     }
+    if (!a.plot.empty()) write_plot(a.plot, out);
     return 0;
 }
 

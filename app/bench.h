@@ -16,6 +16,9 @@ struct BenchArgs {
     int warmup = 3;
     std::string backend = "auto";
     std::string json;
+    std::string csv;
+    std::string plot;
+    bool micro = false;  // launch/graph/barrier/atomic/queue microbenchmarks first (CUDA only)
     bool quiet = false;
 };
 

@@ -199,6 +199,9 @@ int main(int argc, char** argv) {
     bench->add_option("--warmup", ba.warmup, "Unmeasured frames per mode first")->capture_default_str();
     bench->add_option("--backend", ba.backend, "auto, cpu or cuda")->capture_default_str();
     bench->add_option("--json", ba.json, "Write every measurement as JSON");
+    bench->add_option("--csv", ba.csv, "Write one row per scene, resolution, depth and mode as CSV");
+    bench->add_option("--plot", ba.plot, "Write a PNG chart of ms/frame against resolution, one line per mode");
+    bench->add_flag("--micro", ba.micro, "Also run launch, graph, barrier, atomic and queue microbenchmarks");
     bench->add_flag("-q,--quiet", ba.quiet, "No progress");
 
     if (argc > 1 && argv[1][0] != '-' && std::string(argv[1]) != "render" && std::string(argv[1]) != "info" &&

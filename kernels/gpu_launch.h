@@ -27,6 +27,8 @@ struct PersistentParams {
     int push_continuations;       // 1: bounces go through the queue; 0: a lane keeps its own bounce
     int queue_shadows;            // 1: shadow rays go through the shadow queue; 0: traced at once
     int timeline;                 // 1: sample the queue-depth timeline
+    int pool_threshold;           // end of frame: pool a warp's bounces when fewer lanes than this live
+    int pool_min_in_flight;       // ... and only while at least this many paths and rays are in flight
 };
 
 constexpr int kPersistentThreads = 128;
@@ -73,5 +75,8 @@ cudaError_t launch_wf_shadow(const WavefrontParams& p, int bounce, cudaStream_t 
 
 // One thread per path, start to end (the fourth reference).
 cudaError_t launch_megakernel(const WavefrontParams& p, cudaStream_t stream);
+
+// Display: radiance sums and sample counts packed as RGBA32F into `dst` (a device pointer).
+cudaError_t launch_pack_accumulation(const DeviceFramebuffer& fb, uint32_t pixels, float4* dst, cudaStream_t stream);
 
 }  // namespace pkrt

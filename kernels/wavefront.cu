@@ -128,7 +128,7 @@ __global__ void megakernel(WavefrontParams p) {
         r.continues = false;
         if (active) {
             uint32_t pixel = path.pixel;
-            shade_path(p.scene, p.frame, path, hit, r);
+            shade_path_outlined(p.scene, p.frame, path, hit, r);
             add_radiance(p.fb, pixel, r.radiance);
             if (r.has_shadow && !occluded(p.scene.bvh, Ray{r.shadow.origin, r.shadow.dir}, r.shadow.tmax))
                 add_radiance(p.fb, pixel, r.shadow.contribution);
@@ -139,6 +139,13 @@ __global__ void megakernel(WavefrontParams p) {
         if (lane_id() == 0 && ended) atomicAdd(&p.counters->paths_completed, static_cast<unsigned long long>(__popc(ended)));
         active = active && r.continues;
     }
+}
+
+__global__ void pack_accumulation_kernel(DeviceFramebuffer fb, uint32_t pixels, float4* dst) {
+    uint32_t i = global_index();
+    if (i >= pixels) return;
+    const float* r = fb.radiance + 3 * static_cast<size_t>(i);
+    dst[i] = make_float4(r[0], r[1], r[2], static_cast<float>(fb.samples[i]));
 }
 
 unsigned grid_for(uint32_t n) { return (n + kWavefrontThreads - 1) / kWavefrontThreads; }
@@ -161,6 +168,11 @@ cudaError_t launch_wf_shadow(const WavefrontParams& p, int bounce, cudaStream_t 
     wf_shadow_kernel<<<grid_for(p.capacity), kWavefrontThreads, 0, stream>>>(p, bounce);
     return cudaGetLastError();
 }
+cudaError_t launch_pack_accumulation(const DeviceFramebuffer& fb, uint32_t pixels, float4* dst, cudaStream_t stream) {
+    pack_accumulation_kernel<<<grid_for(pixels), kWavefrontThreads, 0, stream>>>(fb, pixels, dst);
+    return cudaGetLastError();
+}
+
 cudaError_t launch_megakernel(const WavefrontParams& p, cudaStream_t stream) {
     megakernel<<<grid_for(p.capacity), kWavefrontThreads, 0, stream>>>(p);
     return cudaGetLastError();

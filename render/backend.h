@@ -38,6 +38,11 @@ public:
     virtual Image resolve() const = 0;
     // Samples completed per pixel (the conservation checks read it).
     virtual std::vector<uint32_t> sample_counts() const = 0;
+    // The accumulation for display, as RGBA32F per pixel (rgb = radiance sum, a = sample count), row 0
+    // at the top. output_on_device(): `rgba` is a device pointer (for instance a GL buffer mapped into
+    // CUDA, so nothing crosses PCIe) and the copy is complete on return; otherwise host memory.
+    virtual bool output_on_device() const { return false; }
+    virtual void copy_accumulation(float* rgba) const = 0;
     // Asks a running accumulate() to stop soon (from another thread); the framebuffer is then partial.
     virtual void cancel() {}
     // Scheduler modes this backend offers; the first is the default.

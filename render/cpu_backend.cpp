@@ -61,6 +61,15 @@ public:
 
     std::vector<uint32_t> sample_counts() const override { return count_; }
 
+    void copy_accumulation(float* rgba) const override {
+        for (size_t i = 0; i < sum_.size(); ++i) {
+            rgba[4 * i + 0] = sum_[i].x;
+            rgba[4 * i + 1] = sum_[i].y;
+            rgba[4 * i + 2] = sum_[i].z;
+            rgba[4 * i + 3] = static_cast<float>(count_[i]);
+        }
+    }
+
     Image resolve() const override {
         Image img;
         img.width = width_;

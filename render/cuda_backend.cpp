@@ -280,6 +280,8 @@ public:
             p.push_continuations = opt_.push_continuations;
             p.queue_shadows = opt_.queue_shadows;
             p.timeline = opt_.timeline;
+            p.pool_threshold = opt_.pool_threshold;
+            p.pool_min_in_flight = opt_.pool_min_in_flight;
             p.host_stop = opt_.poll_stop ? stop_flag_.device() : nullptr;
             live_.host()->running = 1;
             check(launch_persistent(p, blocks_, opt_.register_variant, stream_), "persistent kernel launch");
@@ -363,7 +365,8 @@ public:
         stats.queue_capacity = static_cast<int>(paths_.capacity);
         stats.merge(f);
         stats.nonfinite_samples += c->nonfinite;
-        // Aim the next frame's timeline at ~1024 points.
+        // Aim the next frame's timeline at ~1024 points: warps look at the clock only every few
+        // iterations, so short frames (mostly a tail of few busy warps) land nearer 300.
         double ns = ms * 1e6 / 1024.0;
         timeline_interval_ns_ = static_cast<unsigned>(std::clamp(ns, 200.0, 1e7));
     }
@@ -372,6 +375,15 @@ public:
         std::vector<uint32_t> out(static_cast<size_t>(width_) * height_);
         check(cudaMemcpy(out.data(), samples_.get(), out.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost), "read samples");
         return out;
+    }
+
+    bool output_on_device() const override { return true; }
+
+    void copy_accumulation(float* rgba) const override {
+        DeviceFramebuffer fb{radiance_.get(), samples_.get()};
+        uint32_t pixels = static_cast<uint32_t>(width_) * static_cast<uint32_t>(height_);
+        check(launch_pack_accumulation(fb, pixels, reinterpret_cast<float4*>(rgba), stream_), "pack accumulation");
+        check(cudaStreamSynchronize(stream_), "pack accumulation");
     }
 
     Image resolve() const override {
@@ -545,6 +557,8 @@ CudaOptions cuda_options_from_environment() {
     o.queue_capacity = static_cast<uint32_t>(env_int("PKRT_QUEUE_CAPACITY", 0));
     o.register_variant = env_int("PKRT_REGISTER_VARIANT", o.register_variant);
     o.timeline = env_int("PKRT_TIMELINE", o.timeline) != 0;
+    o.pool_threshold = std::clamp(env_int("PKRT_POOL_THRESHOLD", o.pool_threshold), 0, 32);
+    o.pool_min_in_flight = std::max(0, env_int("PKRT_POOL_MIN_IN_FLIGHT", o.pool_min_in_flight));
     o.poll_stop = env_int("PKRT_POLL_STOP", o.poll_stop) != 0;
     return o;
 }

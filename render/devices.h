@@ -20,4 +20,14 @@ std::string cuda_build_architectures();
 // Usable devices; when there are none, *why says why (no driver, no device, ...).
 std::vector<GpuDevice> cuda_devices(std::string* why);
 
+struct MicroMeasurement {
+    std::string name;
+    double value;
+    std::string unit;
+    std::string how;
+};
+// Launch, graph, barrier, atomic and ray-queue microbenchmarks on device 0; empty with *why when
+// there is no usable device. Throws Error on a CUDA failure.
+std::vector<MicroMeasurement> gpu_microbenchmarks(std::string* why);
+
 }  // namespace pkrt

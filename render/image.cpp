@@ -77,12 +77,16 @@ void write_png(const std::string& path, const Image& image, float exposure_stops
         rgb[3 * i + 1] = linear_to_srgb8(image.pixels[i].y * scale);
         rgb[3 * i + 2] = linear_to_srgb8(image.pixels[i].z * scale);
     }
+    write_png_rgb8(path, image.width, image.height, rgb);
+}
+
+void write_png_rgb8(const std::string& path, int width, int height, const std::vector<unsigned char>& rgb) {
     std::vector<unsigned char> png;
     auto sink = [](void* ctx, void* data, int size) {
         auto* v = static_cast<std::vector<unsigned char>*>(ctx);
         v->insert(v->end(), static_cast<unsigned char*>(data), static_cast<unsigned char*>(data) + size);
     };
-    if (!stbi_write_png_to_func(sink, &png, image.width, image.height, 3, rgb.data(), image.width * 3))
+    if (!stbi_write_png_to_func(sink, &png, width, height, 3, rgb.data(), width * 3))
         throw Error(path + ": PNG encoding failed");
     write_bytes_atomically(path, png);
 }

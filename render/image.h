@@ -19,6 +19,8 @@ struct Image {
 
 // Exposure in stops is applied before the sRGB transfer curve; values beyond 1 clip.
 void write_png(const std::string& path, const Image& image, float exposure_stops = 0.0f);
+// 8-bit RGB rows, top row first (charts, screenshots).
+void write_png_rgb8(const std::string& path, int width, int height, const std::vector<unsigned char>& rgb);
 void write_exr(const std::string& path, const Image& image);
 void write_pfm(const std::string& path, const Image& image);
 // By extension: .png, .exr or .pfm.

@@ -28,7 +28,8 @@ void expect_clean_failure(const TempDir& dir, const std::string& args, int code,
     EXPECT_NE(r.err.find("pkrt: error: "), std::string::npos) << r.err;
     EXPECT_NE(r.err.find(needle), std::string::npos) << "stderr: " << r.err;
     for (const auto& e : dir.entries()) {
-        EXPECT_TRUE(e.rfind("in", 0) == 0) << "left a file behind: " << e;  // inputs are named in*
+        bool input = e.rfind("in", 0) == 0 || e.rfind("b.", 0) == 0;  // inputs, or outputs of an earlier success
+        EXPECT_TRUE(input) << "left a file behind: " << e;
     }
 }
 
@@ -187,4 +188,29 @@ TEST(Cli, NanVerticesAreDroppedAndCounted) {
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.err.find("dropped 1 triangles with NaN or infinite vertices"), std::string::npos) << r.err;
     EXPECT_TRUE(fs::exists(dir.file("out.png")));
+}
+
+TEST(Cli, BenchWritesJsonCsvAndPlot) {
+    TempDir dir;
+    RunResult r = run_pkrt("bench " + shell_quote(kCornell) +
+                               " --backend cpu --res 16x16,32x24 --max-depth 3 --repeat 2 --warmup 1 -q"
+                               " --json b.json --csv b.csv --plot b.png",
+                           dir.path().string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto j = nlohmann::json::parse(read_text(dir.file("b.json")));
+    ASSERT_EQ(j["results"].size(), 2u);
+    const auto& first = j["results"][0]["modes"]["cpu-threads"];
+    EXPECT_EQ(first["ms"].size(), 2u) << "one time per measured frame";
+    EXPECT_GT(first["median_ms"].get<double>(), 0.0);
+    EXPECT_GT(first["rays_per_second"].get<double>(), 0.0);
+    std::string csv = read_text(dir.file("b.csv"));
+    EXPECT_EQ(count_lines(csv), 3) << csv;  // header + one row per resolution
+    EXPECT_EQ(csv.rfind("scene,width,height", 0), 0u);
+    int w = 0, h = 0, n = 0;
+    ASSERT_TRUE(stbi_info(dir.file("b.png").c_str(), &w, &h, &n));
+    EXPECT_GE(w, 640);
+    EXPECT_NE(r.out.find("median ms"), std::string::npos) << "a readable table on stdout";
+    // Bad bench flags fail cleanly too.
+    expect_clean_failure(dir, "bench " + shell_quote(kCornell) + " --backend cpu --plot b.jpg", 1, "unsupported file type '.jpg'");
+    expect_clean_failure(dir, "bench " + shell_quote(kCornell) + " --backend cpu --modes warp", 1, "'warp' is not a mode");
 }
