@@ -1,0 +1,117 @@
+#include "gl_interop.h"
+
+#include <chrono>
+
+#include "render/backend.h"
+#include "render/error.h"
+
+#if defined(PKRT_HAVE_CUDA)
+#include "cuda_gl_buffer.h"
+#endif
+
+namespace pkrt::viewer {
+
+AccumulationUpload::AccumulationUpload() {
+    gl::GenTextures(1, &texture_);
+    gl::BindTexture(GL_TEXTURE_2D, texture_);
+    // Linear: with a resolution scale below 1 the image is magnified; at scale 1 texel centres land on
+    // pixel centres and linear filtering returns the texel itself.
+    gl::TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    gl::TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    gl::TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    gl::TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    gl::BindTexture(GL_TEXTURE_2D, 0);
+}
+
+AccumulationUpload::~AccumulationUpload() {
+#if defined(PKRT_HAVE_CUDA)
+    cuda_buffer_.reset();  // unregister before GL deletes the buffer
+    staging_.reset();
+#endif
+    if (pbo_) gl::DeleteBuffers(1, &pbo_);
+    if (texture_) gl::DeleteTextures(1, &texture_);
+}
+
+void AccumulationUpload::release_buffer() {
+#if defined(PKRT_HAVE_CUDA)
+    if (cuda_buffer_) cuda_buffer_->detach();
+#endif
+    if (pbo_) gl::DeleteBuffers(1, &pbo_);
+    pbo_ = 0;
+}
+
+void AccumulationUpload::configure(int width, int height, bool device_output) {
+    if (width == width_ && height == height_ && device_output == device_output_) return;
+    width_ = width;
+    height_ = height;
+    device_output_ = device_output;
+    size_t floats = static_cast<size_t>(width) * height * 4;
+
+    gl::BindTexture(GL_TEXTURE_2D, texture_);
+    gl::TexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, width, height, 0, GL_RGBA, GL_FLOAT, nullptr);
+    gl::BindTexture(GL_TEXTURE_2D, 0);
+    release_buffer();  // a registered buffer cannot change size: drop it and register the new one
+
+    if (!device_output) {
+        host_.resize(floats);
+        path_ = "host copy (CPU backend: accumulation packed in RAM, glTexSubImage2D)";
+        return;
+    }
+#if defined(PKRT_HAVE_CUDA)
+    gl::GenBuffers(1, &pbo_);
+    gl::BindBuffer(GL_PIXEL_UNPACK_BUFFER, pbo_);
+    gl::BufferData(GL_PIXEL_UNPACK_BUFFER, static_cast<GLsizeiptr>(floats * sizeof(float)), nullptr, GL_DYNAMIC_COPY);
+    gl::BindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    if (!cuda_buffer_) cuda_buffer_ = std::make_unique<CudaGlBuffer>();
+    std::string why;
+    if (cuda_buffer_->attach(pbo_, &why)) {
+        path_ = "CUDA-GL interop (pixel buffer written by CUDA, copied to the texture on the GPU)";
+        host_.clear();
+        host_.shrink_to_fit();
+    } else {
+        // GL runs somewhere CUDA cannot reach (software GL under Xvfb): stage through the host.
+        gl::DeleteBuffers(1, &pbo_);
+        pbo_ = 0;
+        if (!staging_) staging_ = std::make_unique<CudaHostStaging>();
+        host_.resize(floats);
+        path_ = "host staging (GL context not on the CUDA device: " + why + ")";
+    }
+#else
+    throw Error("the backend writes device memory but this viewer was built without CUDA");
+#endif
+}
+
+double AccumulationUpload::upload(const Backend& backend) {
+    auto t0 = std::chrono::steady_clock::now();
+    size_t floats = static_cast<size_t>(width_) * height_ * 4;
+    gl::BindTexture(GL_TEXTURE_2D, texture_);
+    gl::PixelStorei(GL_UNPACK_ALIGNMENT, 4);
+#if defined(PKRT_HAVE_CUDA)
+    if (device_output_ && cuda_buffer_ && cuda_buffer_->attached()) {
+        float* ptr = cuda_buffer_->map(floats * sizeof(float));
+        try {
+            backend.copy_accumulation(ptr);  // complete on return (the backend synchronises its stream)
+        } catch (...) {
+            cuda_buffer_->unmap();
+            throw;
+        }
+        cuda_buffer_->unmap();
+        gl::BindBuffer(GL_PIXEL_UNPACK_BUFFER, pbo_);
+        gl::TexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, GL_RGBA, GL_FLOAT, nullptr);  // offset 0 in the PBO
+        gl::BindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    } else if (device_output_) {
+        staging_->copy(backend, floats, host_);
+        gl::TexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, GL_RGBA, GL_FLOAT, host_.data());
+    } else
+#endif
+    {
+        backend.copy_accumulation(host_.data());
+        gl::TexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, GL_RGBA, GL_FLOAT, host_.data());
+    }
+    gl::BindTexture(GL_TEXTURE_2D, 0);
+    // Without this the time would end when GL queued the copy, not when it was done.
+    gl::Finish();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace pkrt::viewer

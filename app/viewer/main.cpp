@@ -1,0 +1,28 @@
+// pkrt-viewer: an interactive window onto the progressive renderer, with the GPU schedulers' live
+// statistics and a side-by-side mode comparison. See app/viewer/viewer_app.h for the structure.
+#include <cstdio>
+#include <exception>
+#include <new>
+
+#include "options.h"
+#include "render/error.h"
+#include "viewer_app.h"
+
+int main(int argc, char** argv) {
+    pkrt::viewer::ViewerOptions options;
+    options.shaders = PKRT_SHADERS_DIR;
+    int code = pkrt::viewer::parse_options(argc, argv, &options);
+    if (code >= 0) return code;
+    try {
+        pkrt::viewer::check_options(options);
+        pkrt::viewer::ViewerApp app(options);
+        return app.run();
+    } catch (const pkrt::Error& e) {
+        std::fprintf(stderr, "pkrt-viewer: error: %s\n", e.what());
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "pkrt-viewer: error: out of memory\n");
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "pkrt-viewer: error: %s\n", e.what());
+    }
+    return 1;
+}

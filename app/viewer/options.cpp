@@ -1,0 +1,80 @@
+#include "options.h"
+
+#include <cmath>
+#include <cstdio>
+#include <regex>
+
+#include <CLI/CLI.hpp>
+
+#include "render/error.h"
+#include "render/image.h"
+
+namespace pkrt::viewer {
+
+namespace {
+
+void parse_resolution(const std::string& text, int* w, int* h) {
+    static const std::regex re(R"(^\s*(\d{1,9})\s*[xX]\s*(\d{1,9})\s*$)");
+    std::smatch m;
+    if (!std::regex_match(text, m, re)) throw Error("--res " + text + ": expected WIDTHxHEIGHT, for example 1280x720");
+    long long ww = std::stoll(m[1]), hh = std::stoll(m[2]);
+    if (ww < 16 || hh < 16 || ww > 8192 || hh > 8192) throw Error("--res " + text + ": each side must be between 16 and 8192");
+    *w = static_cast<int>(ww);
+    *h = static_cast<int>(hh);
+}
+
+}  // namespace
+
+int parse_options(int argc, char** argv, ViewerOptions* o) {
+    CLI::App app{"pkrt-viewer: interactive progressive path tracing with live scheduler statistics"};
+    std::string res;
+    app.add_option("scene", o->scene, "Scene file (.json or .obj); default: the Cornell box");
+    app.add_option("--backend", o->backend, "auto, cpu or cuda")->capture_default_str();
+    app.add_option("--mode", o->mode, "GPU scheduler: persistent, relaunch, graph or megakernel (switchable live)");
+    app.add_option("--res", res, "Window size WIDTHxHEIGHT (default: the scene's resolution)");
+    CLI::Option* spp = app.add_option("--spp-per-frame", o->spp_per_frame, "Samples per pixel added each frame (default: 1 CPU, 4 GPU)");
+    app.add_option("--max-depth", o->max_depth, "Maximum bounces (default: the scene's)");
+    app.add_option("--scale", o->scale, "Render resolution as a fraction of the window (default: 0.5 CPU, 1 GPU)");
+    app.add_option("--exposure", o->exposure, "Exposure in stops")->capture_default_str();
+    app.add_option("--tone-map", o->tone_map, "aces (ACES fitted) or clamp (as `pkrt render` writes PNGs)")->capture_default_str();
+    CLI::Option* frames = app.add_option("--frames", o->frames, "Render this many frames, save --screenshot (the image, without the UI), exit");
+    app.add_option("--screenshot", o->screenshot, "PNG for --frames/--script, and the name P uses (default pkrt-screenshot-N.png)");
+    app.add_option("--shaders", o->shaders, "Directory with display.vert and display.frag")->capture_default_str();
+    app.add_option("--script", o->script, "Drive the viewer from a script of input events (see app/viewer/script.h)");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::fprintf(stderr, "pkrt-viewer: error: %s (see pkrt-viewer --help)\n", e.what());
+        return 2;
+    }
+    // Explicit values are checked as given; 0 is only the "not given" default.
+    o->spp_per_frame_set = spp->count() > 0;
+    o->frames_set = frames->count() > 0;
+    if (!res.empty()) {
+        try {
+            parse_resolution(res, &o->width, &o->height);
+        } catch (const Error& e) {
+            std::fprintf(stderr, "pkrt-viewer: error: %s\n", e.what());
+            return 2;
+        }
+    }
+    return -1;
+}
+
+void check_options(const ViewerOptions& o) {
+    if (o.backend != "auto" && o.backend != "cpu" && o.backend != "cuda")
+        throw Error("--backend " + o.backend + ": must be auto, cpu or cuda");
+    if ((o.spp_per_frame_set && o.spp_per_frame < 1) || o.spp_per_frame > 4096)
+        throw Error("--spp-per-frame " + std::to_string(o.spp_per_frame) + ": must be between 1 and 4096");
+    if (o.max_depth < -1 || o.max_depth > 1024) throw Error("--max-depth: must be between 0 and 1024");
+    if (o.scale != 0.0f && !(o.scale >= 0.05f && o.scale <= 1.0f)) throw Error("--scale: must be between 0.05 and 1");
+    if (!std::isfinite(o.exposure) || std::fabs(o.exposure) > 64.0f) throw Error("--exposure: must be between -64 and 64 stops");
+    if (o.tone_map != "aces" && o.tone_map != "clamp") throw Error("--tone-map " + o.tone_map + ": must be aces or clamp");
+    if ((o.frames_set && o.frames < 1) || o.frames > 1000000)
+        throw Error("--frames " + std::to_string(o.frames) + ": must be between 1 and 1000000");
+    if (!o.screenshot.empty()) check_output_path(o.screenshot, {".png"}, "--screenshot");
+}
+
+}  // namespace pkrt::viewer

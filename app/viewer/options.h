@@ -1,0 +1,33 @@
+// pkrt-viewer's command line, parsed and checked before anything is loaded or a window is opened.
+#pragma once
+
+#include <string>
+
+namespace pkrt::viewer {
+
+struct ViewerOptions {
+    std::string scene;              // .json or .obj; empty: the Cornell box
+    std::string backend = "auto";   // auto | cpu | cuda
+    std::string mode;               // scheduler mode; empty: the backend's default
+    int width = 0, height = 0;      // window size; 0: the scene's resolution
+    int spp_per_frame = 0;          // 0: 1 on the CPU, 4 on the GPU
+    bool spp_per_frame_set = false;
+    int max_depth = -1;             // -1: the scene's
+    float scale = 0.0f;             // render resolution / window; 0: 0.5 on the CPU, 1 on the GPU
+    float exposure = 0.0f;          // stops
+    std::string tone_map = "aces";  // aces | clamp
+    int frames = 0;                 // > 0: render this many frames, save --screenshot, exit
+    bool frames_set = false;
+    std::string screenshot;         // batch output; interactive screenshots' name
+    std::string shaders;            // directory holding display.vert and display.frag
+    std::string script;             // scripted input (tests)
+};
+
+// Parses argv. Returns -1 to go on, or an exit code (0 after --help, 2 for a syntax error, which it has
+// already reported as one line on stderr).
+int parse_options(int argc, char** argv, ViewerOptions* out);
+
+// Checks values (ranges, the screenshot path); throws pkrt::Error.
+void check_options(const ViewerOptions& o);
+
+}  // namespace pkrt::viewer

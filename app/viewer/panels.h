@@ -1,0 +1,69 @@
+// The ImGui user interface: a File/View menu bar and one side window with the Render, Statistics and
+// Compare sections. Panels only read what they show (PanelData) and edit ViewSettings; anything with
+// side effects (open a file, take a screenshot, start a comparison) comes back as a PanelRequests flag
+// for the app to carry out, so the panels never touch the backend.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compare.h"
+#include "display_pass.h"
+#include "render/stats.h"
+#include "stats_history.h"
+
+namespace pkrt::viewer {
+
+// What the user can change; the app compares it with the previous frame's copy to see what to restart.
+struct ViewSettings {
+    std::string backend;  // "cpu" or "cuda"
+    std::string mode;     // scheduler mode (the backend's modes())
+    int spp_per_frame = 1;
+    int max_depth = 8;
+    float resolution_scale = 1.0f;
+    float exposure = 0.0f;  // stops
+    ToneMap tone_map = ToneMap::kAces;
+    bool paused = false;
+    int compare_frames = 20;
+};
+
+struct PanelData {
+    std::vector<std::string> backends;  // choosable backends
+    std::vector<std::string> modes;     // the current backend's modes
+    std::string device, gl_context, scene_name;
+    int window_width = 0, window_height = 0, render_width = 0, render_height = 0;
+    unsigned samples = 0;              // per pixel so far
+    double frame_ms = 0, wall_ms = 0;  // last frame: GPU (or wall) time of accumulate, wall time of accumulate
+    bool gpu_timed = false;
+    double upload_ms = 0;
+    std::string upload_path;
+    double fps = 0;
+    bool rendered = false;             // did the last frame add samples
+    const RenderStats* last = nullptr; // the last rendered frame's statistics
+    const StatsHistory* history = nullptr;
+    const ModeComparison* compare = nullptr;
+    std::string status;                // last message (a file that failed to open, a screenshot saved)
+};
+
+struct PanelRequests {
+    bool screenshot = false, reset_camera = false, frame_scene = false;
+    bool start_compare = false, cancel_compare = false, quit = false;
+    std::string open_path;
+};
+
+class Panels {
+public:
+    void draw(ViewSettings& settings, const PanelData& data, PanelRequests& requests);
+
+private:
+    void menu_bar(const PanelData& data, PanelRequests& requests);
+    void render_section(ViewSettings& settings, const PanelData& data);
+    void statistics_section(const PanelData& data);
+    void compare_section(ViewSettings& settings, const PanelData& data, PanelRequests& requests);
+    void compare_window(const PanelData& data);
+
+    std::string open_path_;     // the File > Open text field
+    bool open_popup_ = false;
+};
+
+}  // namespace pkrt::viewer

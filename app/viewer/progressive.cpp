@@ -1,0 +1,68 @@
+#include "progressive.h"
+
+#include <chrono>
+
+#include "render/error.h"
+
+namespace pkrt::viewer {
+
+void ProgressiveRenderer::set_backend(Backend* backend) {
+    backend_ = backend;
+    if (backend_ && scene_) backend_->set_scene(*scene_);
+    stale_ = true;
+}
+
+void ProgressiveRenderer::set_scene(const Scene* scene) {
+    scene_ = scene;
+    if (backend_ && scene_) backend_->set_scene(*scene_);
+    stale_ = true;
+}
+
+void ProgressiveRenderer::set_resolution(int width, int height) {
+    if (width == settings_.width && height == settings_.height) return;
+    settings_.width = width;
+    settings_.height = height;
+    stale_ = true;
+}
+
+void ProgressiveRenderer::set_mode(const std::string& mode) {
+    if (mode == settings_.mode) return;
+    settings_.mode = mode;
+    stale_ = true;
+}
+
+void ProgressiveRenderer::set_max_depth(int max_depth) {
+    if (max_depth == settings_.max_depth) return;
+    settings_.max_depth = max_depth;
+    stale_ = true;
+}
+
+void ProgressiveRenderer::set_seed(uint32_t seed) {
+    if (seed == settings_.seed) return;
+    settings_.seed = seed;
+    stale_ = true;
+}
+
+FrameResult ProgressiveRenderer::step(uint32_t spp) {
+    if (!backend_ || !scene_) throw Error("internal: progressive render without a backend or scene");
+    if (stale_) {
+        backend_->reset(settings_.width, settings_.height);
+        next_sample_ = 0;
+        stale_ = false;
+    }
+    FrameResult f;
+    settings_.spp = static_cast<int>(spp);
+    auto t0 = std::chrono::steady_clock::now();
+    backend_->accumulate(settings_, next_sample_, spp, f.stats);
+    f.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    next_sample_ += spp;
+    f.gpu_timed = !f.stats.frame_gpu_ms.empty();
+    f.ms = f.wall_ms;
+    if (f.gpu_timed) {
+        f.ms = 0.0;
+        for (double m : f.stats.frame_gpu_ms) f.ms += m;
+    }
+    return f;
+}
+
+}  // namespace pkrt::viewer

@@ -1,0 +1,61 @@
+#include "screenshot.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+#include <stb_image_write.h>
+
+#include "gl_loader.h"
+#include "render/error.h"
+
+namespace pkrt::viewer {
+
+void save_back_buffer_png(const std::string& path, int width, int height) {
+    if (width <= 0 || height <= 0) throw Error(path + ": nothing to save (the window has no size)");
+    std::vector<unsigned char> rgb(static_cast<size_t>(width) * height * 3);
+    gl::BindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+    gl::ReadBuffer(GL_BACK);
+    gl::PixelStorei(GL_PACK_ALIGNMENT, 1);  // rows of 3*width bytes, no padding
+    gl::ReadPixels(0, 0, width, height, GL_RGB, GL_UNSIGNED_BYTE, rgb.data());
+    // GL's row 0 is the bottom of the window; PNG rows go top to bottom.
+    size_t row = static_cast<size_t>(width) * 3;
+    std::vector<unsigned char> flipped(rgb.size());
+    for (int y = 0; y < height; ++y)
+        std::copy_n(rgb.data() + row * (height - 1 - y), row, flipped.data() + row * y);
+    std::vector<unsigned char> png;
+    auto sink = [](void* ctx, void* data, int size) {
+        auto* v = static_cast<std::vector<unsigned char>*>(ctx);
+        v->insert(v->end(), static_cast<unsigned char*>(data), static_cast<unsigned char*>(data) + size);
+    };
+    if (!stbi_write_png_to_func(sink, &png, width, height, 3, flipped.data(), static_cast<int>(row)))
+        throw Error(path + ": PNG encoding failed");
+    std::string tmp = path + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary);
+        out.write(reinterpret_cast<const char*>(png.data()), static_cast<std::streamsize>(png.size()));
+        if (!out) {
+            out.close();
+            std::remove(tmp.c_str());
+            throw Error(path + ": cannot write the screenshot");
+        }
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) {
+        std::remove(tmp.c_str());
+        throw Error(path + ": cannot write the screenshot: " + ec.message());
+    }
+}
+
+std::string next_screenshot_name(const std::string& directory) {
+    for (int n = 1;; ++n) {
+        std::filesystem::path p = std::filesystem::path(directory) / ("pkrt-screenshot-" + std::to_string(n) + ".png");
+        std::error_code ec;
+        if (!std::filesystem::exists(p, ec)) return p.string();
+    }
+}
+
+}  // namespace pkrt::viewer

@@ -1,0 +1,16 @@
+// Screenshots: the default framebuffer's back buffer, read right after the image pass and before the UI
+// is drawn, so the PNG holds the tone-mapped render at window size without the panels.
+#pragma once
+
+#include <string>
+
+namespace pkrt::viewer {
+
+// Reads width x height RGB from the back buffer, flips it (GL's row 0 is the bottom), writes a PNG
+// through a temporary file renamed into place. Throws pkrt::Error.
+void save_back_buffer_png(const std::string& path, int width, int height);
+
+// pkrt-screenshot-N.png with the smallest N >= 1 not taken in `directory`.
+std::string next_screenshot_name(const std::string& directory = ".");
+
+}  // namespace pkrt::viewer

@@ -1,0 +1,495 @@
+#include "viewer_app.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <thread>
+
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+#include <imgui_internal.h>
+
+#include "display_pass.h"
+#include "gl_interop.h"
+#include "gl_loader.h"
+#include "gl_window.h"
+#include "render/devices.h"
+#include "render/error.h"
+#include "render/progress.h"
+#include "screenshot.h"
+
+namespace pkrt::viewer {
+
+namespace {
+
+constexpr double kScriptStepSeconds = 1.0 / 30.0;  // held keys in scripts: fixed steps, deterministic
+constexpr int kMaxDefaultWindow = 1600;             // a scene's resolution bigger than this opens scaled down
+
+ViewerApp* app_of(GLFWwindow* w) { return static_cast<ViewerApp*>(glfwGetWindowUserPointer(w)); }
+
+// The GLFW callbacks only translate arguments and forward to the app's handlers, which scripts call too.
+void on_mouse_button(GLFWwindow* w, int button, int action, int mods) {
+    double x = 0, y = 0;
+    glfwGetCursorPos(w, &x, &y);
+    app_of(w)->input_mouse_button(button, action, mods, x, y);
+}
+void on_cursor(GLFWwindow* w, double x, double y) { app_of(w)->input_cursor(x, y); }
+void on_scroll(GLFWwindow* w, double, double dy) {
+    double x = 0, y = 0;
+    glfwGetCursorPos(w, &x, &y);
+    app_of(w)->input_scroll(dy, x, y);
+}
+void on_key(GLFWwindow* w, int key, int, int action, int mods) { app_of(w)->input_key(key, action, mods); }
+void on_drop(GLFWwindow* w, int count, const char** paths) {
+    std::vector<std::string> v(paths, paths + count);
+    app_of(w)->input_drop(v);
+}
+void on_focus(GLFWwindow* w, int focused) { app_of(w)->input_focus(focused != 0); }
+
+std::string file_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }
+
+}  // namespace
+
+ViewerApp::ViewerApp(const ViewerOptions& options) : options_(options) {
+    batch_ = options_.frames > 0 || !options_.script.empty();
+
+    // Everything that can fail without a window fails first: scene, backend, mode.
+    std::string scene_path = options_.scene.empty() ? std::string(PKRT_SCENES_DIR "/cornell.json") : options_.scene;
+    scene_ = std::make_unique<Scene>(load_scene(scene_path));
+    prepare_scene(*scene_);
+    scene_name_ = file_name(scene_path);
+
+    if (!options_.script.empty()) script_ = std::make_unique<ScriptRunner>(parse_script(options_.script));
+
+    std::string why;
+    backend_ = make_backend(options_.backend, &why);
+    std::fprintf(stderr, "pkrt-viewer: %s\n", why.c_str());
+    auto modes = backend_->modes();
+    if (!options_.mode.empty() && std::find(modes.begin(), modes.end(), options_.mode) == modes.end()) {
+        if (backend_->name() == "cpu")
+            throw Error("--mode " + options_.mode + ": the CPU backend has no scheduler modes (use --backend cuda)");
+        std::string list;
+        for (const auto& m : modes) list += (list.empty() ? "" : ", ") + m;
+        throw Error("--mode " + options_.mode + ": must be one of " + list);
+    }
+    backends_ = {"cpu"};
+    std::string no_cuda;
+    if (cuda_built() && !cuda_devices(&no_cuda).empty()) backends_.push_back("cuda");
+
+    bool cpu = backend_->name() == "cpu";
+    view_.backend = backend_->name();
+    view_.mode = options_.mode.empty() ? backend_->default_mode() : options_.mode;
+    view_.spp_per_frame = options_.spp_per_frame > 0 ? options_.spp_per_frame : (cpu ? 1 : 4);
+    view_.max_depth = options_.max_depth >= 0 ? options_.max_depth : scene_->defaults.max_depth;
+    view_.resolution_scale = options_.scale > 0 ? options_.scale : (cpu ? 0.5f : 1.0f);
+    view_.exposure = options_.exposure;
+    view_.tone_map = options_.tone_map == "clamp" ? ToneMap::kClamp : ToneMap::kAces;
+
+    int w = options_.width, h = options_.height;
+    if (w == 0) {
+        w = scene_->defaults.width;
+        h = scene_->defaults.height;
+        float shrink = std::min(1.0f, static_cast<float>(kMaxDefaultWindow) / static_cast<float>(std::max(w, h)));
+        w = std::max(16, static_cast<int>(w * shrink));
+        h = std::max(16, static_cast<int>(h * shrink));
+    }
+    window_ = std::make_unique<GlWindow>(w, h, "pkrt-viewer - " + scene_name_, !batch_);
+    GLFWwindow* win = window_->handle();
+    std::fprintf(stderr, "pkrt-viewer: OpenGL %d.%d core: %s\n", window_->gl_major(), window_->gl_minor(),
+                 window_->context_description().c_str());
+
+    // Our callbacks first: ImGui's backend then installs its own and chains to these.
+    glfwSetWindowUserPointer(win, this);
+    glfwSetMouseButtonCallback(win, on_mouse_button);
+    glfwSetCursorPosCallback(win, on_cursor);
+    glfwSetScrollCallback(win, on_scroll);
+    glfwSetKeyCallback(win, on_key);
+    glfwSetDropCallback(win, on_drop);
+    glfwSetWindowFocusCallback(win, on_focus);
+
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGui::GetIO().IniFilename = nullptr;  // no imgui.ini: every run (and every test) starts from the same layout
+    ImGui::StyleColorsDark();
+    ImGui_ImplGlfw_InitForOpenGL(win, true);
+    ImGui_ImplOpenGL3_Init("#version 330 core");
+    imgui_ready_ = true;
+
+    display_ = std::make_unique<DisplayPass>(options_.shaders);
+    upload_ = std::make_unique<AccumulationUpload>();
+
+    camera_.set_scene(scene_->camera, scene_bounds(scene_->tris));
+    progressive_.set_scene(scene_.get());
+    progressive_.set_backend(backend_.get());
+    progressive_.set_mode(view_.mode);
+    progressive_.set_max_depth(view_.max_depth);
+    last_frame_ = std::chrono::steady_clock::now();
+}
+
+ViewerApp::~ViewerApp() {
+    compare_.cancel();
+    // GL objects (and the CUDA registration) go before the context; ImGui before the window.
+    upload_.reset();
+    display_.reset();
+    if (imgui_ready_) {
+        ImGui_ImplOpenGL3_Shutdown();
+        ImGui_ImplGlfw_Shutdown();
+        ImGui::DestroyContext();
+    }
+    window_.reset();
+}
+
+int ViewerApp::run() {
+    GLFWwindow* win = window_->handle();
+    int frames = 0;
+    while (!glfwWindowShouldClose(win)) {
+        glfwPollEvents();
+        if (script_) {
+            if (!script_->before_frame(*this)) break;
+        } else if (options_.frames > 0 && frames >= options_.frames) {
+            break;
+        }
+        frame();
+        ++frames;
+    }
+    if (!ui_screenshot_.empty() && !glfwWindowShouldClose(win)) frame();  // a script ended on 'screenshot PATH ui'
+    if (batch_ && !options_.screenshot.empty()) {
+        take_screenshot(options_.screenshot);
+        std::fprintf(stderr, "pkrt-viewer: %d frames, %u spp at %dx%d; wrote %s\n", frames, progressive_.samples(),
+                     progressive_.width(), progressive_.height(), options_.screenshot.c_str());
+    }
+    return 0;
+}
+
+void ViewerApp::frame() {
+    auto now = std::chrono::steady_clock::now();
+    double dt = std::chrono::duration<double>(now - last_frame_).count();
+    last_frame_ = now;
+    // Smooth the frame interval, not the rate: averaging 1/dt lets one short interval dominate.
+    mean_dt_ = mean_dt_ > 0 ? 0.9 * mean_dt_ + 0.1 * dt : dt;
+    fps_ = mean_dt_ > 0 ? 1.0 / mean_dt_ : 0.0;
+    fly(batch_ ? kScriptStepSeconds : std::min(dt, 0.1));  // a stall must not throw the camera across the scene
+
+    // UI first, so what the user changed this frame takes effect in this frame's render.
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    ViewSettings before = view_;
+    PanelRequests req;
+    panels_.draw(view_, panel_data(), req);
+    ImGui::Render();
+
+    if (req.quit) glfwSetWindowShouldClose(window_->handle(), GLFW_TRUE);
+    if (!req.open_path.empty()) input_drop({req.open_path});
+    if (req.reset_camera) reset_camera();
+    if (req.frame_scene) frame_scene();
+    int fb_w = 0, fb_h = 0;
+    glfwGetFramebufferSize(window_->handle(), &fb_w, &fb_h);
+    apply_settings(before);
+    if (compare_requested_) {
+        req.start_compare = true;
+        compare_requested_ = false;
+    }
+    if (req.start_compare) {
+        compare_.start(backend_->name(), backend_->modes(), *scene_, progressive_.settings(),
+                       static_cast<uint32_t>(view_.spp_per_frame), view_.compare_frames, scene_name_);
+        if (!compare_.running()) report_comparison();  // it failed to start
+    }
+    if (req.cancel_compare) compare_.cancel();
+
+    if (fb_w <= 0 || fb_h <= 0) {  // minimised: nothing to draw into
+        glfwWaitEventsTimeout(0.1);
+        return;
+    }
+    int rw = std::max(1, static_cast<int>(std::lround(fb_w * view_.resolution_scale)));
+    int rh = std::max(1, static_cast<int>(std::lround(fb_h * view_.resolution_scale)));
+    progressive_.set_resolution(rw, rh);
+
+    rendered_ = false;
+    try {
+        if (compare_.running()) {
+            compare_.step();  // the comparison owns the GPU for its frames; the image stays as it was
+            if (!compare_.running()) report_comparison();
+        } else if (!view_.paused || progressive_.stale()) {
+            FrameResult f = progressive_.step(static_cast<uint32_t>(view_.spp_per_frame));
+            frame_ms_ = f.ms;
+            wall_ms_ = f.wall_ms;
+            gpu_timed_ = f.gpu_timed;
+            last_stats_ = std::move(f.stats);
+            have_stats_ = true;
+            history_.add(view_.mode, frame_ms_, static_cast<double>(last_stats_.total_rays()));
+            rendered_ = true;
+        }
+        upload_->configure(progressive_.width(), progressive_.height(), backend_->output_on_device());
+        if (rendered_) upload_ms_ = upload_->upload(*backend_);
+    } catch (const Error& e) {
+        // A backend failure mid-run (out of device memory at a large size, say) is fatal: the
+        // accumulation can no longer be trusted. Report it the usual way.
+        throw Error(std::string("rendering failed: ") + e.what());
+    }
+
+    gl::BindFramebuffer(GL_FRAMEBUFFER, 0);
+    gl::Viewport(0, 0, fb_w, fb_h);
+    gl::ClearColor(0.0f, 0.0f, 0.0f, 1.0f);
+    gl::Clear(GL_COLOR_BUFFER_BIT);
+    display_->draw(upload_->texture(), fb_w, fb_h, view_.exposure, view_.tone_map);
+    if (req.screenshot) {
+        // --screenshot names P's file (overwritten on each press); otherwise a fresh numbered name.
+        take_screenshot(options_.screenshot.empty() ? next_screenshot_name() : options_.screenshot);
+    }
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    if (!ui_screenshot_.empty()) {
+        save_back_buffer_png(ui_screenshot_, fb_w, fb_h);
+        set_status("saved " + ui_screenshot_, false);
+        ui_screenshot_.clear();
+    }
+    glfwSwapBuffers(window_->handle());
+}
+
+void ViewerApp::apply_settings(const ViewSettings& before) {
+    if (view_.backend != before.backend) switch_backend(view_.backend);
+    if (view_.mode != before.mode) progressive_.set_mode(view_.mode);
+    progressive_.set_max_depth(view_.max_depth);
+    // spp per frame, exposure and tone map need no restart: sample indices keep counting, and the
+    // display pass re-reads the accumulation every frame.
+}
+
+void ViewerApp::switch_backend(const std::string& kind) {
+    try {
+        std::string why;
+        auto b = make_backend(kind, &why);
+        compare_.cancel();
+        progressive_.set_backend(b.get());
+        backend_ = std::move(b);  // the old one goes only once nothing points at it
+        auto modes = backend_->modes();
+        if (std::find(modes.begin(), modes.end(), view_.mode) == modes.end()) view_.mode = backend_->default_mode();
+        progressive_.set_mode(view_.mode);
+        set_status(why, false);
+    } catch (const std::exception& e) {
+        view_.backend = backend_->name();
+        set_status(std::string("cannot switch backend: ") + e.what(), true);
+    }
+}
+
+void ViewerApp::open_scene(const std::string& path) {
+    auto scene = std::make_unique<Scene>(load_scene(path));
+    prepare_scene(*scene);
+    compare_.cancel();
+    progressive_.set_scene(scene.get());  // the backend moves to the new scene before the old one is freed
+    scene_ = std::move(scene);
+    scene_name_ = file_name(path);
+    camera_.set_scene(scene_->camera, scene_bounds(scene_->tris));
+    view_.max_depth = options_.max_depth >= 0 ? options_.max_depth : scene_->defaults.max_depth;
+    progressive_.set_max_depth(view_.max_depth);
+    history_.clear();
+    glfwSetWindowTitle(window_->handle(), ("pkrt-viewer - " + scene_name_).c_str());
+    set_status("opened " + path + " (" + std::to_string(scene_->tris.size()) + " triangles)", false);
+}
+
+void ViewerApp::set_status(const std::string& message, bool warn) {
+    status_ = message;
+    if (warn) std::fprintf(stderr, "pkrt-viewer: warning: %s\n", message.c_str());
+}
+
+void ViewerApp::take_screenshot(const std::string& path) {
+    int fb_w = 0, fb_h = 0;
+    glfwGetFramebufferSize(window_->handle(), &fb_w, &fb_h);
+    // Redraw the image pass alone into the back buffer and read it: the PNG is the tone-mapped render
+    // as the window shows it, without the panels. The next frame overwrites the back buffer anyway.
+    gl::BindFramebuffer(GL_FRAMEBUFFER, 0);
+    gl::Viewport(0, 0, fb_w, fb_h);
+    gl::ClearColor(0.0f, 0.0f, 0.0f, 1.0f);
+    gl::Clear(GL_COLOR_BUFFER_BIT);
+    display_->draw(upload_->texture(), fb_w, fb_h, view_.exposure, view_.tone_map);
+    save_back_buffer_png(path, fb_w, fb_h);
+    set_status("saved " + path, false);
+}
+
+bool ViewerApp::ui_captures_mouse(double x, double y) const {
+    if (!imgui_ready_) return false;
+    // Decided from where the event is, not from ImGui's idea of the pointer (WantCaptureMouse), so a
+    // scripted event at (x, y) is treated exactly like a real one there. Uses the windows of the last
+    // frame: panels, menus, popups and tooltips are all ImGui windows.
+    const ImGuiContext& g = *GImGui;
+    if (g.ActiveId != 0 || g.MovingWindow != nullptr) return true;  // dragging a slider or a window
+    ImVec2 p(static_cast<float>(x), static_cast<float>(y));
+    for (const ImGuiWindow* w : g.Windows) {
+        if (!w->WasActive || w->Hidden || w->IsFallbackWindow || (w->Flags & ImGuiWindowFlags_NoMouseInputs)) continue;
+        if (w->Rect().Contains(p)) return true;
+    }
+    return false;
+}
+
+void ViewerApp::input_mouse_button(int button, int action, int mods, double x, double y) {
+    cursor_x_ = x;
+    cursor_y_ = y;
+    if (action == GLFW_RELEASE) {
+        if (button == drag_button_) drag_button_ = -1;
+        return;
+    }
+    if (action != GLFW_PRESS || drag_button_ >= 0 || ui_captures_mouse(x, y)) return;
+    drag_button_ = button;
+    drag_pan_ = button == GLFW_MOUSE_BUTTON_MIDDLE || (button == GLFW_MOUSE_BUTTON_LEFT && (mods & GLFW_MOD_SHIFT));
+}
+
+void ViewerApp::input_cursor(double x, double y) {
+    double dx = x - cursor_x_, dy = y - cursor_y_;
+    cursor_x_ = x;
+    cursor_y_ = y;
+    if (drag_button_ < 0) return;
+    int w = 0, h = 0;
+    window_size(&w, &h);
+    CameraSpec& cam = scene_->camera;
+    bool changed = false;
+    if (drag_pan_) changed = camera_.pan(cam, static_cast<float>(dx), static_cast<float>(dy), static_cast<float>(h));
+    else if (drag_button_ == GLFW_MOUSE_BUTTON_LEFT) changed = camera_.orbit(cam, static_cast<float>(dx), static_cast<float>(dy));
+    else if (drag_button_ == GLFW_MOUSE_BUTTON_RIGHT) changed = camera_.dolly(cam, static_cast<float>(-dy) * 0.02f);
+    if (changed) camera_changed();
+}
+
+void ViewerApp::input_scroll(double dy, double x, double y) {
+    if (ui_captures_mouse(x, y)) return;
+    if (camera_.dolly(scene_->camera, static_cast<float>(dy))) camera_changed();
+}
+
+void ViewerApp::input_key(int key, int action, int mods) {
+    (void)mods;
+    if (action == GLFW_PRESS) held_keys_.insert(key);
+    else if (action == GLFW_RELEASE) held_keys_.erase(key);
+    if (action != GLFW_PRESS || (imgui_ready_ && ImGui::GetIO().WantTextInput)) return;  // typing a path
+    // Carried out at once, in event order: a reset followed by a wheel notch in the same batch of
+    // events must dolly from the reset camera, not be undone by a reset applied later.
+    switch (key) {
+    case GLFW_KEY_R:
+        reset_camera();
+        break;
+    case GLFW_KEY_F:
+        frame_scene();
+        break;
+    case GLFW_KEY_P:
+        take_screenshot(options_.screenshot.empty() ? next_screenshot_name() : options_.screenshot);
+        break;
+    case GLFW_KEY_ESCAPE:
+        glfwSetWindowShouldClose(window_->handle(), GLFW_TRUE);
+        break;
+    default:
+        break;
+    }
+}
+
+void ViewerApp::reset_camera() {
+    if (camera_.reset(scene_->camera)) camera_changed();
+}
+
+void ViewerApp::frame_scene() {
+    int w = 0, h = 0;
+    glfwGetFramebufferSize(window_->handle(), &w, &h);
+    if (h > 0 && camera_.frame(scene_->camera, static_cast<float>(w) / static_cast<float>(h))) camera_changed();
+}
+
+void ViewerApp::input_focus(bool focused) {
+    // Key releases that happen in another window never reach us: forget held keys so flying stops.
+    if (!focused) held_keys_.clear();
+}
+
+void ViewerApp::fly(double seconds) {
+    if (held_keys_.empty() || (imgui_ready_ && ImGui::GetIO().WantTextInput)) return;
+    auto held = [this](int k) { return held_keys_.count(k) ? 1.0f : 0.0f; };
+    float right = held(GLFW_KEY_D) - held(GLFW_KEY_A);
+    float forward = held(GLFW_KEY_W) - held(GLFW_KEY_S);
+    float up = held(GLFW_KEY_E) - held(GLFW_KEY_Q);
+    bool fast = held(GLFW_KEY_LEFT_SHIFT) > 0 || held(GLFW_KEY_RIGHT_SHIFT) > 0;
+    if (camera_.fly(scene_->camera, right, up, forward, static_cast<float>(seconds), fast)) camera_changed();
+}
+
+void ViewerApp::input_drop(const std::vector<std::string>& paths) {
+    if (paths.empty()) return;
+    if (paths.size() > 1) set_status("several files dropped: opening the first", false);
+    try {
+        open_scene(paths[0]);
+    } catch (const std::exception& e) {
+        // A bad file must not end the session: say why and keep the current scene.
+        set_status(std::string("cannot open ") + e.what(), true);
+    }
+}
+
+void ViewerApp::script_screenshot(const std::string& path, bool with_ui) {
+    if (with_ui) ui_screenshot_ = path;
+    else take_screenshot(path);
+}
+
+void ViewerApp::script_mode(const std::string& mode) {
+    auto modes = backend_->modes();
+    if (std::find(modes.begin(), modes.end(), mode) == modes.end())
+        throw Error("script: mode " + mode + " is not a mode of the " + backend_->name() + " backend");
+    view_.mode = mode;
+    progressive_.set_mode(mode);
+}
+
+void ViewerApp::script_resize(int width, int height) {
+    GLFWwindow* win = window_->handle();
+    glfwSetWindowSize(win, width, height);
+    // The X server applies the size asynchronously; wait (briefly) until GLFW reports it.
+    for (int i = 0; i < 200; ++i) {
+        glfwPollEvents();
+        int w = 0, h = 0;
+        glfwGetWindowSize(win, &w, &h);
+        if (w == width && h == height) return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    set_status("the window manager did not grant " + std::to_string(width) + "x" + std::to_string(height), true);
+}
+
+void ViewerApp::script_compare(int frames) {
+    view_.compare_frames = frames;
+    compare_requested_ = true;
+}
+
+void ViewerApp::report_comparison() {
+    if (!compare_.error().empty()) {
+        set_status("comparison failed: " + compare_.error(), true);
+        return;
+    }
+    if (!compare_.result()) return;
+    const CompareResult& res = *compare_.result();
+    std::fprintf(stderr, "pkrt-viewer: compare: %s\n", res.description.c_str());
+    std::fprintf(stderr, "pkrt-viewer:   %-11s %12s %19s %10s %10s %12s\n", "mode", res.gpu_timed ? "median GPU ms" : "median ms",
+                 "min-max ms", "rays/s", "launches", ("vs " + res.base_mode).c_str());
+    for (const auto& row : res.rows)
+        std::fprintf(stderr, "pkrt-viewer:   %-11s %12.3f %9.3f-%-9.3f %10s %10.0f %11.2fx\n", row.mode.c_str(), row.median_ms,
+                     row.min_ms, row.max_ms, Progress::format_rate(row.rays_per_s).c_str(), row.launches_per_frame,
+                     row.speedup_of_base);
+    set_status("comparison done", false);
+}
+
+void ViewerApp::window_size(int* width, int* height) const { glfwGetWindowSize(window_->handle(), width, height); }
+
+PanelData ViewerApp::panel_data() const {
+    PanelData d;
+    d.backends = backends_;
+    d.modes = backend_->modes();
+    d.device = backend_->name() + ": " + backend_->device();
+    d.gl_context = window_->context_description();
+    d.scene_name = scene_name_;
+    glfwGetWindowSize(window_->handle(), &d.window_width, &d.window_height);
+    d.render_width = progressive_.width();
+    d.render_height = progressive_.height();
+    d.samples = progressive_.samples();
+    d.frame_ms = frame_ms_;
+    d.wall_ms = wall_ms_;
+    d.gpu_timed = gpu_timed_;
+    d.upload_ms = upload_ms_;
+    d.upload_path = upload_->path();
+    d.fps = fps_;
+    d.rendered = rendered_;
+    d.last = have_stats_ ? &last_stats_ : nullptr;
+    d.history = &history_;
+    d.compare = &compare_;
+    d.status = status_;
+    return d;
+}
+
+}  // namespace pkrt::viewer

@@ -1,0 +1,104 @@
+// The viewer: owns the window, the scene, the backend and the passes, runs the frame loop, and holds
+// the input handlers. GLFW's callbacks and --script call the same handlers (input_*), so a scripted
+// test drives exactly the code a person does.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "camera_controller.h"
+#include "compare.h"
+#include "options.h"
+#include "panels.h"
+#include "progressive.h"
+#include "render/backend.h"
+#include "render/scene.h"
+#include "script.h"
+#include "stats_history.h"
+
+namespace pkrt::viewer {
+
+class GlWindow;
+class DisplayPass;
+class AccumulationUpload;
+
+class ViewerApp final : public ScriptTarget {
+public:
+    // Loads the scene, makes the backend, opens the window, compiles the shaders. Throws pkrt::Error.
+    explicit ViewerApp(const ViewerOptions& options);
+    ~ViewerApp() override;
+
+    // The frame loop; returns the exit code.
+    int run();
+
+    // Input handlers, in window coordinates (the GLFW callbacks and scripts call these).
+    void input_mouse_button(int button, int action, int mods, double x, double y) override;
+    void input_cursor(double x, double y) override;
+    void input_scroll(double dy, double x, double y) override;
+    void input_key(int key, int action, int mods) override;
+    void input_drop(const std::vector<std::string>& paths) override;
+    void input_focus(bool focused);
+
+    void script_screenshot(const std::string& path, bool with_ui) override;
+    void script_mode(const std::string& mode) override;
+    void script_resize(int width, int height) override;
+    void script_compare(int frames) override;
+    bool busy() const override { return compare_requested_ || compare_.running(); }
+    void window_size(int* width, int* height) const override;
+
+private:
+    void frame();
+    void open_scene(const std::string& path);
+    void switch_backend(const std::string& kind);
+    void apply_settings(const ViewSettings& before);
+    void camera_changed() { progressive_.restart(); }
+    void reset_camera();
+    void frame_scene();
+    void fly(double seconds);
+    void take_screenshot(const std::string& path);
+    void report_comparison();
+    bool ui_captures_mouse(double x, double y) const;
+    PanelData panel_data() const;
+    void set_status(const std::string& message, bool warn);
+
+    ViewerOptions options_;
+    bool batch_ = false;     // --frames or --script: no vsync, fixed time steps
+    std::unique_ptr<ScriptRunner> script_;
+    std::unique_ptr<Scene> scene_;
+    std::string scene_name_;
+    std::unique_ptr<Backend> backend_;
+    std::vector<std::string> backends_;
+
+    std::unique_ptr<GlWindow> window_;
+    bool imgui_ready_ = false;
+    std::unique_ptr<DisplayPass> display_;
+    std::unique_ptr<AccumulationUpload> upload_;
+
+    ProgressiveRenderer progressive_;
+    CameraController camera_;
+    StatsHistory history_;
+    ModeComparison compare_;
+    Panels panels_;
+    ViewSettings view_;
+
+    // Last frame, for the panels.
+    RenderStats last_stats_;
+    bool have_stats_ = false, rendered_ = false;
+    double frame_ms_ = 0, wall_ms_ = 0, upload_ms_ = 0, fps_ = 0, mean_dt_ = 0;
+    bool gpu_timed_ = false;
+    std::chrono::steady_clock::time_point last_frame_;
+    std::string status_;
+    bool compare_requested_ = false;
+    std::string ui_screenshot_;  // saved at the end of the next frame, panels included
+
+    // Mouse drag and held keys.
+    int drag_button_ = -1;
+    bool drag_pan_ = false;
+    double cursor_x_ = 0, cursor_y_ = 0;
+    std::set<int> held_keys_;
+};
+
+}  // namespace pkrt::viewer
