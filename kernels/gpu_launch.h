@@ -27,8 +27,6 @@ struct PersistentParams {
     int push_continuations;       // 1: bounces go through the queue; 0: a lane keeps its own bounce
     int queue_shadows;            // 1: shadow rays go through the shadow queue; 0: traced at once
     int timeline;                 // 1: sample the queue-depth timeline
-    int pool_threshold;           // end of frame: pool a warp's bounces when fewer lanes than this live
-    int pool_min_in_flight;       // ... and only while at least this many paths and rays are in flight
 };
 
 constexpr int kPersistentThreads = 128;

@@ -110,9 +110,8 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
             unsigned long long t;
             if (p.timeline && timeline_due(c, &t)) {
                 int pq = queue_occupancy(p.paths), sq = queue_occupancy(p.shadows), fl = load_volatile(&ctl->in_flight);
-                int point = atomicAdd(&c->timeline_count, 1);
-                if (point < kTimelinePoints) c->timeline[point] = TimelinePoint{static_cast<unsigned>(t), pq, sq, fl};
-                if (p.live && point % 8 == 0) {  // host memory across PCIe: an eighth of the points is plenty
+                record_timeline(c, t, pq, sq, fl);
+                if (p.live) {
                     p.live->rays = load_volatile(&c->extension_rays) + load_volatile(&c->shadow_rays);
                     p.live->samples_done = load_volatile(&c->paths_completed);
                     p.live->path_queue = pq;
@@ -261,15 +260,10 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
         bool cont = have && r.continues;
         bool push = cont && p.push_continuations;
         if (!p.push_continuations && !samples_left) {
-            // End of frame: pool this warp's stragglers with everyone else's, so they continue in
-            // fuller warps. Not when few paths are left: then every bounce of the last stragglers
-            // would ping-pong through the queue, and their latency is the frame's tail.
+            // End of frame: pool this warp's stragglers with everyone else's.
             unsigned live = popc_ballot(cont);
-            if (live > 0 && live < static_cast<unsigned>(p.pool_threshold)) {
-                int pool = 0;
-                if (lead) pool = load_volatile(&ctl->in_flight) >= p.pool_min_in_flight;
-                push = cont && __shfl_sync(kFullMask, pool, 0);
-            }
+            push = cont && live < static_cast<unsigned>(p.fetch_threshold) &&
+                   load_volatile(&ctl->next_sample) >= ctl->end_sample;
         }
         bool pushed = warp_push(p.paths, push, rec) && push;
         have = cont && !pushed;

@@ -280,8 +280,6 @@ public:
             p.push_continuations = opt_.push_continuations;
             p.queue_shadows = opt_.queue_shadows;
             p.timeline = opt_.timeline;
-            p.pool_threshold = opt_.pool_threshold;
-            p.pool_min_in_flight = opt_.pool_min_in_flight;
             p.host_stop = opt_.poll_stop ? stop_flag_.device() : nullptr;
             live_.host()->running = 1;
             check(launch_persistent(p, blocks_, opt_.register_variant, stream_), "persistent kernel launch");
@@ -557,8 +555,6 @@ CudaOptions cuda_options_from_environment() {
     o.queue_capacity = static_cast<uint32_t>(env_int("PKRT_QUEUE_CAPACITY", 0));
     o.register_variant = env_int("PKRT_REGISTER_VARIANT", o.register_variant);
     o.timeline = env_int("PKRT_TIMELINE", o.timeline) != 0;
-    o.pool_threshold = std::clamp(env_int("PKRT_POOL_THRESHOLD", o.pool_threshold), 0, 32);
-    o.pool_min_in_flight = std::max(0, env_int("PKRT_POOL_MIN_IN_FLIGHT", o.pool_min_in_flight));
     o.poll_stop = env_int("PKRT_POLL_STOP", o.poll_stop) != 0;
     return o;
 }

@@ -19,9 +19,6 @@ struct CudaOptions {
     int queue_shadows = 1;               // persistent: shadow rays through their queue (1) or traced at once (0)
     int register_variant = 8;            // persistent: compiled register cap, as blocks per SM (4, 6 or 8)
     int timeline = 1;                    // persistent: sample the queue-depth timeline
-    int pool_threshold = 16;             // persistent: pool a warp's bounces at the end of the frame when
-                                         // fewer lanes than this live (0 = never)
-    int pool_min_in_flight = 4096;       // ... while at least this many paths and rays are in flight
     int poll_stop = 1;                   // persistent: poll the host's stop flag (cancellation)
     uint32_t wave_capacity = 1u << 21;   // relaunch/graph/megakernel: paths per wave
 };
@@ -29,8 +26,7 @@ struct CudaOptions {
 std::unique_ptr<Backend> make_cuda_backend(const GpuDevice& device, const CudaOptions& options = {});
 
 // Defaults, with the developer overrides PKRT_FETCH_THRESHOLD, PKRT_PUSH_CONTINUATIONS,
-// PKRT_QUEUE_SHADOWS, PKRT_QUEUE_CAPACITY, PKRT_REGISTER_VARIANT, PKRT_TIMELINE, PKRT_POOL_THRESHOLD and
-// PKRT_POOL_MIN_IN_FLIGHT from the environment (for scheduler experiments).
+// PKRT_QUEUE_SHADOWS, PKRT_QUEUE_CAPACITY, PKRT_REGISTER_VARIANT and PKRT_TIMELINE from the environment (for scheduler experiments).
 CudaOptions cuda_options_from_environment();
 
 }  // namespace pkrt

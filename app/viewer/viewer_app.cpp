@@ -142,9 +142,22 @@ ViewerApp::~ViewerApp() {
     window_.reset();
 }
 
+namespace {
+double median_of(std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+}  // namespace
+
 int ViewerApp::run() {
     GLFWwindow* win = window_->handle();
     int frames = 0;
+    // Batch runs report what a user would feel: frames per second of the whole loop (render, display
+    // transfer, UI, swap), after a warm-up that lets graphs, buffers and clocks settle.
+    const int warmup = options_.frames > 20 ? 10 : 0;
+    std::vector<double> render_ms, upload_ms;
+    std::chrono::steady_clock::time_point measure_start;
     while (!glfwWindowShouldClose(win)) {
         glfwPollEvents();
         if (script_) {
@@ -152,8 +165,22 @@ int ViewerApp::run() {
         } else if (options_.frames > 0 && frames >= options_.frames) {
             break;
         }
+        if (frames == warmup) measure_start = std::chrono::steady_clock::now();
         frame();
         ++frames;
+        if (frames > warmup) {
+            render_ms.push_back(frame_ms_);
+            upload_ms.push_back(upload_ms_);
+        }
+    }
+    if (batch_ && !script_ && frames > warmup) {
+        double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - measure_start).count();
+        std::fprintf(stderr,
+                     "pkrt-viewer: %d frames at %dx%d, %s mode: %.1f fps over the last %d (median render %.3f ms, "
+                     "display transfer %.3f ms via %s)\n",
+                     frames, progressive_.width(), progressive_.height(), view_.mode.c_str(),
+                     (frames - warmup) / seconds, frames - warmup, median_of(render_ms), median_of(upload_ms),
+                     upload_->path().c_str());
     }
     if (!ui_screenshot_.empty() && !glfwWindowShouldClose(win)) frame();  // a script ended on 'screenshot PATH ui'
     if (batch_ && !options_.screenshot.empty()) {
