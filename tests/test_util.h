@@ -66,11 +66,11 @@ inline std::string shell_quote(const std::string& s) {
     return q + "'";
 }
 
-// Runs the pkrt binary with args (already shell-quoted where needed) in directory cwd.
-inline RunResult run_pkrt(const std::string& args, const std::string& cwd) {
+// Runs a shell command line in directory cwd, capturing its stdout, stderr and exit status.
+inline RunResult run_in(const std::string& command, const std::string& cwd) {
     std::string out = cwd + "/.stdout", err = cwd + "/.stderr";
-    std::string cmd = "cd " + shell_quote(cwd) + " && " + shell_quote(PKRT_BINARY) + " " + args + " >" +
-                      shell_quote(out) + " 2>" + shell_quote(err) + " </dev/null";
+    std::string cmd = "cd " + shell_quote(cwd) + " && " + command + " >" + shell_quote(out) + " 2>" + shell_quote(err) +
+                      " </dev/null";
     int status = std::system(cmd.c_str());
     RunResult r;
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
@@ -80,6 +80,11 @@ inline RunResult run_pkrt(const std::string& args, const std::string& cwd) {
     fs::remove(out, ec);
     fs::remove(err, ec);
     return r;
+}
+
+// Runs the pkrt binary with args (already shell-quoted where needed) in directory cwd.
+inline RunResult run_pkrt(const std::string& args, const std::string& cwd) {
+    return run_in(shell_quote(PKRT_BINARY) + " " + args, cwd);
 }
 
 inline std::string shared_scene(const std::string& rel) { return std::string(PKRT_SHARED_SCENES_DIR) + "/" + rel; }

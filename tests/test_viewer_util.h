@@ -19,19 +19,8 @@ constexpr int kSkipped = 77;  // viewer_xvfb.sh: Xvfb is not installed
 // Runs pkrt-viewer with `args` (already shell-quoted where needed) in `cwd`; under Xvfb unless
 // `with_display` is false, in which case DISPLAY is removed from its environment.
 inline RunResult run_viewer(const std::string& args, const std::string& cwd, bool with_display = true) {
-    std::string out = cwd + "/.viewer-stdout", err = cwd + "/.viewer-stderr";
     std::string prefix = with_display ? shell_quote(PKRT_VIEWER_XVFB) + " " : std::string("env -u DISPLAY -u WAYLAND_DISPLAY ");
-    std::string cmd = "cd " + shell_quote(cwd) + " && " + prefix + shell_quote(PKRT_VIEWER_BINARY) + " " + args + " >" +
-                      shell_quote(out) + " 2>" + shell_quote(err) + " </dev/null";
-    int status = std::system(cmd.c_str());
-    RunResult r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-    r.out = read_text(out);
-    r.err = read_text(err);
-    std::error_code ec;
-    fs::remove(out, ec);
-    fs::remove(err, ec);
-    return r;
+    return run_in(prefix + shell_quote(PKRT_VIEWER_BINARY) + " " + args, cwd);
 }
 
 struct Png {
