@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The GPU test and benchmark session on a lent H200 (see ../shared/gpu/README.md), in two halves:
+#
+#   tests/h200.sh stage     here (no GPU): build, then copy the binaries, the shared libraries they need
+#                           and the third-party scenes they read into the git-ignored .stage/ and .scenes/
+#                           (Crytek Sponza as .xz: the device call carries at most 64 MiB)
+#   tests/h200.sh run       on the device, carrying [".gpu", ".stage", ".scenes"]: GPU tests, sanitizers,
+#                           benchmarks (+ viewer runs when an X display from `source .gpu/setup.sh x` is up);
+#                           everything lands in $OUT/results.tgz (a device call returns at most 8 files)
+#
+# The viewer half needs the X server started by an earlier call that carried .gpu-x (it stays up while the
+# machine is warm, 30 s): first `source .gpu/setup.sh x` with carry [".gpu", ".gpu-x"], then this at once.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+stage() {
+    set -e
+    cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" >/dev/null
+    cmake --build build
+    rm -rf .stage && mkdir -p .stage/lib
+    for b in build/pkrt build/pkrt-viewer build/tests/test_gpu build/tests/test_viewer_gpu; do
+        [ -x "$b" ] && cp "$b" .stage/ && strip ".stage/$(basename "$b")"
+    done
+    # Libraries the device's Ubuntu lacks (GL, GLFW and X come from .gpu and .gpu-x there).
+    ldd .stage/pkrt | awk '/=>/ {print $3}' |
+        grep -E "tinyobj|libstb|OpenEXR|Imath|Iex|IlmThread|cudart" | xargs -r -I{} cp -L {} .stage/lib/
+    mkdir -p .scenes/crytek-sponza-geometry
+    cp -r ../shared/scenes/cornell-box ../shared/scenes/dabrovic-sponza .scenes/
+    cp ../shared/scenes/crytek-sponza-geometry/sponza_geometry.mtl .scenes/crytek-sponza-geometry/
+    [ -f .scenes/crytek-sponza-geometry/sponza.obj.xz ] ||
+        xz -T0 -c ../shared/scenes/crytek-sponza-geometry/sponza.obj >.scenes/crytek-sponza-geometry/sponza.obj.xz
+    for d in /.stage/ /.scenes/; do grep -qx "$d" .git/info/exclude || echo "$d" >>.git/info/exclude; done
+    du -sh .stage .scenes
+}
+
+run() {
+    local final=${OUT:?run this on the device machine}
+    local out=/tmp/results
+    mkdir -p "$out"
+    trap 'tar czf "$final/results.tgz" -C /tmp results' EXIT
+    # The binaries carry absolute paths of this checkout (scenes, shaders, ../shared/scenes): recreate them.
+    mkdir -p ../shared /work build/tests
+    ln -sfn "$root/.scenes" ../shared/scenes
+    [ -e /work/main ] || ln -sfn "$root" /work/main
+    (cd .scenes/crytek-sponza-geometry && xz -dkf sponza.obj.xz)
+    cp .stage/pkrt build/ 2>/dev/null; cp .stage/pkrt-viewer build/ 2>/dev/null
+    export LD_LIBRARY_PATH=$root/.stage/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    local P=./.stage/pkrt
+    { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv; $P info; date -u; env | grep -E "^(LD_LIBRARY_PATH|DISPLAY)="; } >"$out/device.txt" 2>&1
+
+    echo "=== test_gpu"
+    timeout 300 ./.stage/test_gpu --gtest_color=no >"$out/test_gpu.txt" 2>&1
+    echo "exit $?"; grep -E "^\[ +(OK|FAILED|PASSED|SKIPPED) +\]|Failure" "$out/test_gpu.txt" | head -30
+    echo "=== sanitizer"
+    timeout 300 bash tests/sanitize.sh $P scenes/cornell.json >"$out/sanitize.txt" 2>&1
+    echo "exit $?"; cat "$out/sanitize.txt"
+    echo "=== bench"
+    timeout 300 $P bench scenes/cornell.json --res 128x128,512x512,1920x1080 --max-depth 16 --repeat 20 --micro -q \
+        --json "$out/bench_cornell.json" --csv "$out/bench_cornell.csv" --plot "$out/bench_cornell.png"
+    timeout 300 $P bench scenes/bench/crytek-sponza.json --res 128x128,512x512,1920x1080 --max-depth 4 --repeat 10 -q \
+        --json "$out/bench_sponza.json" --csv "$out/bench_sponza.csv" --plot "$out/bench_sponza.png"
+    timeout 120 $P render scenes/bench/crytek-sponza.json --backend cuda --spp 1 -q -o "$out/sponza_1080p.png" \
+        --stats "$out/stats_sponza_persistent.json"
+    if [ -n "${DISPLAY:-}" ] && [ -x ./.stage/pkrt-viewer ]; then
+        echo "=== viewer on $DISPLAY"
+        for m in persistent relaunch graph megakernel; do
+            timeout 120 ./.stage/pkrt-viewer scenes/bench/crytek-sponza.json --backend cuda --mode $m --res 1920x1080 \
+                --spp-per-frame 1 --frames 150 --screenshot "$out/viewer_$m.png" >"$out/viewer_$m.txt" 2>&1
+            echo "$m exit $?"; grep -E "fps|error|warning|OpenGL" "$out/viewer_$m.txt"
+        done
+        echo "=== test_viewer_gpu"
+        PKRT_VIEWER_DISPLAY=$DISPLAY timeout 300 ./.stage/test_viewer_gpu --gtest_color=no >"$out/test_viewer_gpu.txt" 2>&1
+        echo "exit $?"; grep -E "^\[ +(OK|FAILED|PASSED|SKIPPED) +\]|Failure" "$out/test_viewer_gpu.txt" | head -20
+    fi
+}
+
+case "${1:-}" in
+    stage) stage ;;
+    run) run ;;
+    *) echo "usage: $0 stage|run" >&2; exit 2 ;;
+esac
