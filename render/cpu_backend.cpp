@@ -13,6 +13,7 @@ namespace pkrt {
 namespace {
 
 constexpr int kTile = 8;
+constexpr size_t kMinWorkItems = 64;  // below this many tiles, frames are split along samples too
 
 class CpuBackend final : public Backend {
 public:
@@ -35,27 +36,43 @@ public:
         SceneView view = view_scene(*scene_, width_, height_);
         FrameParams fp{width_, height_, rs.max_depth, rs.seed};
         int tiles_x = (width_ + kTile - 1) / kTile, tiles_y = (height_ + kTile - 1) / kTile;
+        size_t tiles = static_cast<size_t>(tiles_x) * tiles_y;
+        // Small frames are also split along the sample range, so that every core has work. The number
+        // of chunks depends on the frame alone, never on the thread count, and chunk sums are added in
+        // chunk order: the image is the same whatever the number of threads.
+        uint32_t chunks = tiles >= kMinWorkItems ? 1u : static_cast<uint32_t>(std::min<size_t>(samples, (kMinWorkItems + tiles - 1) / tiles));
+        uint32_t chunk_len = (samples + chunks - 1) / chunks;
+        chunks = (samples + chunk_len - 1) / chunk_len;
+        size_t npix = static_cast<size_t>(width_) * height_;
+        std::vector<Vec3> partial(chunks > 1 ? chunks * npix : 0, Vec3{0.0f, 0.0f, 0.0f});
         std::vector<RenderStats> local(threads_);
-        parallel_chunks(static_cast<size_t>(tiles_x) * tiles_y, 1, [&](unsigned w, size_t b, size_t e) {
+        parallel_chunks(tiles * chunks, 1, [&](unsigned w, size_t b, size_t e) {
             RenderStats& st = local[w];
-            for (size_t tile = b; tile < e; ++tile) {
+            for (size_t item = b; item < e; ++item) {
+                size_t tile = item / chunks;
+                uint32_t chunk = static_cast<uint32_t>(item % chunks);
+                uint32_t s0 = first_sample + chunk * chunk_len;
+                uint32_t s1 = std::min(first_sample + samples, s0 + chunk_len);
                 int tx = static_cast<int>(tile % tiles_x) * kTile, ty = static_cast<int>(tile / tiles_x) * kTile;
                 for (int y = ty; y < std::min(ty + kTile, height_); ++y) {
                     for (int x = tx; x < std::min(tx + kTile, width_); ++x) {
                         uint32_t pixel = static_cast<uint32_t>(y) * width_ + x;
                         Vec3 sum = splat(0.0f);
-                        for (uint32_t s = first_sample; s < first_sample + samples; ++s) {
+                        for (uint32_t s = s0; s < s1; ++s) {
                             Vec3 l = trace_path(view, fp, pixel, s, st);
                             if (all_finite(l)) sum += l;
                             else ++st.nonfinite_samples;
                         }
-                        sum_[pixel] += sum;
-                        count_[pixel] += samples;
-                        st.samples += samples;
+                        if (chunks > 1) partial[chunk * npix + pixel] = sum;
+                        else sum_[pixel] += sum;
+                        st.samples += s1 - s0;
                     }
                 }
             }
         }, threads_);
+        for (uint32_t c = 0; c < chunks && chunks > 1; ++c)
+            for (size_t i = 0; i < npix; ++i) sum_[i] += partial[c * npix + i];
+        for (size_t i = 0; i < npix; ++i) count_[i] += samples;
         for (const auto& st : local) stats.merge(st);
     }
 

@@ -201,6 +201,10 @@ TEST(Determinism, ThreadCountAndPassSplitDoNotChangeTheImage) {
     Scene s = load_prepared(kScenes + "/spheres.json");
     Image a = render(s, 32, 18, 4, 6, 5, 1).image;
     Image b = render(s, 32, 18, 4, 6, 5, 2).image;
+    // A frame small enough to be split along its samples too: still independent of the thread count.
+    Image t1 = render(s, 8, 8, 64, 6, 5, 1).image;
+    Image t3 = render(s, 8, 8, 64, 6, 5, 3).image;
+    for (size_t i = 0; i < t1.pixels.size(); ++i) ASSERT_EQ(t1.pixels[i].y, t3.pixels[i].y);
     ASSERT_EQ(a.pixels.size(), b.pixels.size());
     for (size_t i = 0; i < a.pixels.size(); ++i) {
         EXPECT_EQ(a.pixels[i].x, b.pixels[i].x);
