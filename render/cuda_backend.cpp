@@ -8,6 +8,9 @@
 #include "cuda_backend.h"
 
 #include <algorithm>
+#include <array>
+#include <chrono>
+#include <thread>
 #include <atomic>
 #include <cstddef>
 #include <cstdlib>
@@ -19,6 +22,10 @@
 namespace pkrt {
 
 namespace {
+
+// Set when a persistent kernel could neither finish nor be stopped: freeing memory it still uses would
+// block forever, so destructors leave everything to the driver's teardown at process exit.
+std::atomic<bool> g_device_wedged{false};
 
 void check(cudaError_t e, const char* what) {
     if (e != cudaSuccess) {
@@ -46,7 +53,7 @@ public:
         if (!v.empty()) check(cudaMemcpy(p_, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
     }
     void release() {
-        if (p_) cudaFree(p_);
+        if (p_ && !g_device_wedged) cudaFree(p_);
         p_ = nullptr;
         n_ = 0;
     }
@@ -68,7 +75,9 @@ public:
         std::memset(static_cast<void*>(h_), 0, sizeof(T));
         check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&d_), h_, 0), "cudaHostGetDevicePointer");
     }
-    ~MappedHost() { cudaFreeHost(h_); }
+    ~MappedHost() {
+        if (!g_device_wedged) cudaFreeHost(h_);
+    }
     MappedHost(const MappedHost&) = delete;
     MappedHost& operator=(const MappedHost&) = delete;
     T* host() const { return h_; }
@@ -93,6 +102,7 @@ struct DeviceScene {
     ~DeviceScene() { release_textures(); }
 
     void release_textures() {
+        if (g_device_wedged) return;
         for (auto o : objects) cudaDestroyTextureObject(o);
         for (auto a : arrays) cudaFreeArray(a);
         objects.clear();
@@ -165,6 +175,8 @@ struct QueueStorage {
     DeviceQueue<Record> view() const { return DeviceQueue<Record>{counters.get(), seq.get(), slots.get(), capacity}; }
 };
 
+constexpr int kStallSeconds = 10;
+
 uint32_t next_pow2(uint64_t v) {
     uint32_t p = 1;
     while (p < v && p < (1u << 30)) p <<= 1;
@@ -207,6 +219,7 @@ public:
     }
 
     ~CudaBackend() override {
+        if (g_device_wedged) return;
         if (graph_exec_) cudaGraphExecDestroy(graph_exec_);
         cudaFreeHost(control_host_);
         cudaFreeHost(wave_host_);
@@ -310,7 +323,7 @@ public:
             }
         }
         check(cudaEventRecord(stop_, stream_), "cudaEventRecord");
-        check(cudaEventSynchronize(stop_), mode_ == "persistent" ? "persistent kernel" : "frame");
+        wait_for_frame();
         check(cudaGetLastError(), "frame");
         live_.host()->running = 0;
         float ms = 0.0f;
@@ -401,6 +414,61 @@ public:
     }
 
 private:
+    // Waits for the frame. A persistent frame is watched: the kernel updates the host-mapped live
+    // statistics at every timeline point (at least every 10 ms while any warp iterates), and if none of
+    // them changes for kStallSeconds the frame is stopped and reported instead of hanging the process.
+    void wait_for_frame() {
+        if (mode_ != "persistent" || !opt_.timeline) {
+            check(cudaEventSynchronize(stop_), "frame");
+            return;
+        }
+        using clock = std::chrono::steady_clock;
+        const LiveStats* live = live_.host();
+        auto snapshot = [live] {
+            return std::array<long long, 5>{static_cast<long long>(live->rays), static_cast<long long>(live->samples_done),
+                                            live->path_queue, live->shadow_queue, live->in_flight};
+        };
+        auto start = clock::now(), last_change = start;
+        auto seen = snapshot();
+        for (;;) {
+            cudaError_t e = cudaEventQuery(stop_);
+            if (e == cudaSuccess) return;
+            if (e != cudaErrorNotReady) check(e, "persistent kernel");
+            auto now = clock::now();
+            if (now - start > std::chrono::milliseconds(1)) std::this_thread::sleep_for(std::chrono::microseconds(200));
+            auto current = snapshot();
+            if (current != seen) {
+                seen = current;
+                last_change = now;
+            } else if (now - last_change > std::chrono::seconds(kStallSeconds)) {
+                report_stall(seen);
+            }
+        }
+    }
+
+    [[noreturn]] void report_stall(const std::array<long long, 5>& s) {
+        stop_flag_.host()[0] = 1;
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+        bool stopped = false;
+        while (std::chrono::steady_clock::now() < deadline) {
+            if (cudaEventQuery(stop_) != cudaErrorNotReady) {
+                stopped = true;
+                break;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        std::string what = "persistent kernel made no progress for " + std::to_string(kStallSeconds) + " s (" +
+                           std::to_string(s[1]) + " samples done, " + std::to_string(s[4]) + " in flight, path queue " +
+                           std::to_string(s[2]) + ", shadow queue " + std::to_string(s[3]) + ")";
+        if (stopped) {
+            cudaGetLastError();
+            reinit_queues();
+            throw Error(what + "; the frame was stopped");
+        }
+        g_device_wedged = true;
+        throw Error(what + "; it did not stop either, so the GPU is left to the driver at exit");
+    }
+
     void set_mode(const std::string& mode) {
         if (mode != "persistent" && mode != "relaunch" && mode != "graph" && mode != "megakernel")
             throw Error("--mode " + mode + ": must be persistent, relaunch, graph or megakernel");
