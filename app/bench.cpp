@@ -4,11 +4,9 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <map>
 #include <memory>
-#include <regex>
 
 #include <nlohmann/json.hpp>
 
@@ -38,15 +36,6 @@ double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     size_t n = v.size();
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-void parse_res(const std::string& s, int* w, int* h) {
-    static const std::regex re(R"(^(\d{1,5})[xX](\d{1,5})$)");
-    std::smatch m;
-    if (!std::regex_match(s, m, re)) throw Error("--res " + s + ": expected WIDTHxHEIGHT");
-    *w = std::stoi(m[1]);
-    *h = std::stoi(m[2]);
-    if (*w < 1 || *h < 1 || *w > 16384 || *h > 16384) throw Error("--res " + s + ": each side must be between 1 and 16384");
 }
 
 // ms/frame against pixels per frame (log-log), one line per mode (and per scene and depth when several).
@@ -107,7 +96,7 @@ int run_bench(const BenchArgs& a) {
     std::vector<std::pair<int, int>> sizes;
     for (const auto& r : a.resolutions) {
         int w, h;
-        parse_res(r, &w, &h);
+        parse_resolution(r, &w, &h);
         sizes.push_back({w, h});
     }
     if (!a.quiet) std::fprintf(stderr, "pkrt bench: %s\n", why.c_str());
@@ -223,20 +212,11 @@ int run_bench(const BenchArgs& a) {
             }
         }
     }
-    auto write_text = [](const std::string& path, const std::string& text) {
-        std::string tmp = path + ".tmp";
-        {
-            std::ofstream f(tmp);
-            f << text;
-            if (!f) throw Error(path + ": cannot write");
-        }
-        if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error(path + ": cannot write");
-    };
-    if (!a.json.empty()) write_text(a.json, out.dump(2) + "\n");
+    if (!a.json.empty()) write_file_atomically(a.json, out.dump(2) + "\n");
     if (!a.csv.empty()) {
         std::string text = "scene,width,height,spp,max_depth,mode,median_ms,min_ms,max_ms,rays_per_second,launches_per_frame,time_relative_to_persistent\n";
         for (const auto& r : csv_rows) text += r + "\n";
-        write_text(a.csv, text);
+        write_file_atomically(a.csv, text);
     }
     if (!a.plot.empty()) write_plot(a.plot, out);
     return 0;

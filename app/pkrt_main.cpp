@@ -2,7 +2,6 @@
 // and JSON statistics); `pkrt info` lists devices and the build configuration.
 #include <cstdio>
 #include <iostream>
-#include <regex>
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -46,17 +45,6 @@ struct RenderArgs {
     bool quiet = false;
 };
 
-void parse_resolution(const std::string& text, int* w, int* h) {
-    static const std::regex re(R"(^\s*(\d{1,9})\s*[xX]\s*(\d{1,9})\s*$)");
-    std::smatch m;
-    if (!std::regex_match(text, m, re)) throw pkrt::Error("--res " + text + ": expected WIDTHxHEIGHT, for example 1280x720");
-    long long ww = std::stoll(m[1]), hh = std::stoll(m[2]);
-    if (ww < 1 || hh < 1 || ww > kMaxResolution || hh > kMaxResolution)
-        throw pkrt::Error("--res " + text + ": each side must be between 1 and " + std::to_string(kMaxResolution));
-    *w = static_cast<int>(ww);
-    *h = static_cast<int>(hh);
-}
-
 int run_render(const RenderArgs& a) {
     std::string scene_path = a.scene.empty() ? kDefaultScene : a.scene;
     // Validate everything cheap before loading anything.
@@ -69,7 +57,7 @@ int run_render(const RenderArgs& a) {
         throw pkrt::Error("--max-depth " + std::to_string(a.max_depth) + ": must be between 0 and " + std::to_string(kMaxDepth));
     if (!std::isfinite(a.exposure) || std::fabs(a.exposure) > 64.0f) throw pkrt::Error("--exposure: must be between -64 and 64 stops");
     int w = 0, h = 0;
-    if (!a.res.empty()) parse_resolution(a.res, &w, &h);
+    if (!a.res.empty()) pkrt::parse_resolution(a.res, &w, &h, 1, kMaxResolution);
 
     std::string why;
     std::unique_ptr<pkrt::Backend> backend = pkrt::make_backend(a.backend, &why);

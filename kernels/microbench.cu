@@ -4,6 +4,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "gpu_launch.h"
 #include "gpu_queue.cuh"
 
 namespace pkrt {
@@ -63,12 +64,6 @@ __global__ void queue_kernel(DeviceQueue<PathRecord> q, int rounds, unsigned lon
         count += n;
     }
     if (lane_id() == 0) atomicAdd(moved, count);
-}
-
-__global__ void queue_init(DeviceQueue<PathRecord> q) {
-    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < q.capacity) q.seq[i] = i;
-    if (i == 0) *q.counters = QueueCounters{};
 }
 
 struct Timer {
@@ -188,7 +183,7 @@ std::vector<MicroResult> run_gpu_microbenchmarks() {
         ck(cudaMalloc(&q.slots, cap * sizeof(PathRecord)), "malloc");
         unsigned long long* moved = nullptr;
         ck(cudaMalloc(&moved, sizeof *moved), "malloc");
-        queue_init<<<(cap + 255) / 256, 256>>>(q);
+        ck(launch_queue_init(q, nullptr), "queue init");
         ck(cudaMemset(moved, 0, sizeof *moved), "memset");
         const int blocks = sms * 4, rounds = 200;
         queue_kernel<<<blocks, 256>>>(q, 5, moved);

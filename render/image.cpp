@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <regex>
 
 #include <ImfChannelList.h>
 #include <ImfFrameBuffer.h>
@@ -43,12 +44,12 @@ void commit(const std::string& tmp, const std::string& path) {
     }
 }
 
-void write_bytes_atomically(const std::string& path, const std::vector<unsigned char>& bytes) {
+void write_bytes_atomically(const std::string& path, const char* data, size_t size) {
     std::string tmp = temp_name(path);
     {
         std::ofstream out(tmp, std::ios::binary);
         if (!out) throw Error(path + ": cannot write (" + std::strerror(errno) + ")");
-        out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+        out.write(data, static_cast<std::streamsize>(size));
         out.flush();
         if (!out) {
             out.close();
@@ -67,6 +68,22 @@ unsigned char linear_to_srgb8(float v) {
     if (v >= 1.0f) return 255;
     float s = v <= 0.0031308f ? 12.92f * v : 1.055f * std::pow(v, 1.0f / 2.4f) - 0.055f;
     return static_cast<unsigned char>(std::lround(s * 255.0f));
+}
+
+void write_file_atomically(const std::string& path, const std::string& bytes) {
+    write_bytes_atomically(path, bytes.data(), bytes.size());
+}
+
+void parse_resolution(const std::string& text, int* width, int* height, int min_side, int max_side) {
+    static const std::regex re(R"(^\s*(\d{1,9})\s*[xX]\s*(\d{1,9})\s*$)");
+    std::smatch m;
+    if (!std::regex_match(text, m, re)) throw Error("--res " + text + ": expected WIDTHxHEIGHT, for example 1280x720");
+    long long w = std::stoll(m[1]), h = std::stoll(m[2]);
+    if (w < min_side || h < min_side || w > max_side || h > max_side)
+        throw Error("--res " + text + ": each side must be between " + std::to_string(min_side) + " and " +
+                    std::to_string(max_side));
+    *width = static_cast<int>(w);
+    *height = static_cast<int>(h);
 }
 
 void write_png(const std::string& path, const Image& image, float exposure_stops) {
@@ -88,7 +105,7 @@ void write_png_rgb8(const std::string& path, int width, int height, const std::v
     };
     if (!stbi_write_png_to_func(sink, &png, width, height, 3, rgb.data(), width * 3))
         throw Error(path + ": PNG encoding failed");
-    write_bytes_atomically(path, png);
+    write_bytes_atomically(path, reinterpret_cast<const char*>(png.data()), png.size());
 }
 
 void write_pfm(const std::string& path, const Image& image) {
@@ -106,7 +123,7 @@ void write_pfm(const std::string& path, const Image& image) {
             dst += 12;
         }
     }
-    write_bytes_atomically(path, bytes);
+    write_bytes_atomically(path, reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
 
 void write_exr(const std::string& path, const Image& image) {

@@ -32,6 +32,12 @@ Image read_exr(const std::string& path);
 // 8-bit sRGB encoding of a linear value, shared by the PNG writer and the viewer's screenshots.
 unsigned char linear_to_srgb8(float v);
 
+// Writes `bytes` to a sibling temporary file and renames it into place (no partial file on failure).
+void write_file_atomically(const std::string& path, const std::string& bytes);
+
+// Parses a --res value "WIDTHxHEIGHT" with each side in [min_side, max_side]. Throws Error naming --res.
+void parse_resolution(const std::string& text, int* width, int* height, int min_side = 1, int max_side = 16384);
+
 // Checks before a long render that `path` can be written (directory exists, extension is known)
 // so a typo fails in a second instead of after the render. Throws Error.
 void check_output_path(const std::string& path, const std::vector<std::string>& extensions, const std::string& flag);

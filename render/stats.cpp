@@ -1,12 +1,11 @@
 #include "stats.h"
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 
 #include "error.h"
+#include "image.h"
 
 namespace pkrt {
 
@@ -100,16 +99,7 @@ nlohmann::json to_json(const RenderStats& s) {
 }
 
 void write_stats_json(const std::string& path, const RenderStats& stats) {
-    std::string text = to_json(stats).dump(2) + "\n";
-    std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp);
-        out << text;
-        if (!out) throw Error(path + ": cannot write statistics");
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) throw Error(path + ": cannot write statistics: " + ec.message());
+    write_file_atomically(path, to_json(stats).dump(2) + "\n");
 }
 
 }  // namespace pkrt

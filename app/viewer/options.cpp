@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <regex>
 
 #include <CLI/CLI.hpp>
 
@@ -10,20 +9,6 @@
 #include "render/image.h"
 
 namespace pkrt::viewer {
-
-namespace {
-
-void parse_resolution(const std::string& text, int* w, int* h) {
-    static const std::regex re(R"(^\s*(\d{1,9})\s*[xX]\s*(\d{1,9})\s*$)");
-    std::smatch m;
-    if (!std::regex_match(text, m, re)) throw Error("--res " + text + ": expected WIDTHxHEIGHT, for example 1280x720");
-    long long ww = std::stoll(m[1]), hh = std::stoll(m[2]);
-    if (ww < 16 || hh < 16 || ww > 8192 || hh > 8192) throw Error("--res " + text + ": each side must be between 16 and 8192");
-    *w = static_cast<int>(ww);
-    *h = static_cast<int>(hh);
-}
-
-}  // namespace
 
 int parse_options(int argc, char** argv, ViewerOptions* o) {
     CLI::App app{"pkrt-viewer: interactive progressive path tracing with live scheduler statistics"};
@@ -54,7 +39,7 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
     o->frames_set = frames->count() > 0;
     if (!res.empty()) {
         try {
-            parse_resolution(res, &o->width, &o->height);
+            parse_resolution(res, &o->width, &o->height, 16, 8192);
         } catch (const Error& e) {
             std::fprintf(stderr, "pkrt-viewer: error: %s\n", e.what());
             return 2;
