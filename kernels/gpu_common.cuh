@@ -73,7 +73,11 @@ __device__ __forceinline__ bool timeline_due(GpuCounters* c, unsigned long long*
     // unsigned difference would claim a bucket far in the future and end the timeline.
     unsigned long long now = global_timer_ns();
     if (now < t0) return false;
-    unsigned long long bucket = (now - t0) / c->timeline_interval_ns + 1;
+    // 32-bit division for the first 4 s of a frame: a 64-bit one is a long software sequence on the
+    // warp's critical path.
+    unsigned long long dt = now - t0;
+    unsigned interval = c->timeline_interval_ns;
+    unsigned long long bucket = (dt >> 32 ? dt / interval : static_cast<unsigned>(dt) / interval) + 1;
     unsigned long long last = load_volatile(&c->timeline_last_bucket);
     if (bucket <= last) return false;
     if (atomicCAS(&c->timeline_last_bucket, last, bucket) != last) return false;

@@ -27,11 +27,13 @@ struct PersistentParams {
     int push_continuations;       // 1: bounces go through the queue; 0: a lane keeps its own bounce
     int queue_shadows;            // 1: shadow rays go through the shadow queue; 0: traced at once
     int timeline;                 // 1: sample the queue-depth timeline
+    int pool_stragglers;          // 1: at the frame's end, warps with few live lanes push them to the queue
+    int backoff_max_shift;        // an idle warp sleeps at most 64 << this nanoseconds
 };
 
 constexpr int kPersistentThreads = 128;
-// Compiled register caps of the persistent kernel, as resident blocks per SM (128, 80, 64 registers).
-constexpr int kPersistentVariants[] = {4, 6, 8};
+// Compiled register caps of the persistent kernel, as resident blocks per SM (128, 80, 64, 48 registers).
+constexpr int kPersistentVariants[] = {4, 6, 8, 10};
 
 int persistent_blocks_per_sm(int variant);  // occupancy of that variant at kPersistentThreads
 cudaError_t launch_persistent(const PersistentParams& p, int blocks, int variant, cudaStream_t stream);

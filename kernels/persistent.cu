@@ -74,9 +74,15 @@ __device__ void flush_counters(BlockCounters& b, GpuCounters* c) {
 
 __device__ __forceinline__ unsigned popc_ballot(bool pred) { return __popc(__ballot_sync(kFullMask, pred)); }
 
+// Traversal out of line: the callee gets the whole register budget for its loop instead of sharing it
+// with the scheduler's state (which, inlined, spilled inside the traversal loop), and the two shadow
+// call sites share one copy of the code.
+__device__ __noinline__ Hit trace_closest(const BvhView bvh, const Ray ray) { return intersect_closest(bvh, ray); }
+__device__ __noinline__ bool trace_occluded(const BvhView bvh, const Ray ray, float tmax) { return occluded(bvh, ray, tmax); }
+
 // Traces a warp's shadow rays (lanes with `have`) and adds the unoccluded contributions.
 __device__ __forceinline__ void trace_shadows(const PersistentParams& p, bool have, const ShadowRecord& s) {
-    if (have && !occluded(p.scene.bvh, Ray{s.ray.origin, s.ray.dir}, s.ray.tmax))
+    if (have && !trace_occluded(p.scene.bvh, Ray{s.ray.origin, s.ray.dir}, s.ray.tmax))
         add_radiance(p.fb, s.ray.pixel, s.ray.contribution);
 }
 
@@ -92,9 +98,15 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
     FrameControl* ctl = p.control;
     const bool monitor = blockIdx.x == 0 && threadIdx.x < 32;  // polls the host's stop flag
     const bool lead = lane_id() == 0;
-    PathRecord rec;
+    // The lane's path lives in shared memory, not registers: only its ray is needed during traversal,
+    // and 16 fewer live registers there is what keeps the traversal loop free of spills.
+    __shared__ PathRecord block_paths[kPersistentThreads];
+    PathRecord& rec = block_paths[threadIdx.x];
     bool have = false;  // this lane holds a path (fetched, generated or kept)
     int backoff = 0;
+    // Every sample has been claimed (seen by this warp): claims only grow, so once seen it stays true,
+    // and the warp stops paying two atomics per iteration to learn it again.
+    bool exhausted = false;
     PhaseClock clk;
     clk.start();
 
@@ -108,7 +120,8 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
             if (monitor && p.host_stop && *p.host_stop) atomicExch(&ctl->stop, 1);
             stop = load_volatile(&ctl->stop);
             unsigned long long t;
-            if (p.timeline && timeline_due(c, &t)) {
+            // Only block sweepers (warp 0) sample: a quarter of the L2 traffic, and still ~1000 warps.
+            if (p.timeline && threadIdx.x < 32 && timeline_due(c, &t)) {
                 int pq = queue_occupancy(p.paths), sq = queue_occupancy(p.shadows), fl = load_volatile(&ctl->in_flight);
                 record_timeline(c, t, pq, sq, fl);
                 if (p.live) {
@@ -144,7 +157,6 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
         }
 
         // ---- 2. dynamic fetch: idle lanes take queued paths, then new samples ----
-        bool samples_left = true;
         if (__popc(held) < p.fetch_threshold) {
             PathRecord r;
             bool got;
@@ -155,7 +167,7 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
             }
             held = __ballot_sync(kFullMask, have);
             int path_avail = __shfl_sync(kFullMask, lead ? queue_available(p.paths) : 0, 0);
-            if (__popc(held) < 32 && path_avail < p.low_water) {
+            if (!exhausted && __popc(held) < 32 && path_avail < p.low_water) {
                 unsigned need = ~held;
                 int k = __popc(need);
                 unsigned long long base = 0;
@@ -171,7 +183,7 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
                     add_shared(&bc.generated, n);
                 }
                 n = __shfl_sync(kFullMask, n, 0);
-                samples_left = n == k;
+                exhausted = n < k;
                 base = __shfl_sync(kFullMask, base, 0);
                 int rank = __popc(need & lanemask_lt());
                 if (((need >> lane_id()) & 1u) && rank < n) {
@@ -192,14 +204,14 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
         if (held == 0) {
             int done = 0;
             if (lead) {
-                bool all_claimed = load_volatile(&ctl->next_sample) >= ctl->end_sample;
+                bool all_claimed = exhausted || load_volatile(&ctl->next_sample) >= ctl->end_sample;
                 // Once every sample is claimed, an empty warp leaves unless it is its block's sweeper
                 // (warp 0): sweepers stay until nothing is in flight and finish whatever is still
                 // queued, so the rest need not poll (which would crowd the hot counters' L2 lines).
                 bool sweeper = threadIdx.x < 32;
                 done = all_claimed && (!sweeper || load_volatile(&ctl->in_flight) == 0);
                 if (!done) {
-                    unsigned ns = 64u << (backoff < 8 ? backoff : 8);  // up to 16 us: idle polling must not crowd L2
+                    unsigned ns = 64u << min_i(backoff, p.backoff_max_shift);  // idle polling must not crowd L2
                     atomicAdd(&bc.idle, 1ull);
                     atomicAdd(&bc.sleeps, 1ull);
                     atomicAdd(&bc.sleep_ns, static_cast<unsigned long long>(ns));
@@ -215,7 +227,7 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
 
         // ---- 3. trace and shade ----
         Hit hit = no_hit();
-        if (have) hit = intersect_closest(p.scene.bvh, Ray{rec.path.origin, rec.path.dir});
+        if (have) hit = trace_closest(p.scene.bvh, Ray{rec.path.origin, rec.path.dir});
         __syncwarp();
         clk.charge(bc, kPhaseTrace);
         int depth = have ? min_i(rec.path.depth, kStatsMaxDepth - 1) : -1;
@@ -259,11 +271,10 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
         unsigned n_ended = popc_ballot(ended);
         bool cont = have && r.continues;
         bool push = cont && p.push_continuations;
-        if (!p.push_continuations && !samples_left) {
+        if (!p.push_continuations && p.pool_stragglers && exhausted) {
             // End of frame: pool this warp's stragglers with everyone else's.
             unsigned live = popc_ballot(cont);
-            push = cont && live < static_cast<unsigned>(p.fetch_threshold) &&
-                   load_volatile(&ctl->next_sample) >= ctl->end_sample;
+            push = cont && live < static_cast<unsigned>(p.fetch_threshold);
         }
         bool pushed = warp_push(p.paths, push, rec) && push;
         have = cont && !pushed;
@@ -280,7 +291,7 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
     if (lead) flush_counters(bc, c);
 }
 
-// Register caps: the same loop compiled for 4, 6 or 8 resident blocks per SM (128, 80 or 64
+// Register caps: the same loop compiled for 4, 6, 8 or 10 resident blocks per SM (128, 80, 64 or 48
 // registers). More warps hide more memory latency; fewer registers spill more.
 template <int kMinBlocks>
 __global__ void __launch_bounds__(kPersistentThreads, kMinBlocks) persistent_kernel(PersistentParams p) {
@@ -294,6 +305,7 @@ cudaError_t with_variant(int blocks_per_sm, F&& f) {
         case 4: return f(persistent_kernel<4>);
         case 6: return f(persistent_kernel<6>);
         case 8: return f(persistent_kernel<8>);
+        case 10: return f(persistent_kernel<10>);
         default: return cudaErrorInvalidValue;
     }
 }

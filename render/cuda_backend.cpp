@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 
 #include "error.h"
 #include "kernels/gpu_launch.h"
@@ -195,25 +196,31 @@ public:
         check(cudaHostAlloc(reinterpret_cast<void**>(&control_host_), sizeof(FrameControl), cudaHostAllocDefault), "cudaHostAlloc");
         check(cudaHostAlloc(reinterpret_cast<void**>(&wave_host_), sizeof(WaveParams), cudaHostAllocDefault), "cudaHostAlloc");
         wave_.allocate(1);
-        if (std::find(std::begin(kPersistentVariants), std::end(kPersistentVariants), opt_.register_variant) ==
-            std::end(kPersistentVariants))
-            throw Error("persistent register variant " + std::to_string(opt_.register_variant) + " is not compiled (4, 6 or 8)");
-        int occupancy = persistent_blocks_per_sm(opt_.register_variant);
-        if (occupancy <= 0) throw Error("CUDA: the persistent kernel cannot be resident on " + dev.name);
-        max_blocks_ = occupancy * dev.multiprocessors;
-        if (opt_.persistent_blocks > max_blocks_) {
-            throw Error("persistent grid of " + std::to_string(opt_.persistent_blocks) + " blocks exceeds the " +
-                        std::to_string(max_blocks_) + " that can be co-resident on " + dev.name + " (" +
-                        std::to_string(occupancy) + " per SM x " + std::to_string(dev.multiprocessors) + " SMs)");
+        if (opt_.register_variant != 0 &&
+            std::find(std::begin(kPersistentVariants), std::end(kPersistentVariants), opt_.register_variant) ==
+                std::end(kPersistentVariants))
+            throw Error("persistent register variant " + std::to_string(opt_.register_variant) +
+                        " is not compiled (0 = automatic, 4, 6, 8 or 10)");
+        // Every variant this backend may launch must be able to hold the whole grid resident.
+        int max_blocks = 0;
+        for (int v : candidate_variants()) {
+            int occupancy = persistent_blocks_per_sm(v);
+            if (occupancy <= 0) throw Error("CUDA: the persistent kernel cannot be resident on " + dev.name);
+            int resident = occupancy * dev.multiprocessors;
+            if (opt_.persistent_blocks > resident) {
+                throw Error("persistent grid of " + std::to_string(opt_.persistent_blocks) + " blocks exceeds the " +
+                            std::to_string(resident) + " that can be co-resident on " + dev.name + " (" +
+                            std::to_string(occupancy) + " per SM x " + std::to_string(dev.multiprocessors) +
+                            " SMs, register variant " + std::to_string(v) + ")");
+            }
+            variant_blocks_[v] = opt_.persistent_blocks > 0 ? opt_.persistent_blocks : resident;
+            max_blocks = std::max(max_blocks, variant_blocks_[v]);
         }
-        blocks_ = opt_.persistent_blocks > 0 ? opt_.persistent_blocks : max_blocks_;
-        uint32_t lanes = static_cast<uint32_t>(blocks_) * kPersistentThreads;
-        uint32_t cap = opt_.queue_capacity ? opt_.queue_capacity : next_pow2(2ull * max_blocks_ * kPersistentThreads);
+        uint32_t cap = opt_.queue_capacity ? opt_.queue_capacity : next_pow2(2ull * max_blocks * kPersistentThreads);
         if (cap & (cap - 1)) throw Error("queue capacity " + std::to_string(cap) + " is not a power of two");
         if (cap < 32) throw Error("queue capacity must be at least 32 (one warp)");
         paths_.allocate(cap, stream_);
         shadows_.allocate(cap, stream_);
-        low_water_ = static_cast<int>(std::min<uint32_t>(lanes, cap / 2));
         check(cudaStreamSynchronize(stream_), "queue init");
         set_mode(opt_.mode);
     }
@@ -289,13 +296,26 @@ public:
             p.first_sample = first_sample;
             p.pixels = pixels;
             p.fetch_threshold = opt_.fetch_threshold;
-            p.low_water = low_water_;
             p.push_continuations = opt_.push_continuations;
             p.queue_shadows = opt_.queue_shadows;
             p.timeline = opt_.timeline;
+            p.pool_stragglers = opt_.pool_stragglers;
+            p.backoff_max_shift = opt_.backoff_max_shift;
             p.host_stop = opt_.poll_stop ? stop_flag_.device() : nullptr;
+            // Small frames (every path fits in the lanes of the 128-register variant at once) are the
+            // latency of their longest path: fewer, faster warps win. Larger frames are throughput:
+            // more resident warps win (BENCHMARKS.md, register variants).
+            int variant = opt_.register_variant;
+            if (variant == 0)
+                variant = total <= static_cast<unsigned long long>(variant_blocks_[kLatencyVariant]) * kPersistentThreads
+                              ? kLatencyVariant
+                              : kThroughputVariant;
+            blocks_ = variant_blocks_[variant];
+            variant_ = variant;
+            uint32_t lanes = static_cast<uint32_t>(blocks_) * kPersistentThreads;
+            p.low_water = static_cast<int>(std::min<uint32_t>(lanes, paths_.capacity / 2));
             live_.host()->running = 1;
-            check(launch_persistent(p, blocks_, opt_.register_variant, stream_), "persistent kernel launch");
+            check(launch_persistent(p, blocks_, variant, stream_), "persistent kernel launch");
             launches = 1;
         } else {
             // Grids are sized for the frame's paths (capped by the wave buffers): the host knows that bound
@@ -372,13 +392,14 @@ public:
             f.enqueued = f.dequeued = wf_enqueued;
         }
         stats.grid_blocks = mode_ == "persistent" ? blocks_ : 0;
+        stats.register_variant = mode_ == "persistent" ? variant_ : 0;
         stats.block_threads = mode_ == "persistent" ? kPersistentThreads : 256;
         stats.queue_capacity = static_cast<int>(paths_.capacity);
         stats.merge(f);
         stats.nonfinite_samples += c->nonfinite;
-        // Aim the next frame's timeline at ~1024 points: warps look at the clock only every few
-        // iterations, so short frames (mostly a tail of few busy warps) land nearer 300.
-        double ns = ms * 1e6 / 1024.0;
+        // Aim the next frame's timeline at timeline_points: warps look at the clock only every few
+        // iterations, so short frames (mostly a tail of few busy warps) land nearer a third of that.
+        double ns = ms * 1e6 / opt_.timeline_points;
         timeline_interval_ns_ = static_cast<unsigned>(std::clamp(ns, 200.0, 1e7));
     }
 
@@ -598,7 +619,13 @@ private:
     DeviceArray<WaveParams> wave_;
     MappedHost<LiveStats> live_;
     MappedHost<int> stop_flag_;
-    int max_blocks_ = 0, blocks_ = 0, low_water_ = 0;
+    static constexpr int kLatencyVariant = 4, kThroughputVariant = 10;
+    std::vector<int> candidate_variants() const {
+        if (opt_.register_variant) return {opt_.register_variant};
+        return {kLatencyVariant, kThroughputVariant};
+    }
+    std::map<int, int> variant_blocks_;  // grid size of each variant this backend may launch
+    int blocks_ = 0, variant_ = 0;       // of the last persistent frame
     uint32_t wave_capacity_ = 0;
     unsigned timeline_interval_ns_ = 1000;
     DeviceArray<PathRecord> wf_paths_[2];
@@ -610,6 +637,10 @@ private:
 };
 
 }  // namespace
+
+std::vector<int> persistent_register_variants() {
+    return {std::begin(kPersistentVariants), std::end(kPersistentVariants)};
+}
 
 CudaOptions cuda_options_from_environment() {
     CudaOptions o;
@@ -624,6 +655,9 @@ CudaOptions cuda_options_from_environment() {
     o.register_variant = env_int("PKRT_REGISTER_VARIANT", o.register_variant);
     o.timeline = env_int("PKRT_TIMELINE", o.timeline) != 0;
     o.poll_stop = env_int("PKRT_POLL_STOP", o.poll_stop) != 0;
+    o.timeline_points = std::clamp(env_int("PKRT_TIMELINE_POINTS", o.timeline_points), 256, kTimelinePoints);
+    o.pool_stragglers = env_int("PKRT_POOL_STRAGGLERS", o.pool_stragglers) != 0;
+    o.backoff_max_shift = std::clamp(env_int("PKRT_BACKOFF_MAX_SHIFT", o.backoff_max_shift), 0, 12);
     return o;
 }
 

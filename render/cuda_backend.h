@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "backend.h"
 #include "devices.h"
@@ -17,16 +18,24 @@ struct CudaOptions {
     int push_continuations = 0;          // persistent: every bounce through the queue (1), or kept in
                                          // its lane and pooled through the queue at the frame's end (0)
     int queue_shadows = 1;               // persistent: shadow rays through their queue (1) or traced at once (0)
-    int register_variant = 8;            // persistent: compiled register cap, as blocks per SM (4, 6 or 8)
+    int register_variant = 0;            // persistent: compiled register cap, as blocks per SM (4, 6, 8 or 10);
+                                         // 0 = per frame, 4 for frames that fit in one wave, else 10
     int timeline = 1;                    // persistent: sample the queue-depth timeline
+    int timeline_points = 1024;          // persistent: aim a frame's timeline at about this many points
+    int pool_stragglers = 0;             // persistent: pool the frame's last few live paths through the queue
+    int backoff_max_shift = 8;           // persistent: idle warps sleep at most 64 << this ns (8: 16 us)
     int poll_stop = 1;                   // persistent: poll the host's stop flag (cancellation)
     uint32_t wave_capacity = 1u << 21;   // relaunch/graph/megakernel: paths per wave
 };
 
+// The register caps the persistent kernel is compiled for (CudaOptions::register_variant).
+std::vector<int> persistent_register_variants();
+
 std::unique_ptr<Backend> make_cuda_backend(const GpuDevice& device, const CudaOptions& options = {});
 
-// Defaults, with the developer overrides PKRT_FETCH_THRESHOLD, PKRT_PUSH_CONTINUATIONS,
-// PKRT_QUEUE_SHADOWS, PKRT_QUEUE_CAPACITY, PKRT_REGISTER_VARIANT and PKRT_TIMELINE from the environment (for scheduler experiments).
+// Defaults, with developer overrides from the environment for scheduler experiments: PKRT_FETCH_THRESHOLD,
+// PKRT_PUSH_CONTINUATIONS, PKRT_QUEUE_SHADOWS, PKRT_QUEUE_CAPACITY, PKRT_REGISTER_VARIANT, PKRT_TIMELINE,
+// PKRT_TIMELINE_POINTS, PKRT_POOL_STRAGGLERS, PKRT_BACKOFF_MAX_SHIFT, PKRT_POLL_STOP.
 CudaOptions cuda_options_from_environment();
 
 }  // namespace pkrt

@@ -71,6 +71,7 @@ nlohmann::json to_json(const RenderStats& s) {
         sched["launches_per_frame"] = s.frames ? static_cast<double>(s.kernel_launches) / s.frames : 0.0;
         sched["frame_gpu_ms"] = s.frame_gpu_ms;
         sched["grid"] = {{"blocks", s.grid_blocks}, {"threads_per_block", s.block_threads}};
+        if (s.register_variant) sched["grid"]["register_variant"] = s.register_variant;
         sched["queue"] = {{"capacity", s.queue_capacity},
                           {"enqueued", s.enqueued},
                           {"dequeued", s.dequeued},

@@ -47,6 +47,7 @@ struct RenderStats {
     };
     std::vector<TimelinePoint> timeline;  // the last frame's queue depth over time
     int grid_blocks = 0, block_threads = 0, queue_capacity = 0;
+    int register_variant = 0;  // persistent: resident blocks per SM the kernel was compiled for
 
     uint64_t total_rays() const { return extension_rays + shadow_rays; }
     void count_extension(int depth, uint64_t n = 1);

@@ -35,10 +35,12 @@ stage() {
 }
 
 run() {
-    local final=${OUT:?run this on the device machine}
+    final=${OUT:?run this on the device machine}
     local out=/tmp/results
     mkdir -p "$out"
-    trap 'tar czf "$final/results.tgz" -C /tmp results' EXIT
+    # Saved after every step, so a call killed at its time limit still brings back what finished.
+    save() { tar czf "$final/results.tgz" -C /tmp results; }
+    trap save EXIT
     # The binaries carry absolute paths of this checkout (scenes, shaders, ../shared/scenes): recreate them.
     mkdir -p ../shared /work build/tests
     ln -sfn "$root/.scenes" ../shared/scenes
@@ -50,17 +52,20 @@ run() {
     { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv; $P info; date -u; env | grep -E "^(LD_LIBRARY_PATH|DISPLAY)="; } >"$out/device.txt" 2>&1
 
     echo "=== test_gpu"
-    timeout 300 ./.stage/test_gpu --gtest_color=no >"$out/test_gpu.txt" 2>&1
+    timeout 120 ./.stage/test_gpu --gtest_color=no >"$out/test_gpu.txt" 2>&1
     echo "exit $?"; grep -E "^\[ +(OK|FAILED|PASSED|SKIPPED) +\]|Failure" "$out/test_gpu.txt" | head -30
+    save
     echo "=== sanitizer"
-    timeout 300 bash tests/sanitize.sh $P scenes/cornell.json >"$out/sanitize.txt" 2>&1
+    timeout 200 bash tests/sanitize.sh $P scenes/cornell.json >"$out/sanitize.txt" 2>&1
     echo "exit $?"; cat "$out/sanitize.txt"
+    save
     echo "=== bench"
-    timeout 300 $P bench scenes/cornell.json --res 128x128,512x512,1920x1080 --max-depth 16 --repeat 20 --micro -q \
+    timeout 100 $P bench scenes/cornell.json --res 128x128,512x512,1920x1080 --max-depth 16 --repeat 20 --micro -q \
         --json "$out/bench_cornell.json" --csv "$out/bench_cornell.csv" --plot "$out/bench_cornell.png"
-    timeout 300 $P bench scenes/bench/crytek-sponza.json --res 128x128,512x512,1920x1080 --max-depth 4 --repeat 10 -q \
+    save
+    timeout 100 $P bench scenes/bench/crytek-sponza.json --res 128x128,512x512,1920x1080 --max-depth 4 --repeat 10 -q \
         --json "$out/bench_sponza.json" --csv "$out/bench_sponza.csv" --plot "$out/bench_sponza.png"
-    timeout 120 $P render scenes/bench/crytek-sponza.json --backend cuda --spp 1 -q -o "$out/sponza_1080p.png" \
+    timeout 60 $P render scenes/bench/crytek-sponza.json --backend cuda --spp 1 -q -o "$out/sponza_1080p.png" \
         --stats "$out/stats_sponza_persistent.json"
     if [ -n "${DISPLAY:-}" ] && [ -x ./.stage/pkrt-viewer ]; then
         echo "=== viewer on $DISPLAY"

@@ -208,6 +208,27 @@ TEST(Gpu, PersistentVariantsAlsoMatch) {
     direct.fetch_threshold = 32;
     auto b = gpu_backend(gpus[0], direct);
     expect_matches_cpu(s, *b, settings(64, 64, 16, 8, 1, "persistent"), "persistent, shadow rays inline");
+    CudaOptions pool;
+    pool.pool_stragglers = 1;  // the frame's last live paths compacted through the queue
+    auto c = gpu_backend(gpus[0], pool);
+    expect_matches_cpu(s, *c, settings(64, 64, 16, 8, 1, "persistent"), "persistent, stragglers pooled");
+    for (int v : persistent_register_variants()) {
+        CudaOptions fixed;
+        fixed.register_variant = v;
+        auto g = gpu_backend(gpus[0], fixed);
+        RenderSettings rs = settings(64, 64, 16, 8, 1, "persistent");
+        expect_matches_cpu(s, *g, rs, "persistent, register variant " + std::to_string(v));
+        RenderStats st;
+        g->accumulate(rs, 0, 1, st);
+        EXPECT_EQ(st.register_variant, v);
+    }
+    // Automatic: the latency variant while a frame's paths fit in its lanes, the throughput one beyond.
+    auto a4 = gpu_backend(gpus[0]);
+    RenderOutput small = render_image(*a4, s, settings(32, 32, 1, 8, 1, "persistent"), nullptr);
+    EXPECT_EQ(small.stats.register_variant, 4);
+    RenderOutput large = render_image(*a4, s, settings(640, 480, 1, 8, 1, "persistent"), nullptr);
+    EXPECT_EQ(large.stats.register_variant, 10);
+    EXPECT_GT(large.stats.grid_blocks, small.stats.grid_blocks) << "more resident blocks of the smaller variant";
 #endif
 }
 
