@@ -271,6 +271,12 @@ public:
         unsigned long long total = static_cast<unsigned long long>(pixels) * samples;
 
         check(cudaMemsetAsync(counters_.get(), 0, sizeof(GpuCounters), stream_), "clear counters");
+        // Aim the timeline at timeline_points from the time per path the last frame took, scaled to this
+        // frame's paths (a viewer's frames change size; a first frame with a fixed interval filled the
+        // buffer half-way through a 1080p frame). Warps look at the clock only every few iterations, so
+        // short frames (mostly a tail of few busy warps) land nearer a third of the aim.
+        timeline_interval_ns_ = static_cast<unsigned>(
+            std::clamp(timeline_ns_per_path_ * static_cast<double>(total) / opt_.timeline_points, 200.0, 1e7));
         check(cudaMemcpyAsync(reinterpret_cast<char*>(counters_.get()) + offsetof(GpuCounters, timeline_interval_ns),
                               &timeline_interval_ns_, sizeof(unsigned), cudaMemcpyHostToDevice, stream_),
               "timeline interval");
@@ -397,10 +403,7 @@ public:
         stats.queue_capacity = static_cast<int>(paths_.capacity);
         stats.merge(f);
         stats.nonfinite_samples += c->nonfinite;
-        // Aim the next frame's timeline at timeline_points: warps look at the clock only every few
-        // iterations, so short frames (mostly a tail of few busy warps) land nearer a third of that.
-        double ns = ms * 1e6 / opt_.timeline_points;
-        timeline_interval_ns_ = static_cast<unsigned>(std::clamp(ns, 200.0, 1e7));
+        if (total > 0 && ms > 0.0f) timeline_ns_per_path_ = ms * 1e6 / static_cast<double>(total);
     }
 
     std::vector<uint32_t> sample_counts() const override {
@@ -628,6 +631,7 @@ private:
     int blocks_ = 0, variant_ = 0;       // of the last persistent frame
     uint32_t wave_capacity_ = 0;
     unsigned timeline_interval_ns_ = 1000;
+    double timeline_ns_per_path_ = 6.0;  // first frames: about what an H200 takes on Crytek Sponza 1080p
     DeviceArray<PathRecord> wf_paths_[2];
     DeviceArray<Hit> wf_hits_;
     DeviceArray<ShadowRecord> wf_shadows_;
