@@ -34,6 +34,16 @@ public:
     virtual void reset(int width, int height) = 0;
     // Adds samples [first_sample, first_sample + samples) of every pixel; counters go into stats.
     virtual void accumulate(const RenderSettings& settings, uint32_t first_sample, uint32_t samples, RenderStats& stats) = 0;
+    // accumulate() in two halves, for callers that overlap their own work with a frame (the viewer
+    // draws and presents the last frame while the GPU renders the next). begin returns once the frame
+    // is queued where the backend runs asynchronously (CUDA); end waits for it and adds its counters to
+    // stats. Between the two only cancel() may be called. By default the work happens in end.
+    virtual void begin_accumulate(const RenderSettings& settings, uint32_t first_sample, uint32_t samples) {
+        deferred_ = Deferred{settings, first_sample, samples};
+    }
+    virtual void end_accumulate(RenderStats& stats) {
+        accumulate(deferred_.settings, deferred_.first_sample, deferred_.samples, stats);
+    }
     // Mean radiance per pixel.
     virtual Image resolve() const = 0;
     // Samples completed per pixel (the conservation checks read it).
@@ -47,6 +57,13 @@ public:
     virtual void cancel() {}
     // Scheduler modes this backend offers; the first is the default.
     virtual std::vector<std::string> modes() const { return {default_mode()}; }
+
+private:
+    struct Deferred {
+        RenderSettings settings;
+        uint32_t first_sample = 0, samples = 0;
+    };
+    Deferred deferred_;
 };
 
 // "auto" picks CUDA when a device is usable, else the CPU; `why` receives a sentence saying which and

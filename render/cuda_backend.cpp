@@ -227,6 +227,7 @@ public:
 
     ~CudaBackend() override {
         if (g_device_wedged) return;
+        if (pending_.active) cudaStreamSynchronize(stream_);  // a frame begun and never ended
         if (graph_exec_) cudaGraphExecDestroy(graph_exec_);
         cudaFreeHost(control_host_);
         cudaFreeHost(wave_host_);
@@ -241,6 +242,7 @@ public:
     std::vector<std::string> modes() const override { return {"persistent", "relaunch", "graph", "megakernel"}; }
 
     void set_scene(const Scene& scene) override {
+        drain();
         if (scene_ == &scene) return;
         scene_ = &scene;
         dscene_.upload(scene);
@@ -248,6 +250,7 @@ public:
     }
 
     void reset(int width, int height) override {
+        drain();
         size_t n = static_cast<size_t>(width) * height;
         width_ = width;
         height_ = height;
@@ -261,6 +264,14 @@ public:
     void cancel() override { stop_flag_.host()[0] = 1; }
 
     void accumulate(const RenderSettings& rs, uint32_t first_sample, uint32_t samples, RenderStats& stats) override {
+        begin_accumulate(rs, first_sample, samples);
+        end_accumulate(stats);
+    }
+
+    // Queues the frame and returns: the persistent kernel, or the stages of the last (usually only)
+    // wave. Earlier waves are waited for here, as their staging is reused.
+    void begin_accumulate(const RenderSettings& rs, uint32_t first_sample, uint32_t samples) override {
+        if (pending_.active) throw Error("internal: a CUDA frame was begun while another is in flight");
         std::string mode = rs.mode.empty() ? mode_ : rs.mode;
         set_mode(mode);
         stop_flag_.host()[0] = 0;
@@ -280,9 +291,12 @@ public:
         check(cudaMemcpyAsync(reinterpret_cast<char*>(counters_.get()) + offsetof(GpuCounters, timeline_interval_ns),
                               &timeline_interval_ns_, sizeof(unsigned), cudaMemcpyHostToDevice, stream_),
               "timeline interval");
-        uint64_t launches = 0;
-        uint64_t wf_enqueued = 0;
-        QueueCounters path_before = read_queue(paths_), shadow_before = read_queue(shadows_);
+        pending_ = PendingFrame{};
+        pending_.total = total;
+        pending_.max_depth = rs.max_depth;
+        uint64_t& launches = pending_.launches;
+        pending_.path_before = read_queue(paths_);
+        pending_.shadow_before = read_queue(shadows_);
 
         check(cudaEventRecord(start_, stream_), "cudaEventRecord");
         if (mode_ == "persistent") {
@@ -329,6 +343,7 @@ public:
             wave_capacity_ = static_cast<uint32_t>(std::min<unsigned long long>(opt_.wave_capacity, total));
             WavefrontParams wp = wavefront_params(sv, fp, fb, pixels, rs.max_depth);
             for (unsigned long long first = 0; first < total; first += wave_capacity_) {
+                if (first > 0) finish_wave();  // staging reuse, and cancellation between waves
                 if (stop_flag_.host()[0]) break;
                 *wave_host_ = WaveParams{first, static_cast<uint32_t>(std::min<unsigned long long>(wave_capacity_, total - first)),
                                          first_sample};
@@ -344,12 +359,22 @@ public:
                 } else {
                     launches += enqueue_wave(wp, rs.max_depth);
                 }
-                check(cudaStreamSynchronize(stream_), "wave");  // staging reuse, and cancellation between waves
-                if (mode_ != "megakernel") wf_enqueued += read_wave_counts(rs.max_depth);
+                pending_.wave_unfinished = true;
             }
         }
         check(cudaEventRecord(stop_, stream_), "cudaEventRecord");
+        pending_.active = true;
+    }
+
+    void end_accumulate(RenderStats& stats) override {
+        if (!pending_.active) throw Error("internal: no CUDA frame in flight to end");
+        pending_.active = false;
+        const unsigned long long total = pending_.total;
+        const uint64_t launches = pending_.launches;
+        const QueueCounters &path_before = pending_.path_before, &shadow_before = pending_.shadow_before;
         wait_for_frame();
+        if (pending_.wave_unfinished) finish_wave();
+        const uint64_t wf_enqueued = pending_.wf_enqueued;
         check(cudaGetLastError(), "frame");
         live_.host()->running = 0;
         float ms = 0.0f;
@@ -561,6 +586,20 @@ private:
         return launches;
     }
 
+    // A frame still in flight when the buffers or scene change under it: wait, drop its counters.
+    void drain() {
+        if (!pending_.active) return;
+        RenderStats ignored;
+        end_accumulate(ignored);
+    }
+
+    // Waits for the wave in flight and counts its queue traffic.
+    void finish_wave() {
+        check(cudaStreamSynchronize(stream_), "wave");
+        pending_.wave_unfinished = false;
+        if (mode_ != "megakernel") pending_.wf_enqueued += read_wave_counts(pending_.max_depth);
+    }
+
     uint64_t read_wave_counts(int max_depth) {
         std::vector<int> pc(max_depth + 2), sc(max_depth + 1);
         check(cudaMemcpy(pc.data(), wf_path_counts_.get(), pc.size() * sizeof(int), cudaMemcpyDeviceToHost), "read counts");
@@ -622,6 +661,17 @@ private:
     DeviceArray<WaveParams> wave_;
     MappedHost<LiveStats> live_;
     MappedHost<int> stop_flag_;
+    // A frame between begin_accumulate() and end_accumulate().
+    struct PendingFrame {
+        bool active = false;
+        bool wave_unfinished = false;  // relaunch/graph/megakernel: the last wave is not yet waited for
+        unsigned long long total = 0;  // paths
+        int max_depth = 0;
+        uint64_t launches = 0, wf_enqueued = 0;
+        QueueCounters path_before{}, shadow_before{};
+    };
+    PendingFrame pending_;
+
     static constexpr int kLatencyVariant = 4, kThroughputVariant = 10;
     std::vector<int> candidate_variants() const {
         if (opt_.register_variant) return {opt_.register_variant};

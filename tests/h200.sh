@@ -6,7 +6,8 @@
 #                           (Crytek Sponza as .xz: the device call carries at most 64 MiB)
 #   tests/h200.sh run       on the device, carrying [".gpu", ".stage", ".scenes"]: GPU tests, sanitizers,
 #                           benchmarks (+ viewer runs when an X display from `source .gpu/setup.sh x` is up);
-#                           everything lands in $OUT/results.tgz (a device call returns at most 8 files)
+#                           text and charts land in $OUT/results.tgz, full-size images beside it (a device
+#                           call returns at most 8 files of 16 MiB each)
 #
 # The viewer half needs the X server started by an earlier call that carried .gpu-x (it stays up while the
 # machine is warm, 30 s): first `source .gpu/setup.sh x` with carry [".gpu", ".gpu-x"], then this at once.
@@ -65,13 +66,13 @@ run() {
     save
     timeout 100 $P bench scenes/bench/crytek-sponza.json --res 128x128,512x512,1920x1080 --max-depth 4 --repeat 10 -q \
         --json "$out/bench_sponza.json" --csv "$out/bench_sponza.csv" --plot "$out/bench_sponza.png"
-    timeout 60 $P render scenes/bench/crytek-sponza.json --backend cuda --spp 1 -q -o "$out/sponza_1080p.png" \
+    timeout 60 $P render scenes/bench/crytek-sponza.json --backend cuda --spp 1 -q -o "$final/sponza_1080p.png" \
         --stats "$out/stats_sponza_persistent.json"
     if [ -n "${DISPLAY:-}" ] && [ -x ./.stage/pkrt-viewer ]; then
         echo "=== viewer on $DISPLAY"
         for m in persistent relaunch graph megakernel; do
             timeout 120 ./.stage/pkrt-viewer scenes/bench/crytek-sponza.json --backend cuda --mode $m --res 1920x1080 \
-                --spp-per-frame 1 --frames 150 --screenshot "$out/viewer_$m.png" >"$out/viewer_$m.txt" 2>&1
+                --spp-per-frame 1 --frames 150 --screenshot "$final/viewer_$m.png" >"$out/viewer_$m.txt" 2>&1
             echo "$m exit $?"; grep -E "fps|error|warning|OpenGL" "$out/viewer_$m.txt"
         done
         echo "=== test_viewer_gpu"

@@ -82,6 +82,8 @@ void AccumulationUpload::configure(int width, int height, bool device_output) {
 }
 
 double AccumulationUpload::upload(const Backend& backend) {
+    // Earlier GL work (the last swap) must not count as transfer time.
+    gl::Finish();
     auto t0 = std::chrono::steady_clock::now();
     size_t floats = static_cast<size_t>(width_) * height_ * 4;
     gl::BindTexture(GL_TEXTURE_2D, texture_);

@@ -7,12 +7,14 @@
 namespace pkrt::viewer {
 
 void ProgressiveRenderer::set_backend(Backend* backend) {
+    drain();
     backend_ = backend;
     if (backend_ && scene_) backend_->set_scene(*scene_);
     stale_ = true;
 }
 
 void ProgressiveRenderer::set_scene(const Scene* scene) {
+    drain();
     scene_ = scene;
     if (backend_ && scene_) backend_->set_scene(*scene_);
     stale_ = true;
@@ -44,18 +46,35 @@ void ProgressiveRenderer::set_seed(uint32_t seed) {
 }
 
 FrameResult ProgressiveRenderer::step(uint32_t spp) {
+    submit(spp);
+    return complete();
+}
+
+void ProgressiveRenderer::submit(uint32_t spp) {
     if (!backend_ || !scene_) throw Error("internal: progressive render without a backend or scene");
+    if (in_flight_) throw Error("internal: a frame was submitted while another is in flight");
     if (stale_) {
         backend_->reset(settings_.width, settings_.height);
         next_sample_ = 0;
         stale_ = false;
     }
-    FrameResult f;
     settings_.spp = static_cast<int>(spp);
-    auto t0 = std::chrono::steady_clock::now();
-    backend_->accumulate(settings_, next_sample_, spp, f.stats);
-    f.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    submitted_ = std::chrono::steady_clock::now();
+    backend_->begin_accumulate(settings_, next_sample_, spp);
+    in_flight_ = true;
     next_sample_ += spp;
+}
+
+void ProgressiveRenderer::drain() {
+    if (in_flight_) complete();
+}
+
+FrameResult ProgressiveRenderer::complete() {
+    if (!in_flight_) throw Error("internal: no frame in flight");
+    in_flight_ = false;
+    FrameResult f;
+    backend_->end_accumulate(f.stats);
+    f.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - submitted_).count();
     f.gpu_timed = !f.stats.frame_gpu_ms.empty();
     f.ms = f.wall_ms;
     if (f.gpu_timed) {

@@ -4,6 +4,7 @@
 // depth, mode, backend) marks it stale; the next frame then resets it and starts again at sample 0.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -14,7 +15,7 @@ namespace pkrt::viewer {
 struct FrameResult {
     RenderStats stats;       // this frame's counters alone
     double ms = 0.0;         // GPU time of the frame (CUDA events) where the backend measures it, else wall time
-    double wall_ms = 0.0;    // wall time of accumulate(), as the UI thread felt it
+    double wall_ms = 0.0;    // wall time from submit to complete
     bool gpu_timed = false;
 };
 
@@ -30,7 +31,15 @@ public:
     // The camera (in the scene) changed.
     void restart() { stale_ = true; }
 
+    // One frame: submit() then complete().
     FrameResult step(uint32_t spp);
+    // A frame in two halves, so the caller can draw and present the previous frame while the GPU
+    // renders this one. Nothing else may use the backend in between (drain() first).
+    void submit(uint32_t spp);
+    FrameResult complete();
+    bool in_flight() const { return in_flight_; }
+    // Completes a frame in flight and drops its result (before the backend or scene changes).
+    void drain();
 
     bool stale() const { return stale_; }
     uint32_t samples() const { return next_sample_; }
@@ -47,6 +56,8 @@ private:
     RenderSettings settings_;
     uint32_t next_sample_ = 0;
     bool stale_ = true;
+    bool in_flight_ = false;
+    std::chrono::steady_clock::time_point submitted_;
 };
 
 }  // namespace pkrt::viewer

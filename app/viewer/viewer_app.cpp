@@ -131,6 +131,11 @@ ViewerApp::ViewerApp(const ViewerOptions& options) : options_(options) {
 
 ViewerApp::~ViewerApp() {
     compare_.cancel();
+    try {
+        progressive_.drain();
+    } catch (const std::exception&) {
+        // Leaving anyway: the frame's failure was the reason or does not matter any more.
+    }
     // GL objects (and the CUDA registration) go before the context; ImGui before the window.
     upload_.reset();
     display_.reset();
@@ -156,7 +161,7 @@ int ViewerApp::run() {
     // Batch runs report what a user would feel: frames per second of the whole loop (render, display
     // transfer, UI, swap), after a warm-up that lets graphs, buffers and clocks settle.
     const int warmup = options_.frames > 20 ? 10 : 0;
-    std::vector<double> render_ms, upload_ms;
+    std::vector<double> render_ms, upload_ms, wait_ms;
     std::chrono::steady_clock::time_point measure_start;
     while (!glfwWindowShouldClose(win)) {
         glfwPollEvents();
@@ -171,16 +176,17 @@ int ViewerApp::run() {
         if (frames > warmup) {
             render_ms.push_back(frame_ms_);
             upload_ms.push_back(upload_ms_);
+            wait_ms.push_back(wait_ms_);
         }
     }
     if (batch_ && !script_ && frames > warmup) {
         double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - measure_start).count();
         std::fprintf(stderr,
                      "pkrt-viewer: %d frames at %dx%d, %s mode: %.1f fps over the last %d (median render %.3f ms, "
-                     "display transfer %.3f ms via %s)\n",
+                     "waited for it %.3f ms, display transfer %.3f ms via %s)\n",
                      frames, progressive_.width(), progressive_.height(), view_.mode.c_str(),
-                     (frames - warmup) / seconds, frames - warmup, median_of(render_ms), median_of(upload_ms),
-                     upload_->path().c_str());
+                     (frames - warmup) / seconds, frames - warmup, median_of(render_ms), median_of(wait_ms),
+                     median_of(upload_ms), upload_->path().c_str());
     }
     if (!ui_screenshot_.empty() && !glfwWindowShouldClose(win)) frame();  // a script ended on 'screenshot PATH ui'
     if (batch_ && !options_.screenshot.empty()) {
@@ -199,6 +205,10 @@ void ViewerApp::frame() {
     mean_dt_ = mean_dt_ > 0 ? 0.9 * mean_dt_ + 0.1 * dt : dt;
     fps_ = mean_dt_ > 0 ? 1.0 / mean_dt_ : 0.0;
     fly(batch_ ? kScriptStepSeconds : std::min(dt, 0.1));  // a stall must not throw the camera across the scene
+
+    // The frame submitted last time rendered while that frame was drawn and presented: show it now.
+    rendered_ = false;
+    finish_frame();
 
     // UI first, so what the user changed this frame takes effect in this frame's render.
     ImGui_ImplOpenGL3_NewFrame();
@@ -235,26 +245,16 @@ void ViewerApp::frame() {
     int rh = std::max(1, static_cast<int>(std::lround(fb_h * view_.resolution_scale)));
     progressive_.set_resolution(rw, rh);
 
-    rendered_ = false;
     try {
         if (compare_.running()) {
             compare_.step();  // the comparison owns the GPU for its frames; the image stays as it was
             if (!compare_.running()) report_comparison();
         } else if (!view_.paused || progressive_.stale()) {
-            FrameResult f = progressive_.step(static_cast<uint32_t>(view_.spp_per_frame));
-            frame_ms_ = f.ms;
-            wall_ms_ = f.wall_ms;
-            gpu_timed_ = f.gpu_timed;
-            last_stats_ = std::move(f.stats);
-            have_stats_ = true;
-            history_.add(view_.mode, frame_ms_, static_cast<double>(last_stats_.total_rays()));
-            rendered_ = true;
+            // Renders on the GPU while this loop draws, presents and handles input; finished next frame.
+            progressive_.submit(static_cast<uint32_t>(view_.spp_per_frame));
+            submitted_mode_ = view_.mode;
         }
-        upload_->configure(progressive_.width(), progressive_.height(), backend_->output_on_device());
-        if (rendered_) upload_ms_ = upload_->upload(*backend_);
     } catch (const Error& e) {
-        // A backend failure mid-run (out of device memory at a large size, say) is fatal: the
-        // accumulation can no longer be trusted. Report it the usual way.
         throw Error(std::string("rendering failed: ") + e.what());
     }
 
@@ -274,6 +274,28 @@ void ViewerApp::frame() {
         ui_screenshot_.clear();
     }
     glfwSwapBuffers(window_->handle());
+}
+
+void ViewerApp::finish_frame() {
+    if (!progressive_.in_flight()) return;
+    try {
+        auto t0 = std::chrono::steady_clock::now();
+        FrameResult f = progressive_.complete();
+        wait_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        frame_ms_ = f.ms;
+        wall_ms_ = f.wall_ms;
+        gpu_timed_ = f.gpu_timed;
+        last_stats_ = std::move(f.stats);
+        have_stats_ = true;
+        history_.add(submitted_mode_, frame_ms_, static_cast<double>(last_stats_.total_rays()));
+        rendered_ = true;
+        upload_->configure(progressive_.width(), progressive_.height(), backend_->output_on_device());
+        upload_ms_ = upload_->upload(*backend_);
+    } catch (const Error& e) {
+        // A backend failure mid-run (out of device memory at a large size, say) is fatal: the
+        // accumulation can no longer be trusted. Report it the usual way.
+        throw Error(std::string("rendering failed: ") + e.what());
+    }
 }
 
 void ViewerApp::apply_settings(const ViewSettings& before) {
@@ -322,6 +344,7 @@ void ViewerApp::set_status(const std::string& message, bool warn) {
 }
 
 void ViewerApp::take_screenshot(const std::string& path) {
+    finish_frame();  // every frame asked for so far is in the picture
     int fb_w = 0, fb_h = 0;
     glfwGetFramebufferSize(window_->handle(), &fb_w, &fb_h);
     // Redraw the image pass alone into the back buffer and read it: the PNG is the tone-mapped render

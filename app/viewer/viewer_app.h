@@ -51,6 +51,8 @@ public:
 
 private:
     void frame();
+    // Completes the frame in flight (if any), records its statistics and uploads it for display.
+    void finish_frame();
     void open_scene(const std::string& path);
     void switch_backend(const std::string& kind);
     void apply_settings(const ViewSettings& before);
@@ -87,7 +89,9 @@ private:
     // Last frame, for the panels.
     RenderStats last_stats_;
     bool have_stats_ = false, rendered_ = false;
+    std::string submitted_mode_;  // mode of the frame in flight
     double frame_ms_ = 0, wall_ms_ = 0, upload_ms_ = 0, fps_ = 0, mean_dt_ = 0;
+    double wait_ms_ = 0;  // how long finish_frame() blocked on the frame in flight
     bool gpu_timed_ = false;
     std::chrono::steady_clock::time_point last_frame_;
     std::string status_;
