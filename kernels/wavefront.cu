@@ -148,6 +148,15 @@ __global__ void pack_accumulation_kernel(DeviceFramebuffer fb, uint32_t pixels, 
     dst[i] = make_float4(r[0], r[1], r[2], static_cast<float>(fb.samples[i]));
 }
 
+__global__ void pack_accumulation_surface_kernel(DeviceFramebuffer fb, int width, int height, cudaSurfaceObject_t surface) {
+    int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+    if (x >= width || y >= height) return;
+    size_t i = static_cast<size_t>(y) * width + x;
+    const float* r = fb.radiance + 3 * i;
+    surf2Dwrite(make_float4(r[0], r[1], r[2], static_cast<float>(fb.samples[i])), surface, x * static_cast<int>(sizeof(float4)), y);
+}
+
 unsigned grid_for(uint32_t n) { return (n + kWavefrontThreads - 1) / kWavefrontThreads; }
 
 }  // namespace
@@ -170,6 +179,13 @@ cudaError_t launch_wf_shadow(const WavefrontParams& p, int bounce, cudaStream_t 
 }
 cudaError_t launch_pack_accumulation(const DeviceFramebuffer& fb, uint32_t pixels, float4* dst, cudaStream_t stream) {
     pack_accumulation_kernel<<<grid_for(pixels), kWavefrontThreads, 0, stream>>>(fb, pixels, dst);
+    return cudaGetLastError();
+}
+cudaError_t launch_pack_accumulation_surface(const DeviceFramebuffer& fb, int width, int height, cudaSurfaceObject_t surface,
+                                             cudaStream_t stream) {
+    dim3 block(32, 8);
+    dim3 grid((width + 31) / 32, (height + 7) / 8);
+    pack_accumulation_surface_kernel<<<grid, block, 0, stream>>>(fb, width, height, surface);
     return cudaGetLastError();
 }
 

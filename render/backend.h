@@ -53,6 +53,13 @@ public:
     // CUDA, so nothing crosses PCIe) and the copy is complete on return; otherwise host memory.
     virtual bool output_on_device() const { return false; }
     virtual void copy_accumulation(float* rgba) const = 0;
+    // The same into a width x height RGBA32F CUDA array behind `surface` (a cudaSurfaceObject_t, here as
+    // an integer so this header needs no CUDA): a GL texture mapped into CUDA, written in place. False
+    // where the backend cannot (no device output).
+    virtual bool copy_accumulation_to_surface(unsigned long long surface) const {
+        (void)surface;
+        return false;
+    }
     // Asks a running accumulate() to stop soon (from another thread); the framebuffer is then partial.
     virtual void cancel() {}
     // Scheduler modes this backend offers; the first is the default.

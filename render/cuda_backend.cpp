@@ -446,6 +446,14 @@ public:
         check(cudaStreamSynchronize(stream_), "pack accumulation");
     }
 
+    bool copy_accumulation_to_surface(unsigned long long surface) const override {
+        DeviceFramebuffer fb{radiance_.get(), samples_.get()};
+        check(launch_pack_accumulation_surface(fb, width_, height_, static_cast<cudaSurfaceObject_t>(surface), stream_),
+              "pack accumulation");
+        check(cudaStreamSynchronize(stream_), "pack accumulation");
+        return true;
+    }
+
     Image resolve() const override {
         size_t n = static_cast<size_t>(width_) * height_;
         std::vector<float> rad(3 * n);

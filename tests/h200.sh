@@ -73,10 +73,13 @@ run() {
         for m in persistent relaunch graph megakernel; do
             timeout 120 ./.stage/pkrt-viewer scenes/bench/crytek-sponza.json --backend cuda --mode $m --res 1920x1080 \
                 --spp-per-frame 1 --frames 150 --screenshot "$final/viewer_$m.png" >"$out/viewer_$m.txt" 2>&1
-            echo "$m exit $?"; grep -E "fps|error|warning|OpenGL" "$out/viewer_$m.txt"
+            echo "$m exit $?"; grep -E "fps|transfer|error|warning|OpenGL" "$out/viewer_$m.txt"
         done
+        PKRT_VIEWER_INTEROP=buffer timeout 120 ./.stage/pkrt-viewer scenes/bench/crytek-sponza.json --backend cuda \
+            --res 1920x1080 --spp-per-frame 1 --frames 150 >"$out/viewer_buffer.txt" 2>&1
+        echo "persistent, pixel-buffer interop: exit $?"; grep -E "fps|transfer|error|warning" "$out/viewer_buffer.txt"
         echo "=== test_viewer_gpu"
-        PKRT_VIEWER_DISPLAY=$DISPLAY timeout 300 ./.stage/test_viewer_gpu --gtest_color=no >"$out/test_viewer_gpu.txt" 2>&1
+        PKRT_EXPECT_INTEROP=1 PKRT_VIEWER_DISPLAY=$DISPLAY timeout 300 ./.stage/test_viewer_gpu --gtest_color=no >"$out/test_viewer_gpu.txt" 2>&1
         echo "exit $?"; grep -E "^\[ +(OK|FAILED|PASSED|SKIPPED) +\]|Failure" "$out/test_viewer_gpu.txt" | head -20
     fi
 }

@@ -4,6 +4,8 @@
 // Skips without a CUDA device or without Xvfb.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "render/devices.h"
 #include "test_viewer_util.h"
 
@@ -69,6 +71,29 @@ TEST(ViewerGpuScript, ModeSwitchAndCompareRunLive) {
     EXPECT_NE(r.err.find("median GPU ms"), std::string::npos) << r.err;
     for (const char* mode : {"persistent", "relaunch", "graph", "megakernel"})
         EXPECT_NE(r.err.find(std::string("pkrt-viewer:   ") + mode), std::string::npos) << mode << "\n" << r.err;
+}
+
+// Where GL runs on the CUDA device (the H200 under NVIDIA's GLX; tests/h200.sh sets PKRT_EXPECT_INTEROP=1)
+// the image must reach GL without a host copy, by either interop path, and both must show the same image.
+TEST(ViewerGpuInterop, TextureAndPixelBufferPathsShowTheSameImage) {
+    std::string why;
+    if (!have_cuda(&why)) GTEST_SKIP() << "no CUDA device: " << why;
+    if (!std::getenv("PKRT_EXPECT_INTEROP"))
+        GTEST_SKIP() << "GL is not known to run on the CUDA device here (PKRT_EXPECT_INTEROP=1 says it does)";
+    TempDir dir;
+    const std::string common = " --backend cuda --frames 30 --res 640x360 --scale 1 --spp-per-frame 1";
+    RunResult t = run_viewer("--screenshot texture.png" + common, dir.path().string());
+    ASSERT_EQ(t.code, 0) << t.err;
+    EXPECT_NE(t.err.find("CUDA-GL interop (texture"), std::string::npos) << t.err;
+    setenv("PKRT_VIEWER_INTEROP", "buffer", 1);
+    RunResult b = run_viewer("--screenshot buffer.png" + common, dir.path().string());
+    unsetenv("PKRT_VIEWER_INTEROP");
+    ASSERT_EQ(b.code, 0) << b.err;
+    EXPECT_NE(b.err.find("CUDA-GL interop (pixel buffer"), std::string::npos) << b.err;
+    Png a = read_png(dir.file("texture.png")), c = read_png(dir.file("buffer.png"));
+    ASSERT_TRUE(a.ok() && c.ok());
+    EXPECT_GT(distinct_colors(a), 500u);
+    EXPECT_LT(mean_abs_diff(a, c), 0.05) << "the two display paths disagree";
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, ViewerGpu, ::testing::Values("persistent", "relaunch", "graph", "megakernel"),

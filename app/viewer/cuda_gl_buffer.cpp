@@ -60,6 +60,58 @@ void CudaGlBuffer::unmap() {
           "cudaGraphicsUnmapResources");
 }
 
+CudaGlTexture::~CudaGlTexture() {
+    if (surface_) cudaDestroySurfaceObject(surface_);
+    if (mapped_) cudaGraphicsUnmapResources(1, reinterpret_cast<cudaGraphicsResource_t*>(&resource_), 0);
+    if (resource_) cudaGraphicsUnregisterResource(static_cast<cudaGraphicsResource_t>(resource_));
+}
+
+bool CudaGlTexture::attach(unsigned texture, std::string* why) {
+    detach();
+    cudaGraphicsResource_t res = nullptr;
+    cudaError_t e = cudaGraphicsGLRegisterImage(&res, texture, GL_TEXTURE_2D,
+                                                cudaGraphicsRegisterFlagsSurfaceLoadStore | cudaGraphicsRegisterFlagsWriteDiscard);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        if (why) *why = cudaGetErrorString(e);
+        return false;
+    }
+    resource_ = res;
+    return true;
+}
+
+void CudaGlTexture::detach() {
+    if (!resource_) return;
+    if (mapped_) unmap();
+    check(cudaGraphicsUnregisterResource(static_cast<cudaGraphicsResource_t>(resource_)), "cudaGraphicsUnregisterResource");
+    resource_ = nullptr;
+}
+
+unsigned long long CudaGlTexture::map() {
+    auto* res = reinterpret_cast<cudaGraphicsResource_t*>(&resource_);
+    check(cudaGraphicsMapResources(1, res, 0), "cudaGraphicsMapResources");
+    mapped_ = true;
+    // The array behind the texture may differ from one mapping to the next: a surface per mapping.
+    cudaArray_t array = nullptr;
+    check(cudaGraphicsSubResourceGetMappedArray(&array, *res, 0, 0), "cudaGraphicsSubResourceGetMappedArray");
+    cudaResourceDesc desc{};
+    desc.resType = cudaResourceTypeArray;
+    desc.res.array.array = array;
+    cudaSurfaceObject_t surface = 0;
+    check(cudaCreateSurfaceObject(&surface, &desc), "cudaCreateSurfaceObject");
+    surface_ = surface;
+    return surface_;
+}
+
+void CudaGlTexture::unmap() {
+    if (surface_) cudaDestroySurfaceObject(surface_);
+    surface_ = 0;
+    if (!mapped_) return;
+    mapped_ = false;
+    check(cudaGraphicsUnmapResources(1, reinterpret_cast<cudaGraphicsResource_t*>(&resource_), 0),
+          "cudaGraphicsUnmapResources");
+}
+
 CudaHostStaging::~CudaHostStaging() {
     if (device_) cudaFree(device_);
 }

@@ -36,6 +36,29 @@ private:
     bool mapped_ = false;
 };
 
+// A GL texture registered with CUDA for surface writes: the backend packs the accumulation straight
+// into the texture the display pass samples, so there is no buffer -> texture copy at all.
+class CudaGlTexture {
+public:
+    CudaGlTexture() = default;
+    ~CudaGlTexture();
+    CudaGlTexture(const CudaGlTexture&) = delete;
+    CudaGlTexture& operator=(const CudaGlTexture&) = delete;
+
+    // Registers GL_TEXTURE_2D `texture` (RGBA32F). False, with the reason, where CUDA cannot reach it.
+    bool attach(unsigned texture, std::string* why);
+    void detach();
+    bool attached() const { return resource_ != nullptr; }
+    // Maps the texture into CUDA and returns a surface object (cudaSurfaceObject_t) over it.
+    unsigned long long map();
+    void unmap();
+
+private:
+    void* resource_ = nullptr;         // cudaGraphicsResource_t
+    unsigned long long surface_ = 0;   // cudaSurfaceObject_t while mapped
+    bool mapped_ = false;
+};
+
 // Fallback when GL cannot see the CUDA device: the backend packs into device memory and one copy brings
 // it to the host for glTexSubImage2D.
 class CudaHostStaging {

@@ -1,7 +1,9 @@
 // Gets the backend's accumulation into the RGBA32F texture the display pass samples, by the cheapest
 // path the backend and the GL context allow:
-//   - CUDA backend, GL on the CUDA device: a pixel buffer registered with CUDA; the backend packs into
-//     it (map, copy_accumulation, unmap) and glTexSubImage2D copies buffer -> texture, all on the GPU;
+//   - CUDA backend, GL on the CUDA device: the texture itself registered with CUDA; the backend packs
+//     into it through a surface (map, copy_accumulation_to_surface, unmap), no copies at all. With
+//     PKRT_VIEWER_INTEROP=buffer (or where textures cannot be registered) a pixel buffer registered with
+//     CUDA instead, which glTexSubImage2D then copies into the texture on the GPU;
 //   - CUDA backend, GL elsewhere (Mesa under Xvfb): packed on the device, one copy to the host, upload;
 //   - CPU backend: packed into host memory, upload.
 // Every upload is timed (wall clock, closed by glFinish so GL's copy is inside it).
@@ -20,7 +22,14 @@ class Backend;
 namespace pkrt::viewer {
 
 class CudaGlBuffer;
+class CudaGlTexture;
 class CudaHostStaging;
+
+// Where an upload's time went (milliseconds): mapping into CUDA, packing (the backend's copy, waited
+// for), handing back to GL, and GL's own copy to the texture (closed by glFinish).
+struct UploadTiming {
+    double map = 0, pack = 0, unmap = 0, gl_copy = 0;
+};
 
 class AccumulationUpload {
 public:
@@ -40,6 +49,7 @@ public:
     int height() const { return height_; }
     // How the data travels, for the panel ("CUDA-GL interop: ...", "host copy: ...").
     const std::string& path() const { return path_; }
+    const UploadTiming& last_timing() const { return timing_; }
 
 private:
     void release_buffer();
@@ -48,9 +58,11 @@ private:
     int width_ = 0, height_ = 0;
     bool device_output_ = false;
     std::string path_ = "none yet";
+    UploadTiming timing_;
     std::vector<float> host_;
 #if defined(PKRT_HAVE_CUDA)
     std::unique_ptr<CudaGlBuffer> cuda_buffer_;
+    std::unique_ptr<CudaGlTexture> cuda_texture_;
     std::unique_ptr<CudaHostStaging> staging_;
 #endif
 };

@@ -161,7 +161,7 @@ int ViewerApp::run() {
     // Batch runs report what a user would feel: frames per second of the whole loop (render, display
     // transfer, UI, swap), after a warm-up that lets graphs, buffers and clocks settle.
     const int warmup = options_.frames > 20 ? 10 : 0;
-    std::vector<double> render_ms, upload_ms, wait_ms;
+    std::vector<double> render_ms, upload_ms, wait_ms, map_ms, pack_ms, unmap_ms, gl_ms;
     std::chrono::steady_clock::time_point measure_start;
     while (!glfwWindowShouldClose(win)) {
         glfwPollEvents();
@@ -177,6 +177,11 @@ int ViewerApp::run() {
             render_ms.push_back(frame_ms_);
             upload_ms.push_back(upload_ms_);
             wait_ms.push_back(wait_ms_);
+            const UploadTiming& t = upload_->last_timing();
+            map_ms.push_back(t.map);
+            pack_ms.push_back(t.pack);
+            unmap_ms.push_back(t.unmap);
+            gl_ms.push_back(t.gl_copy);
         }
     }
     if (batch_ && !script_ && frames > warmup) {
@@ -187,6 +192,8 @@ int ViewerApp::run() {
                      frames, progressive_.width(), progressive_.height(), view_.mode.c_str(),
                      (frames - warmup) / seconds, frames - warmup, median_of(render_ms), median_of(wait_ms),
                      median_of(upload_ms), upload_->path().c_str());
+        std::fprintf(stderr, "pkrt-viewer: display transfer, median ms: map %.3f, pack %.3f, unmap %.3f, GL copy %.3f\n",
+                     median_of(map_ms), median_of(pack_ms), median_of(unmap_ms), median_of(gl_ms));
     }
     if (!ui_screenshot_.empty() && !glfwWindowShouldClose(win)) frame();  // a script ended on 'screenshot PATH ui'
     if (batch_ && !options_.screenshot.empty()) {
