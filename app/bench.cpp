@@ -47,6 +47,12 @@ void write_plot(const std::string& path, const nlohmann::json& out) {
     std::map<std::string, PlotSeries> series;
     std::set<std::string> combos;
     for (const auto& r : out["results"]) combos.insert(r["scene"].get<std::string>() + " d" + std::to_string(r["max_depth"].get<int>()));
+    if (combos.size() == 1 && !out["results"].empty()) {  // one scene and depth: say which in the title
+        const auto& r0 = out["results"][0];
+        spec.title = "pkrt bench: " + std::filesystem::path(r0["scene"].get<std::string>()).stem().string() + ", depth " +
+                     std::to_string(r0["max_depth"].get<int>()) + ", " + std::to_string(out["spp"].get<int>()) + " spp, " +
+                     out["device"].get<std::string>();
+    }
     std::map<double, std::string> ticks;
     for (const auto& r : out["results"]) {
         int w = r["resolution"][0], h = r["resolution"][1];

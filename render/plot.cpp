@@ -92,15 +92,20 @@ std::string format_number(double v) {
     return buf;
 }
 
-// Ticks for an axis range: 1-2-5 steps per decade on log axes, "nice" steps on linear ones.
+// Ticks for an axis range: 1-2-5 steps per decade on log axes (every integer mantissa when that leaves
+// fewer than three on a narrow range), "nice" steps on linear ones.
 std::vector<double> ticks(double lo, double hi, bool log_axis) {
     std::vector<double> t;
     if (log_axis) {
-        for (int e = static_cast<int>(std::floor(std::log10(lo))); e <= static_cast<int>(std::ceil(std::log10(hi))); ++e)
-            for (double m : {1.0, 2.0, 5.0}) {
-                double v = m * std::pow(10.0, e);
-                if (v >= lo * 0.999 && v <= hi * 1.001) t.push_back(v);
-            }
+        for (auto mantissas : {std::vector<double>{1, 2, 5}, std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8, 9}}) {
+            t.clear();
+            for (int e = static_cast<int>(std::floor(std::log10(lo))); e <= static_cast<int>(std::ceil(std::log10(hi))); ++e)
+                for (double m : mantissas) {
+                    double v = m * std::pow(10.0, e);
+                    if (v >= lo * 0.999 && v <= hi * 1.001) t.push_back(v);
+                }
+            if (t.size() >= 3) break;
+        }
         return t;
     }
     double span = hi - lo, step = std::pow(10.0, std::floor(std::log10(span / 5)));

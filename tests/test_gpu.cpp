@@ -259,6 +259,46 @@ TEST(Gpu, CancellingALongFrameReturnsQuickly) {
 #endif
 }
 
+// begin_accumulate() only queues the frame (the viewer draws meanwhile); end_accumulate() waits for it. The
+// split frame is the same frame: same samples, same statistics.
+TEST(Gpu, BegunFramesRunWhileTheHostWorksAndEndTheSame) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    using clock = std::chrono::steady_clock;
+    auto ms = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+    Scene s = load_prepared(kScenes + "/spheres.json");
+    for (const char* mode : kModes) {
+        auto gpu = gpu_backend(gpus[0]);
+        gpu->set_scene(s);
+        // 1.8 M paths: one wave (earlier waves of a larger frame are waited for inside begin).
+        RenderSettings rs = settings(1280, 720, 2, 16, 5, mode);
+        gpu->reset(1280, 720);
+        RenderStats whole;
+        gpu->accumulate(rs, 0, 2, whole);  // also warms up (graph capture, first launches)
+        Image a = gpu->resolve();
+        gpu->reset(1280, 720);
+        auto t0 = clock::now();
+        gpu->begin_accumulate(rs, 0, 2);
+        auto t1 = clock::now();
+        RenderStats split;
+        gpu->end_accumulate(split);
+        auto t2 = clock::now();
+        EXPECT_LT(ms(t0, t1), 0.5 * ms(t0, t2)) << mode << ": begin took " << ms(t0, t1) << " of " << ms(t0, t2) << " ms";
+        EXPECT_EQ(split.samples, whole.samples) << mode;
+        EXPECT_EQ(split.total_rays(), whole.total_rays()) << mode;
+        for (uint32_t c : gpu->sample_counts()) ASSERT_EQ(c, 2u) << mode;
+        Image b = gpu->resolve();
+        EXPECT_LT(rms_difference(a, b), 1e-3 * (1.0 + mean(a))) << mode;
+        // A frame still in flight when the framebuffer changes is finished first, not torn.
+        gpu->begin_accumulate(rs, 2, 2);
+        gpu->reset(64, 64);
+        RenderStats after;
+        gpu->accumulate(settings(64, 64, 2, 8, 1, mode), 0, 2, after);
+        for (uint32_t c : gpu->sample_counts()) ASSERT_EQ(c, 2u) << mode;
+    }
+#endif
+}
+
 TEST(Gpu, StatisticsDescribeTheFrame) {
     REQUIRE_GPU();
 #if defined(PKRT_HAVE_CUDA)
