@@ -16,84 +16,76 @@ void check(cudaError_t e, const char* what) {
 
 }  // namespace
 
-CudaGlBuffer::~CudaGlBuffer() {
+CudaGlResource::~CudaGlResource() {
     // Destructors must not throw: errors here can only come from a context already torn down.
     if (mapped_) cudaGraphicsUnmapResources(1, reinterpret_cast<cudaGraphicsResource_t*>(&resource_), 0);
     if (resource_) cudaGraphicsUnregisterResource(static_cast<cudaGraphicsResource_t>(resource_));
 }
 
-bool CudaGlBuffer::attach(unsigned pbo, std::string* why) {
-    detach();
-    cudaGraphicsResource_t res = nullptr;
-    cudaError_t e = cudaGraphicsGLRegisterBuffer(&res, pbo, cudaGraphicsRegisterFlagsWriteDiscard);
+bool CudaGlResource::adopt(int error, void* resource, std::string* why) {
+    auto e = static_cast<cudaError_t>(error);
     if (e != cudaSuccess) {
         cudaGetLastError();  // the failure is not sticky: clear it so later CUDA calls do not report it
         if (why) *why = cudaGetErrorString(e);
         return false;
     }
-    resource_ = res;
+    resource_ = resource;
     return true;
 }
 
-void CudaGlBuffer::detach() {
+void CudaGlResource::detach() {
     if (!resource_) return;
     if (mapped_) unmap();
     check(cudaGraphicsUnregisterResource(static_cast<cudaGraphicsResource_t>(resource_)), "cudaGraphicsUnregisterResource");
     resource_ = nullptr;
 }
 
-float* CudaGlBuffer::map(size_t expected_bytes) {
-    auto* res = reinterpret_cast<cudaGraphicsResource_t*>(&resource_);
-    check(cudaGraphicsMapResources(1, res, 0), "cudaGraphicsMapResources");
+void CudaGlResource::map_resource() {
+    check(cudaGraphicsMapResources(1, reinterpret_cast<cudaGraphicsResource_t*>(&resource_), 0), "cudaGraphicsMapResources");
     mapped_ = true;
-    void* ptr = nullptr;
-    size_t size = 0;
-    check(cudaGraphicsResourceGetMappedPointer(&ptr, &size, *res), "cudaGraphicsResourceGetMappedPointer");
-    if (size < expected_bytes) throw Error("display interop: the mapped pixel buffer is smaller than the frame");
-    return static_cast<float*>(ptr);
 }
 
-void CudaGlBuffer::unmap() {
+void CudaGlResource::unmap() {
     if (!mapped_) return;
     mapped_ = false;
     check(cudaGraphicsUnmapResources(1, reinterpret_cast<cudaGraphicsResource_t*>(&resource_), 0),
           "cudaGraphicsUnmapResources");
 }
 
+bool CudaGlBuffer::attach(unsigned pbo, std::string* why) {
+    detach();
+    cudaGraphicsResource_t res = nullptr;
+    return adopt(cudaGraphicsGLRegisterBuffer(&res, pbo, cudaGraphicsRegisterFlagsWriteDiscard), res, why);
+}
+
+float* CudaGlBuffer::map(size_t expected_bytes) {
+    map_resource();
+    void* ptr = nullptr;
+    size_t size = 0;
+    check(cudaGraphicsResourceGetMappedPointer(&ptr, &size, static_cast<cudaGraphicsResource_t>(resource_)),
+          "cudaGraphicsResourceGetMappedPointer");
+    if (size < expected_bytes) throw Error("display interop: the mapped pixel buffer is smaller than the frame");
+    return static_cast<float*>(ptr);
+}
+
 CudaGlTexture::~CudaGlTexture() {
     if (surface_) cudaDestroySurfaceObject(surface_);
-    if (mapped_) cudaGraphicsUnmapResources(1, reinterpret_cast<cudaGraphicsResource_t*>(&resource_), 0);
-    if (resource_) cudaGraphicsUnregisterResource(static_cast<cudaGraphicsResource_t>(resource_));
 }
 
 bool CudaGlTexture::attach(unsigned texture, std::string* why) {
     detach();
     cudaGraphicsResource_t res = nullptr;
-    cudaError_t e = cudaGraphicsGLRegisterImage(&res, texture, GL_TEXTURE_2D,
-                                                cudaGraphicsRegisterFlagsSurfaceLoadStore | cudaGraphicsRegisterFlagsWriteDiscard);
-    if (e != cudaSuccess) {
-        cudaGetLastError();
-        if (why) *why = cudaGetErrorString(e);
-        return false;
-    }
-    resource_ = res;
-    return true;
-}
-
-void CudaGlTexture::detach() {
-    if (!resource_) return;
-    if (mapped_) unmap();
-    check(cudaGraphicsUnregisterResource(static_cast<cudaGraphicsResource_t>(resource_)), "cudaGraphicsUnregisterResource");
-    resource_ = nullptr;
+    return adopt(cudaGraphicsGLRegisterImage(&res, texture, GL_TEXTURE_2D,
+                                             cudaGraphicsRegisterFlagsSurfaceLoadStore | cudaGraphicsRegisterFlagsWriteDiscard),
+                 res, why);
 }
 
 unsigned long long CudaGlTexture::map() {
-    auto* res = reinterpret_cast<cudaGraphicsResource_t*>(&resource_);
-    check(cudaGraphicsMapResources(1, res, 0), "cudaGraphicsMapResources");
-    mapped_ = true;
+    map_resource();
     // The array behind the texture may differ from one mapping to the next: a surface per mapping.
     cudaArray_t array = nullptr;
-    check(cudaGraphicsSubResourceGetMappedArray(&array, *res, 0, 0), "cudaGraphicsSubResourceGetMappedArray");
+    check(cudaGraphicsSubResourceGetMappedArray(&array, static_cast<cudaGraphicsResource_t>(resource_), 0, 0),
+          "cudaGraphicsSubResourceGetMappedArray");
     cudaResourceDesc desc{};
     desc.resType = cudaResourceTypeArray;
     desc.res.array.array = array;
@@ -106,10 +98,7 @@ unsigned long long CudaGlTexture::map() {
 void CudaGlTexture::unmap() {
     if (surface_) cudaDestroySurfaceObject(surface_);
     surface_ = 0;
-    if (!mapped_) return;
-    mapped_ = false;
-    check(cudaGraphicsUnmapResources(1, reinterpret_cast<cudaGraphicsResource_t*>(&resource_), 0),
-          "cudaGraphicsUnmapResources");
+    CudaGlResource::unmap();
 }
 
 CudaHostStaging::~CudaHostStaging() {

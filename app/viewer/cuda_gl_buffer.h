@@ -13,50 +13,51 @@ class Backend;
 
 namespace pkrt::viewer {
 
-// A GL pixel buffer registered with CUDA for write-discard access: the backend writes the packed
-// accumulation straight into GL's memory, and GL then copies buffer -> texture on the GPU.
-class CudaGlBuffer {
+// A GL object registered with CUDA: registration, mapping and their undoing, shared by the two kinds.
+class CudaGlResource {
 public:
-    CudaGlBuffer() = default;
-    ~CudaGlBuffer();
-    CudaGlBuffer(const CudaGlBuffer&) = delete;
-    CudaGlBuffer& operator=(const CudaGlBuffer&) = delete;
+    CudaGlResource() = default;
+    virtual ~CudaGlResource();
+    CudaGlResource(const CudaGlResource&) = delete;
+    CudaGlResource& operator=(const CudaGlResource&) = delete;
 
-    // Registers GL buffer `pbo`. False (with the CUDA error in `why`) when the GL context is not on a CUDA
-    // device, for instance Mesa under Xvfb: the caller then stages through the host.
-    bool attach(unsigned pbo, std::string* why);
     void detach();
     bool attached() const { return resource_ != nullptr; }
-    // Maps the buffer into CUDA and returns its device address; unmap() hands it back to GL.
-    float* map(size_t expected_bytes);
-    void unmap();
+    // Hands the object back to GL.
+    virtual void unmap();
 
-private:
+protected:
+    // Takes the result of a cudaGraphicsGL*Register* call (an int here: this header has no CUDA types).
+    // False, with CUDA's reason in `why`, when it failed, for instance because the GL context is not on a
+    // CUDA device (Mesa under Xvfb): the caller then takes another path.
+    bool adopt(int error, void* resource, std::string* why);
+    void map_resource();
+
     void* resource_ = nullptr;  // cudaGraphicsResource_t
     bool mapped_ = false;
 };
 
-// A GL texture registered with CUDA for surface writes: the backend packs the accumulation straight
-// into the texture the display pass samples, so there is no buffer -> texture copy at all.
-class CudaGlTexture {
+// A GL pixel buffer registered for write-discard access: the backend writes the packed accumulation
+// straight into GL's memory, and GL then copies buffer -> texture on the GPU.
+class CudaGlBuffer : public CudaGlResource {
 public:
-    CudaGlTexture() = default;
-    ~CudaGlTexture();
-    CudaGlTexture(const CudaGlTexture&) = delete;
-    CudaGlTexture& operator=(const CudaGlTexture&) = delete;
+    bool attach(unsigned pbo, std::string* why);
+    // Maps the buffer into CUDA and returns its device address; unmap() hands it back to GL.
+    float* map(size_t expected_bytes);
+};
 
-    // Registers GL_TEXTURE_2D `texture` (RGBA32F). False, with the reason, where CUDA cannot reach it.
+// A GL texture (RGBA32F) registered for surface writes: the backend packs the accumulation straight into
+// the texture the display pass samples, so there is no buffer -> texture copy at all.
+class CudaGlTexture : public CudaGlResource {
+public:
+    ~CudaGlTexture() override;
     bool attach(unsigned texture, std::string* why);
-    void detach();
-    bool attached() const { return resource_ != nullptr; }
     // Maps the texture into CUDA and returns a surface object (cudaSurfaceObject_t) over it.
     unsigned long long map();
-    void unmap();
+    void unmap() override;
 
 private:
-    void* resource_ = nullptr;         // cudaGraphicsResource_t
-    unsigned long long surface_ = 0;   // cudaSurfaceObject_t while mapped
-    bool mapped_ = false;
+    unsigned long long surface_ = 0;  // cudaSurfaceObject_t while mapped
 };
 
 // Fallback when GL cannot see the CUDA device: the backend packs into device memory and one copy brings

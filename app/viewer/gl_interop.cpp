@@ -94,6 +94,21 @@ void AccumulationUpload::configure(int width, int height, bool device_output) {
 #endif
 }
 
+#if defined(PKRT_HAVE_CUDA)
+namespace {
+// A mapped object goes back to GL even when the backend's copy throws.
+template <class F>
+void unmap_on_error(CudaGlResource& mapped, F&& copy) {
+    try {
+        copy();
+    } catch (...) {
+        mapped.unmap();
+        throw;
+    }
+}
+}  // namespace
+#endif
+
 double AccumulationUpload::upload(const Backend& backend) {
     using clock = std::chrono::steady_clock;
     auto ms = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
@@ -110,12 +125,7 @@ double AccumulationUpload::upload(const Backend& backend) {
         unsigned long long surface = cuda_texture_->map();
         auto t1 = clock::now();
         bool written = false;
-        try {
-            written = backend.copy_accumulation_to_surface(surface);  // complete on return
-        } catch (...) {
-            cuda_texture_->unmap();
-            throw;
-        }
+        unmap_on_error(*cuda_texture_, [&] { written = backend.copy_accumulation_to_surface(surface); });  // complete on return
         auto t2 = clock::now();
         cuda_texture_->unmap();
         auto t3 = clock::now();
@@ -126,12 +136,7 @@ double AccumulationUpload::upload(const Backend& backend) {
     if (device_output_ && cuda_buffer_ && cuda_buffer_->attached()) {
         float* ptr = cuda_buffer_->map(floats * sizeof(float));
         auto t1 = clock::now();
-        try {
-            backend.copy_accumulation(ptr);  // complete on return (the backend synchronises its stream)
-        } catch (...) {
-            cuda_buffer_->unmap();
-            throw;
-        }
+        unmap_on_error(*cuda_buffer_, [&] { backend.copy_accumulation(ptr); });  // complete on return
         auto t2 = clock::now();
         cuda_buffer_->unmap();
         auto t3 = clock::now();
