@@ -27,7 +27,8 @@ struct PersistentParams {
     int push_continuations;       // 1: bounces go through the queue; 0: a lane keeps its own bounce
     int queue_shadows;            // 1: shadow rays go through the shadow queue; 0: traced at once
     int timeline;                 // 1: sample the queue-depth timeline
-    int pool_stragglers;          // 1: at the frame's end, warps with few live lanes push them to the queue
+    int pool_stragglers;          // warps with few live lanes push them to the queue: 1 at the frame's end,
+                                  // 2 always (and only empty warps take new camera paths)
     int backoff_max_shift;        // an idle warp sleeps at most 64 << this nanoseconds
 };
 
@@ -36,6 +37,8 @@ constexpr int kPersistentThreads = 128;
 constexpr int kPersistentVariants[] = {4, 6, 8, 10};
 
 int persistent_blocks_per_sm(int variant);  // occupancy of that variant at kPersistentThreads
+// Preferred share of the SM's L1/shared memory given to shared memory (percent), as a hint to the driver.
+cudaError_t set_persistent_carveout(int variant, int percent);
 cudaError_t launch_persistent(const PersistentParams& p, int blocks, int variant, cudaStream_t stream);
 
 // Sets every slot's sequence number to "free for ticket = slot" and clears the counters.

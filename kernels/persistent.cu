@@ -167,7 +167,10 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
             }
             held = __ballot_sync(kFullMask, have);
             int path_avail = __shfl_sync(kFullMask, lead ? queue_available(p.paths) : 0, 0);
-            if (!exhausted && __popc(held) < 32 && path_avail < p.low_water) {
+            // Sorted pooling (2): only an empty warp takes new camera paths, so primary rays travel in
+            // warps of their own instead of beside secondary rays from elsewhere.
+            bool may_generate = p.pool_stragglers != 2 || held == 0;
+            if (!exhausted && may_generate && __popc(held) < 32 && path_avail < p.low_water) {
                 unsigned need = ~held;
                 int k = __popc(need);
                 unsigned long long base = 0;
@@ -271,7 +274,7 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
         unsigned n_ended = popc_ballot(ended);
         bool cont = have && r.continues;
         bool push = cont && p.push_continuations;
-        if (!p.push_continuations && p.pool_stragglers && exhausted) {
+        if (!p.push_continuations && (p.pool_stragglers == 2 || (p.pool_stragglers && exhausted))) {
             // End of frame: pool this warp's stragglers with everyone else's.
             unsigned live = popc_ballot(cont);
             push = cont && live < static_cast<unsigned>(p.fetch_threshold);
@@ -317,6 +320,12 @@ int persistent_blocks_per_sm(int variant) {
         return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kPersistentThreads, 0);
     });
     return e == cudaSuccess ? blocks : 0;
+}
+
+cudaError_t set_persistent_carveout(int variant, int percent) {
+    return with_variant(variant, [&](auto kernel) {
+        return cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent);
+    });
 }
 
 cudaError_t launch_persistent(const PersistentParams& p, int blocks, int variant, cudaStream_t stream) {

@@ -204,6 +204,7 @@ public:
         // Every variant this backend may launch must be able to hold the whole grid resident.
         int max_blocks = 0;
         for (int v : candidate_variants()) {
+            if (opt_.smem_carveout >= 0) check(set_persistent_carveout(v, opt_.smem_carveout), "shared memory carveout");
             int occupancy = persistent_blocks_per_sm(v);
             if (occupancy <= 0) throw Error("CUDA: the persistent kernel cannot be resident on " + dev.name);
             int resident = occupancy * dev.multiprocessors;
@@ -718,7 +719,8 @@ CudaOptions cuda_options_from_environment() {
     o.timeline = env_int("PKRT_TIMELINE", o.timeline) != 0;
     o.poll_stop = env_int("PKRT_POLL_STOP", o.poll_stop) != 0;
     o.timeline_points = std::clamp(env_int("PKRT_TIMELINE_POINTS", o.timeline_points), 256, kTimelinePoints);
-    o.pool_stragglers = env_int("PKRT_POOL_STRAGGLERS", o.pool_stragglers) != 0;
+    o.pool_stragglers = std::clamp(env_int("PKRT_POOL_STRAGGLERS", o.pool_stragglers), 0, 2);
+    o.smem_carveout = std::clamp(env_int("PKRT_SMEM_CARVEOUT", o.smem_carveout), -1, 100);
     o.backoff_max_shift = std::clamp(env_int("PKRT_BACKOFF_MAX_SHIFT", o.backoff_max_shift), 0, 12);
     return o;
 }

@@ -22,8 +22,10 @@ struct CudaOptions {
                                          // 0 = per frame, 4 for frames that fit in one wave, else 10
     int timeline = 1;                    // persistent: sample the queue-depth timeline
     int timeline_points = 1024;          // persistent: aim a frame's timeline at about this many points
-    int pool_stragglers = 0;             // persistent: pool the frame's last few live paths through the queue
+    int pool_stragglers = 0;             // persistent: pool a warp's last few live paths through the queue, at
+                                         // the frame's end (1) or always, generating only into empty warps (2)
     int backoff_max_shift = 8;           // persistent: idle warps sleep at most 64 << this ns (8: 16 us)
+    int smem_carveout = -1;              // persistent: preferred shared-memory share of L1 in percent; -1 = driver's choice
     int poll_stop = 1;                   // persistent: poll the host's stop flag (cancellation)
     uint32_t wave_capacity = 1u << 21;   // relaunch/graph/megakernel: paths per wave
 };
@@ -35,7 +37,7 @@ std::unique_ptr<Backend> make_cuda_backend(const GpuDevice& device, const CudaOp
 
 // Defaults, with developer overrides from the environment for scheduler experiments: PKRT_FETCH_THRESHOLD,
 // PKRT_PUSH_CONTINUATIONS, PKRT_QUEUE_SHADOWS, PKRT_QUEUE_CAPACITY, PKRT_REGISTER_VARIANT, PKRT_TIMELINE,
-// PKRT_TIMELINE_POINTS, PKRT_POOL_STRAGGLERS, PKRT_BACKOFF_MAX_SHIFT, PKRT_POLL_STOP.
+// PKRT_TIMELINE_POINTS, PKRT_POOL_STRAGGLERS, PKRT_BACKOFF_MAX_SHIFT, PKRT_SMEM_CARVEOUT, PKRT_POLL_STOP.
 CudaOptions cuda_options_from_environment();
 
 }  // namespace pkrt

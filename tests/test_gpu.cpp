@@ -212,6 +212,10 @@ TEST(Gpu, PersistentVariantsAlsoMatch) {
     pool.pool_stragglers = 1;  // the frame's last live paths compacted through the queue
     auto c = gpu_backend(gpus[0], pool);
     expect_matches_cpu(s, *c, settings(64, 64, 16, 8, 1, "persistent"), "persistent, stragglers pooled");
+    CudaOptions sorted;
+    sorted.pool_stragglers = 2;  // always pooled; new camera paths only into empty warps
+    auto d = gpu_backend(gpus[0], sorted);
+    expect_matches_cpu(s, *d, settings(64, 64, 16, 8, 1, "persistent"), "persistent, sorted pooling");
     for (int v : persistent_register_variants()) {
         CudaOptions fixed;
         fixed.register_variant = v;
