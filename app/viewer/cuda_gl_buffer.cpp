@@ -24,6 +24,7 @@ CudaGlResource::~CudaGlResource() {
 
 bool CudaGlResource::adopt(int error, void* resource, std::string* why) {
     auto e = static_cast<cudaError_t>(error);
+    if (e == cudaSuccess && !resource) e = cudaErrorInvalidResourceHandle;  // never claim a null registration
     if (e != cudaSuccess) {
         cudaGetLastError();  // the failure is not sticky: clear it so later CUDA calls do not report it
         if (why) *why = cudaGetErrorString(e);
@@ -55,7 +56,8 @@ void CudaGlResource::unmap() {
 bool CudaGlBuffer::attach(unsigned pbo, std::string* why) {
     detach();
     cudaGraphicsResource_t res = nullptr;
-    return adopt(cudaGraphicsGLRegisterBuffer(&res, pbo, cudaGraphicsRegisterFlagsWriteDiscard), res, why);
+    cudaError_t e = cudaGraphicsGLRegisterBuffer(&res, pbo, cudaGraphicsRegisterFlagsWriteDiscard);
+    return adopt(e, res, why);  // not in one expression: `res` must be read after the call wrote it
 }
 
 float* CudaGlBuffer::map(size_t expected_bytes) {
@@ -75,9 +77,9 @@ CudaGlTexture::~CudaGlTexture() {
 bool CudaGlTexture::attach(unsigned texture, std::string* why) {
     detach();
     cudaGraphicsResource_t res = nullptr;
-    return adopt(cudaGraphicsGLRegisterImage(&res, texture, GL_TEXTURE_2D,
-                                             cudaGraphicsRegisterFlagsSurfaceLoadStore | cudaGraphicsRegisterFlagsWriteDiscard),
-                 res, why);
+    cudaError_t e = cudaGraphicsGLRegisterImage(&res, texture, GL_TEXTURE_2D,
+                                                cudaGraphicsRegisterFlagsSurfaceLoadStore | cudaGraphicsRegisterFlagsWriteDiscard);
+    return adopt(e, res, why);
 }
 
 unsigned long long CudaGlTexture::map() {

@@ -145,6 +145,7 @@ double AccumulationUpload::upload(const Backend& backend) {
         gl::TexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, GL_RGBA, GL_FLOAT, nullptr);  // offset 0 in the PBO
         gl::BindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
     } else if (device_output_) {
+        if (!staging_) throw Error("internal: display transfer configured without a path for device output");
         staging_->copy(backend, floats, host_);
         gl::TexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, GL_RGBA, GL_FLOAT, host_.data());
     } else
