@@ -13,7 +13,7 @@ struct BenchArgs {
     std::vector<int> depths;
     int spp = 1;
     int repeat = 20;
-    int warmup = 3;
+    int warmup = 5;  // the persistent kernel measures its shadow-ray policy on the first 4 frames
     std::string backend = "auto";
     std::string json;
     std::string csv;

@@ -107,6 +107,9 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
     // Every sample has been claimed (seen by this warp): claims only grow, so once seen it stays true,
     // and the warp stops paying two atomics per iteration to learn it again.
     bool exhausted = false;
+    // Bounces kept in their lanes and no pooling: nothing ever enters the path queue, so warps do not
+    // pay two dependent L2 reads per fetch to find it empty (a latency-bound frame feels every one).
+    const bool path_queue_used = p.push_continuations || p.pool_stragglers;
     PhaseClock clk;
     clk.start();
 
@@ -139,7 +142,7 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
 
         // ---- 1. a full batch of shadow rays ----
         unsigned held = __ballot_sync(kFullMask, have);
-        int shadow_avail = __shfl_sync(kFullMask, lead ? queue_available(p.shadows) : 0, 0);
+        int shadow_avail = p.queue_shadows ? __shfl_sync(kFullMask, lead ? queue_available(p.shadows) : 0, 0) : 0;
         if (shadow_avail >= 32 || (held == 0 && shadow_avail > 0)) {
             ShadowRecord s;
             bool got;
@@ -158,15 +161,18 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
 
         // ---- 2. dynamic fetch: idle lanes take queued paths, then new samples ----
         if (__popc(held) < p.fetch_threshold) {
-            PathRecord r;
-            bool got;
-            warp_pop(p.paths, ~held, r, &got);
-            if (got) {
-                rec = r;
-                have = true;
+            int path_avail = 0;
+            if (path_queue_used) {
+                PathRecord r;
+                bool got;
+                warp_pop(p.paths, ~held, r, &got);
+                if (got) {
+                    rec = r;
+                    have = true;
+                }
+                held = __ballot_sync(kFullMask, have);
+                path_avail = __shfl_sync(kFullMask, lead ? queue_available(p.paths) : 0, 0);
             }
-            held = __ballot_sync(kFullMask, have);
-            int path_avail = __shfl_sync(kFullMask, lead ? queue_available(p.paths) : 0, 0);
             // Sorted pooling (2): only an empty warp takes new camera paths, so primary rays travel in
             // warps of their own instead of beside secondary rays from elsewhere.
             bool may_generate = p.pool_stragglers != 2 || held == 0;

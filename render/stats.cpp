@@ -72,6 +72,7 @@ nlohmann::json to_json(const RenderStats& s) {
         sched["frame_gpu_ms"] = s.frame_gpu_ms;
         sched["grid"] = {{"blocks", s.grid_blocks}, {"threads_per_block", s.block_threads}};
         if (s.register_variant) sched["grid"]["register_variant"] = s.register_variant;
+        if (s.shadows_queued >= 0) sched["shadow_rays"] = s.shadows_queued ? "queued" : "traced where cast";
         sched["queue"] = {{"capacity", s.queue_capacity},
                           {"enqueued", s.enqueued},
                           {"dequeued", s.dequeued},

@@ -37,7 +37,7 @@ struct RenderStats {
     uint64_t backoff_ns = 0;
     uint64_t warp_iterations = 0;
     uint64_t kept_paths = 0;             // bounces kept in a lane because the queue was full
-    uint64_t inline_shadows = 0;         // shadow rays traced at once because the queue was full
+    uint64_t inline_shadows = 0;         // shadow rays traced where cast (policy, or the queue was full)
     uint64_t paths_generated = 0, paths_completed = 0;
     std::vector<uint64_t> rays_per_sm;
     std::vector<uint64_t> phase_cycles;  // persistent: SM cycles per phase (kernels/gpu_records.h)
@@ -48,6 +48,7 @@ struct RenderStats {
     std::vector<TimelinePoint> timeline;  // the last frame's queue depth over time
     int grid_blocks = 0, block_threads = 0, queue_capacity = 0;
     int register_variant = 0;  // persistent: resident blocks per SM the kernel was compiled for
+    int shadows_queued = -1;   // persistent, last frame: 1 shadow rays queued, 0 traced where cast
 
     uint64_t total_rays() const { return extension_rays + shadow_rays; }
     void count_extension(int depth, uint64_t n = 1);

@@ -153,6 +153,7 @@ TEST(Gpu, TinyQueueRendersTheSameImage) {
     Scene s = load_prepared(kScenes + "/cornell.json");
     CudaOptions tiny;
     tiny.queue_capacity = 64;
+    tiny.queue_shadows = 1;  // so that shadow rays traced at once can only mean a full queue
     auto small = gpu_backend(gpus[0], tiny);
     auto normal = gpu_backend(gpus[0]);
     RenderSettings rs = settings(64, 64, 8, 8, 4, "persistent");
@@ -300,6 +301,47 @@ TEST(Gpu, BegunFramesRunWhileTheHostWorksAndEndTheSame) {
         gpu->accumulate(settings(64, 64, 2, 8, 1, mode), 0, 2, after);
         for (uint32_t c : gpu->sample_counts()) ASSERT_EQ(c, 2u) << mode;
     }
+#endif
+}
+
+// The automatic shadow-ray policy tries both on a configuration's first frames, then keeps the faster one,
+// and starts again when the configuration changes. Both policies trace the same paths.
+TEST(Gpu, ShadowRayPolicyIsMeasuredPerConfiguration) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    Scene s = load_prepared(kScenes + "/cornell.json");
+    auto gpu = gpu_backend(gpus[0]);
+    gpu->set_scene(s);
+    auto frames = [&](int w, int h, int n) {
+        gpu->reset(w, h);
+        std::vector<int> policy;
+        std::vector<uint64_t> rays;
+        for (int i = 0; i < n; ++i) {
+            RenderStats st;
+            gpu->accumulate(settings(w, h, 1, 8, 1, "persistent"), 0, 1, st);  // the same samples every frame
+            policy.push_back(st.shadows_queued);
+            rays.push_back(st.total_rays());
+        }
+        return std::make_pair(policy, rays);
+    };
+    auto [p1, r1] = frames(96, 96, 7);
+    EXPECT_EQ(p1[0], 1);
+    EXPECT_EQ(p1[1], 0);
+    EXPECT_EQ(p1[2], 1);
+    EXPECT_EQ(p1[3], 0);
+    EXPECT_TRUE(p1[4] == 0 || p1[4] == 1);
+    EXPECT_EQ(p1[5], p1[4]);
+    EXPECT_EQ(p1[6], p1[4]);
+    for (uint64_t r : r1) EXPECT_EQ(r, r1[0]) << "both policies trace the same rays";
+    auto [p2, r2] = frames(80, 80, 2);  // a new configuration is measured afresh
+    EXPECT_EQ(p2[0], 1);
+    EXPECT_EQ(p2[1], 0);
+    CudaOptions fixed;
+    fixed.queue_shadows = 0;
+    auto direct = gpu_backend(gpus[0], fixed);
+    RenderOutput o = render_image(*direct, s, settings(64, 64, 2, 8, 1, "persistent"), nullptr);
+    EXPECT_EQ(o.stats.shadows_queued, 0);
+    EXPECT_EQ(o.stats.inline_shadows, o.stats.shadow_rays) << "every shadow ray traced where cast";
 #endif
 }
 
