@@ -13,7 +13,7 @@ struct BenchArgs {
     std::vector<int> depths;
     int spp = 1;
     int repeat = 20;
-    int warmup = 5;  // the persistent kernel measures its shadow-ray policy on the first 4 frames
+    int warmup = 9;  // the persistent kernel times its scheduling policies on up to 8 first frames
     std::string backend = "auto";
     std::string json;
     std::string csv;

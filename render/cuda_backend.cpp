@@ -19,6 +19,7 @@
 
 #include "error.h"
 #include "kernels/gpu_launch.h"
+#include "policy_tuner.h"
 
 namespace pkrt {
 
@@ -217,6 +218,10 @@ public:
             variant_blocks_[v] = opt_.persistent_blocks > 0 ? opt_.persistent_blocks : resident;
             max_blocks = std::max(max_blocks, variant_blocks_[v]);
         }
+        // Whatever variants are allowed, "latency-bound" means: fits in one wave of the 128-register one.
+        int latency_blocks = opt_.persistent_blocks > 0 ? opt_.persistent_blocks
+                                                        : persistent_blocks_per_sm(kLatencyVariant) * dev.multiprocessors;
+        latency_paths_ = static_cast<unsigned long long>(latency_blocks) * kPersistentThreads;
         uint32_t cap = opt_.queue_capacity ? opt_.queue_capacity : next_pow2(2ull * max_blocks * kPersistentThreads);
         if (cap & (cap - 1)) throw Error("queue capacity " + std::to_string(cap) + " is not a power of two");
         if (cap < 32) throw Error("queue capacity must be at least 32 (one warp)");
@@ -319,20 +324,19 @@ public:
             p.fetch_threshold = opt_.fetch_threshold;
             p.push_continuations = opt_.push_continuations;
             p.timeline = opt_.timeline;
-            p.pool_stragglers = opt_.pool_stragglers;
             p.backoff_max_shift = opt_.backoff_max_shift;
             p.host_stop = opt_.poll_stop ? stop_flag_.device() : nullptr;
-            // Small frames (every path fits in the lanes of the 128-register variant at once) are the
-            // latency of their longest path: fewer, faster warps win. Larger frames are throughput:
-            // more resident warps win (BENCHMARKS.md, register variants).
-            int variant = opt_.register_variant;
-            if (variant == 0)
-                variant = total <= static_cast<unsigned long long>(variant_blocks_[kLatencyVariant]) * kPersistentThreads
-                              ? kLatencyVariant
-                              : kThroughputVariant;
-            blocks_ = variant_blocks_[variant];
+            // Frames of other sample counts share the measurements (times are per path); a frame that
+            // changes class (latency- or throughput-bound) changes the candidates, which restarts them.
+            std::string key = std::to_string(reinterpret_cast<uintptr_t>(scene_)) + " " + std::to_string(width_) + "x" +
+                              std::to_string(height_) + " d" + std::to_string(rs.max_depth);
+            PersistentPolicy policy = tuner_.next(key, policy_candidates(total), &pending_.tuning);
+            pending_.policy = policy;
+            int variant = policy.register_variant;
+            blocks_ = variant_blocks_.at(variant);
             variant_ = variant;
-            p.queue_shadows = shadow_policy(rs, samples, variant);
+            p.queue_shadows = policy.queue_shadows;
+            p.pool_stragglers = policy.pool_stragglers;
             uint32_t lanes = static_cast<uint32_t>(blocks_) * kPersistentThreads;
             p.low_water = static_cast<int>(std::min<uint32_t>(lanes, paths_.capacity / 2));
             live_.host()->running = 1;
@@ -425,8 +429,11 @@ public:
         }
         stats.grid_blocks = mode_ == "persistent" ? blocks_ : 0;
         stats.register_variant = mode_ == "persistent" ? variant_ : 0;
-        stats.shadows_queued = mode_ == "persistent" ? pending_.shadows_queued : -1;
-        if (mode_ == "persistent" && pending_.tuning && !stop_flag_.host()[0]) tuner_.record(pending_.shadows_queued, ms);
+        stats.shadows_queued = mode_ == "persistent" ? pending_.policy.queue_shadows : -1;
+        stats.pool_stragglers = mode_ == "persistent" ? pending_.policy.pool_stragglers : -1;
+        stats.policy_trial = mode_ == "persistent" && pending_.tuning;
+        if (mode_ == "persistent" && pending_.tuning && !stop_flag_.host()[0] && total > 0)
+            tuner_.record(ms * 1e6f / static_cast<float>(total));  // ns per path
         stats.block_threads = mode_ == "persistent" ? kPersistentThreads : 256;
         stats.queue_capacity = static_cast<int>(paths_.capacity);
         stats.merge(f);
@@ -672,45 +679,32 @@ private:
     DeviceArray<WaveParams> wave_;
     MappedHost<LiveStats> live_;
     MappedHost<int> stop_flag_;
-    // Whether the persistent kernel queues shadow rays (batching them into full warps) or traces them
-    // where they are cast (no queue hop on the path's critical path). Which wins depends on the scene:
-    // queued is 11% faster on Crytek Sponza 1080p, in place 15% faster on the Cornell box at every size
-    // (BENCHMARKS.md). Automatic: the first kTrials frames of a configuration alternate the two, and
-    // the faster (minimum GPU time) serves the configuration's later frames.
-    struct ShadowTuner {
-        static constexpr int kTrials = 4;
-        std::string key;
-        int frames = 0;
-        float best[2] = {INFINITY, INFINITY};  // [0] in place, [1] queued
-        int chosen = -1;
-        void restart(const std::string& k) {
-            *this = ShadowTuner{};
-            key = k;
-        }
-        void record(int queued, float ms) {
-            best[queued] = std::min(best[queued], ms);
-            if (++frames >= kTrials) chosen = best[1] <= best[0] ? 1 : 0;
-        }
-    };
-    ShadowTuner tuner_;
+    PolicyTuner tuner_;
 
-    int shadow_policy(const RenderSettings& rs, uint32_t samples, int variant) {
-        pending_.tuning = false;
-        if (opt_.queue_shadows >= 0) return pending_.shadows_queued = opt_.queue_shadows;
-        std::string key = std::to_string(reinterpret_cast<uintptr_t>(scene_)) + " " + std::to_string(width_) + "x" +
-                          std::to_string(height_) + " " + std::to_string(samples) + " " + std::to_string(rs.max_depth) +
-                          " " + std::to_string(variant);
-        if (key != tuner_.key) tuner_.restart(key);
-        if (tuner_.chosen >= 0) return pending_.shadows_queued = tuner_.chosen;
-        pending_.tuning = true;
-        return pending_.shadows_queued = tuner_.frames % 2 == 0 ? 1 : 0;
+    // The scheduling policies a persistent frame may use: what the options fix, and otherwise the
+    // candidates the tuner times. Frames whose paths fit in one wave of the 128-register variant are
+    // latency-bound: that variant and no pooling. Larger ones try 48 and 64 registers and sorted pooling.
+    std::vector<PersistentPolicy> policy_candidates(unsigned long long paths) const {
+        bool latency = paths <= latency_paths_;
+        std::vector<int> variants = opt_.register_variant ? std::vector<int>{opt_.register_variant}
+                                    : latency             ? std::vector<int>{kLatencyVariant}
+                                                          : std::vector<int>{kThroughputVariant, kMiddleVariant};
+        std::vector<int> shadows = opt_.queue_shadows >= 0 ? std::vector<int>{opt_.queue_shadows} : std::vector<int>{1, 0};
+        std::vector<int> pools = opt_.pool_stragglers >= 0 ? std::vector<int>{opt_.pool_stragglers}
+                                 : latency                 ? std::vector<int>{0}
+                                                           : std::vector<int>{0, 2};
+        std::vector<PersistentPolicy> out;
+        for (int pool : pools)
+            for (int v : variants)
+                for (int q : shadows) out.push_back(PersistentPolicy{v, q, pool});
+        return out;
     }
 
     // A frame between begin_accumulate() and end_accumulate().
     struct PendingFrame {
         bool active = false;
-        bool tuning = false;           // a trial frame of the shadow-ray policy
-        int shadows_queued = -1;
+        bool tuning = false;           // persistent: a trial frame of the policy tuner
+        PersistentPolicy policy;       // persistent: how this frame is scheduled
         bool wave_unfinished = false;  // relaunch/graph/megakernel: the last wave is not yet waited for
         unsigned long long total = 0;  // paths
         int max_depth = 0;
@@ -719,12 +713,13 @@ private:
     };
     PendingFrame pending_;
 
-    static constexpr int kLatencyVariant = 4, kThroughputVariant = 10;
+    static constexpr int kLatencyVariant = 4, kMiddleVariant = 8, kThroughputVariant = 10;
     std::vector<int> candidate_variants() const {
         if (opt_.register_variant) return {opt_.register_variant};
-        return {kLatencyVariant, kThroughputVariant};
+        return {kLatencyVariant, kMiddleVariant, kThroughputVariant};
     }
     std::map<int, int> variant_blocks_;  // grid size of each variant this backend may launch
+    unsigned long long latency_paths_ = 0;  // frames of at most this many paths fit in one wave of the latency variant
     int blocks_ = 0, variant_ = 0;       // of the last persistent frame
     uint32_t wave_capacity_ = 0;
     unsigned timeline_interval_ns_ = 1000;
@@ -757,7 +752,7 @@ CudaOptions cuda_options_from_environment() {
     o.timeline = env_int("PKRT_TIMELINE", o.timeline) != 0;
     o.poll_stop = env_int("PKRT_POLL_STOP", o.poll_stop) != 0;
     o.timeline_points = std::clamp(env_int("PKRT_TIMELINE_POINTS", o.timeline_points), 256, kTimelinePoints);
-    o.pool_stragglers = std::clamp(env_int("PKRT_POOL_STRAGGLERS", o.pool_stragglers), 0, 2);
+    o.pool_stragglers = std::clamp(env_int("PKRT_POOL_STRAGGLERS", o.pool_stragglers), -1, 2);
     o.smem_carveout = std::clamp(env_int("PKRT_SMEM_CARVEOUT", o.smem_carveout), -1, 100);
     o.backoff_max_shift = std::clamp(env_int("PKRT_BACKOFF_MAX_SHIFT", o.backoff_max_shift), 0, 12);
     return o;

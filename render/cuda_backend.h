@@ -18,13 +18,14 @@ struct CudaOptions {
     int push_continuations = 0;          // persistent: every bounce through the queue (1), or kept in
                                          // its lane and pooled through the queue at the frame's end (0)
     int queue_shadows = -1;              // persistent: shadow rays through their queue (1), traced where cast (0),
-                                         // or -1: the faster of the two, measured on a configuration's first frames
+                                         // or -1: timed per configuration (render/policy_tuner.h)
     int register_variant = 0;            // persistent: compiled register cap, as blocks per SM (4, 6, 8 or 10);
-                                         // 0 = per frame, 4 for frames that fit in one wave, else 10
+                                         // 0 = per frame: 4 for frames that fit in one wave, else 10 or 8 (timed)
     int timeline = 1;                    // persistent: sample the queue-depth timeline
     int timeline_points = 1024;          // persistent: aim a frame's timeline at about this many points
-    int pool_stragglers = 0;             // persistent: pool a warp's last few live paths through the queue, at
-                                         // the frame's end (1) or always, generating only into empty warps (2)
+    int pool_stragglers = -1;            // persistent: pool a warp's last few live paths through the queue, never
+                                         // (0), at the frame's end (1), or always, generating only into empty
+                                         // warps (2); -1: timed per configuration (0 or 2)
     int backoff_max_shift = 4;           // persistent: idle warps sleep at most 64 << this ns (4: 1 us)
     int smem_carveout = -1;              // persistent: preferred shared-memory share of L1 in percent; -1 = driver's choice
     int poll_stop = 1;                   // persistent: poll the host's stop flag (cancellation)

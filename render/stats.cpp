@@ -73,6 +73,9 @@ nlohmann::json to_json(const RenderStats& s) {
         sched["grid"] = {{"blocks", s.grid_blocks}, {"threads_per_block", s.block_threads}};
         if (s.register_variant) sched["grid"]["register_variant"] = s.register_variant;
         if (s.shadows_queued >= 0) sched["shadow_rays"] = s.shadows_queued ? "queued" : "traced where cast";
+        if (s.pool_stragglers >= 0)
+            sched["stragglers"] = s.pool_stragglers == 0 ? "kept in lane" : s.pool_stragglers == 1 ? "pooled at the frame's end" : "pooled, sorted";
+        if (s.shadows_queued >= 0) sched["policy_trial"] = s.policy_trial;
         sched["queue"] = {{"capacity", s.queue_capacity},
                           {"enqueued", s.enqueued},
                           {"dequeued", s.dequeued},

@@ -49,6 +49,8 @@ struct RenderStats {
     int grid_blocks = 0, block_threads = 0, queue_capacity = 0;
     int register_variant = 0;  // persistent: resident blocks per SM the kernel was compiled for
     int shadows_queued = -1;   // persistent, last frame: 1 shadow rays queued, 0 traced where cast
+    int pool_stragglers = -1;  // persistent, last frame: CudaOptions::pool_stragglers in effect
+    bool policy_trial = false; // persistent, last frame: a trial of the policy tuner
 
     uint64_t total_rays() const { return extension_rays + shadow_rays; }
     void count_extension(int depth, uint64_t n = 1);

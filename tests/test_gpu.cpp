@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <set>
+#include <tuple>
 #include <cmath>
 #include <future>
 #include <thread>
@@ -304,43 +306,54 @@ TEST(Gpu, BegunFramesRunWhileTheHostWorksAndEndTheSame) {
 #endif
 }
 
-// The automatic shadow-ray policy tries both on a configuration's first frames, then keeps the faster one,
-// and starts again when the configuration changes. Both policies trace the same paths.
-TEST(Gpu, ShadowRayPolicyIsMeasuredPerConfiguration) {
+// The automatic policy (render/policy_tuner.h) times its candidates on a configuration's first frames,
+// then keeps the fastest, and starts again when the configuration changes. All policies trace the same
+// paths.
+TEST(Gpu, SchedulingPolicyIsMeasuredPerConfiguration) {
     REQUIRE_GPU();
 #if defined(PKRT_HAVE_CUDA)
     Scene s = load_prepared(kScenes + "/cornell.json");
     auto gpu = gpu_backend(gpus[0]);
     gpu->set_scene(s);
+    using Policy = std::tuple<int, int, int, bool>;  // variant, shadows queued, pooling, trial
     auto frames = [&](int w, int h, int n) {
         gpu->reset(w, h);
-        std::vector<int> policy;
+        std::vector<Policy> policy;
         std::vector<uint64_t> rays;
         for (int i = 0; i < n; ++i) {
             RenderStats st;
             gpu->accumulate(settings(w, h, 1, 8, 1, "persistent"), 0, 1, st);  // the same samples every frame
-            policy.push_back(st.shadows_queued);
+            policy.emplace_back(st.register_variant, st.shadows_queued, st.pool_stragglers, st.policy_trial);
             rays.push_back(st.total_rays());
         }
         return std::make_pair(policy, rays);
     };
-    auto [p1, r1] = frames(96, 96, 7);
-    EXPECT_EQ(p1[0], 1);
-    EXPECT_EQ(p1[1], 0);
-    EXPECT_EQ(p1[2], 1);
-    EXPECT_EQ(p1[3], 0);
-    EXPECT_TRUE(p1[4] == 0 || p1[4] == 1);
+    // A small frame: the 128-register variant, shadow rays queued or in place, each tried twice.
+    auto [p1, r1] = frames(96, 96, 6);
+    EXPECT_EQ(p1[0], Policy(4, 1, 0, true));
+    EXPECT_EQ(p1[1], Policy(4, 0, 0, true));
+    EXPECT_EQ(p1[2], Policy(4, 1, 0, true));
+    EXPECT_EQ(p1[3], Policy(4, 0, 0, true));
+    EXPECT_FALSE(std::get<3>(p1[4]));
     EXPECT_EQ(p1[5], p1[4]);
-    EXPECT_EQ(p1[6], p1[4]);
-    for (uint64_t r : r1) EXPECT_EQ(r, r1[0]) << "both policies trace the same rays";
-    auto [p2, r2] = frames(80, 80, 2);  // a new configuration is measured afresh
-    EXPECT_EQ(p2[0], 1);
-    EXPECT_EQ(p2[1], 0);
+    for (uint64_t r : r1) EXPECT_EQ(r, r1[0]) << "every policy traces the same rays";
+    // A large frame: 48 or 64 registers, shadows queued or not, stragglers kept or sorted: 8 trials.
+    auto [p2, r2] = frames(640, 480, 10);
+    std::set<Policy> tried(p2.begin(), p2.begin() + 8);
+    EXPECT_EQ(tried.size(), 8u);
+    for (int i = 0; i < 8; ++i) EXPECT_TRUE(std::get<3>(p2[i])) << i;
+    EXPECT_FALSE(std::get<3>(p2[8]));
+    EXPECT_EQ(p2[9], p2[8]);
+    EXPECT_TRUE(tried.count(Policy(std::get<0>(p2[8]), std::get<1>(p2[8]), std::get<2>(p2[8]), true)));
+    for (uint64_t r : r2) EXPECT_EQ(r, r2[0]) << "every policy traces the same rays";
+    // Fixed options leave nothing to try.
     CudaOptions fixed;
     fixed.queue_shadows = 0;
+    fixed.pool_stragglers = 0;
     auto direct = gpu_backend(gpus[0], fixed);
     RenderOutput o = render_image(*direct, s, settings(64, 64, 2, 8, 1, "persistent"), nullptr);
     EXPECT_EQ(o.stats.shadows_queued, 0);
+    EXPECT_FALSE(o.stats.policy_trial);
     EXPECT_EQ(o.stats.inline_shadows, o.stats.shadow_rays) << "every shadow ray traced where cast";
 #endif
 }
@@ -349,7 +362,9 @@ TEST(Gpu, StatisticsDescribeTheFrame) {
     REQUIRE_GPU();
 #if defined(PKRT_HAVE_CUDA)
     Scene s = load_prepared(kScenes + "/spheres.json");
-    auto gpu = gpu_backend(gpus[0]);
+    CudaOptions queued;
+    queued.queue_shadows = 1;  // so that the queues see traffic whichever policy a trial would pick
+    auto gpu = gpu_backend(gpus[0], queued);
     // Two frames: the second's timeline interval is set from the first's duration.
     RenderStats st;
     gpu->set_scene(s);
