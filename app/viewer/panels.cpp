@@ -192,9 +192,19 @@ void Panels::statistics_section(const PanelData& d) {
     ImGui::Text("Idle share: %.1f%% of %s warp iterations", 100.0 * idle, rate(static_cast<double>(st->warp_iterations)).c_str());
     ImGui::Text("Queue: peak %llu, mean %.0f, capacity %d; grid %d x %d", static_cast<unsigned long long>(st->peak_queue),
                 st->mean_queue, st->queue_capacity, st->grid_blocks, st->block_threads);
-    if (st->kept_paths || st->inline_shadows)
+    if (st->shadows_queued >= 0) {
+        // The persistent kernel's scheduling policy for this view (render/policy_tuner.h).
+        const char* stragglers = st->pool_stragglers == 0 ? "kept in lanes" : st->pool_stragglers == 1 ? "pooled at the end" : "sorted";
+        ImGui::Text("Policy%s: %d blocks/SM, shadow rays %s, stragglers %s", st->policy_trial ? " (trying)" : "",
+                    st->register_variant, st->shadows_queued ? "queued" : "traced where cast", stragglers);
+        uint64_t overflow = st->shadows_queued ? st->inline_shadows : 0;  // in place by policy is not overflow
+        if (st->kept_paths || overflow)
+            ImGui::Text("Queue full: %llu paths kept in lanes, %llu shadow rays traced inline",
+                        static_cast<unsigned long long>(st->kept_paths), static_cast<unsigned long long>(overflow));
+    } else if (st->kept_paths || st->inline_shadows) {
         ImGui::Text("Queue full: %llu paths kept in lanes, %llu shadow rays traced inline",
                     static_cast<unsigned long long>(st->kept_paths), static_cast<unsigned long long>(st->inline_shadows));
+    }
     if (!st->timeline.empty()) {
         constexpr int kPoints = 200;
         std::vector<float> path = resample(st->timeline, 0, kPoints), shadow = resample(st->timeline, 1, kPoints),
