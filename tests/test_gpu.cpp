@@ -14,6 +14,7 @@
 #include "render/devices.h"
 #include "render/error.h"
 #include "render/scene.h"
+#include "test_render_util.h"
 #include "test_util.h"
 
 #if defined(PKRT_HAVE_CUDA)
@@ -32,38 +33,10 @@ const char* kModes[] = {"persistent", "relaunch", "graph", "megakernel"};
     std::vector<GpuDevice> gpus = cuda_devices(&why_no_gpu);                            \
     if (gpus.empty()) GTEST_SKIP() << "no CUDA device: " << why_no_gpu;
 
-Scene load_prepared(const std::string& path) {
-    Scene s = load_scene(path);
-    prepare_scene(s);
-    return s;
-}
-
-RenderSettings settings(int w, int h, int spp, int depth, uint32_t seed, const std::string& mode = "") {
-    RenderSettings rs;
-    rs.width = w;
-    rs.height = h;
-    rs.spp = spp;
-    rs.max_depth = depth;
-    rs.seed = seed;
-    rs.mode = mode;
-    return rs;
-}
-
-double rms_difference(const Image& a, const Image& b) {
-    double s = 0;
-    for (size_t i = 0; i < a.pixels.size(); ++i)
-        for (int c = 0; c < 3; ++c) {
-            double d = a.pixels[i][c] - b.pixels[i][c];
-            s += d * d;
-        }
-    return std::sqrt(s / (3.0 * a.pixels.size()));
-}
-
-double mean(const Image& a) {
-    double s = 0;
-    for (const auto& p : a.pixels) s += p.x + p.y + p.z;
-    return s / (3.0 * a.pixels.size());
-}
+using pkrt_test::load_prepared;
+using pkrt_test::mean;
+using pkrt_test::rms_difference;
+using pkrt_test::settings;
 
 #if defined(PKRT_HAVE_CUDA)
 std::unique_ptr<Backend> gpu_backend(const GpuDevice& d, CudaOptions o = {}) { return make_cuda_backend(d, o); }

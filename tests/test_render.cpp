@@ -9,6 +9,7 @@
 
 #include "render/backend.h"
 #include "render/scene.h"
+#include "test_render_util.h"
 #include "test_util.h"
 
 using namespace pkrt;
@@ -17,21 +18,12 @@ namespace {
 
 const std::string kScenes = PKRT_SCENES_DIR;
 
-Scene load_prepared(const std::string& path) {
-    Scene s = load_scene(path);
-    prepare_scene(s);
-    return s;
-}
+using pkrt_test::load_prepared;
+using pkrt_test::settings;
 
 RenderOutput render(const Scene& scene, int w, int h, int spp, int depth, uint32_t seed, unsigned threads = 0) {
     auto backend = make_cpu_backend(threads);
-    RenderSettings rs;
-    rs.width = w;
-    rs.height = h;
-    rs.spp = spp;
-    rs.max_depth = depth;
-    rs.seed = seed;
-    return render_image(*backend, scene, rs, nullptr);
+    return render_image(*backend, scene, settings(w, h, spp, depth, seed), nullptr);
 }
 
 double channel_mean(const Image& img, int c) {
@@ -214,11 +206,7 @@ TEST(Determinism, ThreadCountAndPassSplitDoNotChangeTheImage) {
     auto backend = make_cpu_backend();
     backend->set_scene(s);
     backend->reset(32, 18);
-    RenderSettings rs;
-    rs.width = 32;
-    rs.height = 18;
-    rs.max_depth = 6;
-    rs.seed = 5;
+    RenderSettings rs = settings(32, 18, 1, 6, 5);
     RenderStats st;
     for (uint32_t k = 0; k < 4; ++k) backend->accumulate(rs, k, 1, st);
     Image c = backend->resolve();
