@@ -33,12 +33,6 @@ __device__ __forceinline__ void warp_add(unsigned long long* dst, unsigned value
     if (lane_id() == 0 && value) atomicAdd(dst, static_cast<unsigned long long>(value));
 }
 
-__device__ __forceinline__ void warp_add_int(int* dst, int value) {
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) value += __shfl_xor_sync(kFullMask, value, o);
-    if (lane_id() == 0 && value) atomicAdd(dst, value);
-}
-
 // Extension rays of a warp, by depth: lanes grouped by equal depth (usually one group).
 __device__ __forceinline__ void count_extension_rays(GpuCounters* c, bool active, int depth) {
     unsigned mask = __ballot_sync(kFullMask, active);

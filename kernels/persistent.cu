@@ -6,11 +6,12 @@
 //   2. dynamic fetch (Aila & Laine): when fewer than `fetch_threshold` lanes hold a path, the idle lanes
 //      pop paths from the queue, and when the queue runs low the warp generates camera paths from the
 //      global (pixel, sample) counter, so queue memory is bounded whatever the resolution and spp;
-//   3. trace and shade; push the shadow ray, and push the bounce (push_continuations = 1) or keep it in
-//      the lane (0). Kept bounces are still pooled through the queue at the end of the frame: once no
-//      samples are left, a warp with fewer than `fetch_threshold` live lanes pushes them so that
-//      stragglers from many warps are compacted into few full ones. A push that finds the queue full
-//      keeps the bounce in the lane, or traces the shadow ray at once: producers always progress;
+//   3. trace and shade; queue the shadow ray or trace it at once (queue_shadows), and push the bounce
+//      (push_continuations = 1) or keep it in the lane (0). Kept bounces may be pooled through the
+//      queue (pool_stragglers): a warp with fewer than `fetch_threshold` live lanes pushes them, once
+//      no samples are left (1) or always (2), so stragglers of many warps are compacted into few full
+//      ones. A push that finds the queue full keeps the bounce in the lane, or traces the shadow ray at
+//      once: producers always progress;
 //   4. a warp with nothing to do backs off with __nanosleep; it leaves once every sample has been
 //      generated and nothing is in flight, or when the host raises the stop flag.
 //
@@ -281,7 +282,7 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
         bool cont = have && r.continues;
         bool push = cont && p.push_continuations;
         if (!p.push_continuations && (p.pool_stragglers == 2 || (p.pool_stragglers && exhausted))) {
-            // End of frame: pool this warp's stragglers with everyone else's.
+            // Pool this warp's stragglers with everyone else's.
             unsigned live = popc_ballot(cont);
             push = cont && live < static_cast<unsigned>(p.fetch_threshold);
         }

@@ -332,15 +332,13 @@ public:
                               std::to_string(height_) + " d" + std::to_string(rs.max_depth);
             PersistentPolicy policy = tuner_.next(key, policy_candidates(total), &pending_.tuning);
             pending_.policy = policy;
-            int variant = policy.register_variant;
-            blocks_ = variant_blocks_.at(variant);
-            variant_ = variant;
+            int blocks = variant_blocks_.at(policy.register_variant);
             p.queue_shadows = policy.queue_shadows;
             p.pool_stragglers = policy.pool_stragglers;
-            uint32_t lanes = static_cast<uint32_t>(blocks_) * kPersistentThreads;
+            uint32_t lanes = static_cast<uint32_t>(blocks) * kPersistentThreads;
             p.low_water = static_cast<int>(std::min<uint32_t>(lanes, paths_.capacity / 2));
             live_.host()->running = 1;
-            check(launch_persistent(p, blocks_, variant, stream_), "persistent kernel launch");
+            check(launch_persistent(p, blocks, policy.register_variant, stream_), "persistent kernel launch");
             launches = 1;
         } else {
             // Grids are sized for the frame's paths (capped by the wave buffers): the host knows that bound
@@ -427,14 +425,16 @@ public:
         } else {
             f.enqueued = f.dequeued = wf_enqueued;
         }
-        stats.grid_blocks = mode_ == "persistent" ? blocks_ : 0;
-        stats.register_variant = mode_ == "persistent" ? variant_ : 0;
-        stats.shadows_queued = mode_ == "persistent" ? pending_.policy.queue_shadows : -1;
-        stats.pool_stragglers = mode_ == "persistent" ? pending_.policy.pool_stragglers : -1;
-        stats.policy_trial = mode_ == "persistent" && pending_.tuning;
-        if (mode_ == "persistent" && pending_.tuning && !stop_flag_.host()[0] && total > 0)
+        const bool persistent = mode_ == "persistent";
+        const PersistentPolicy& policy = pending_.policy;
+        stats.grid_blocks = persistent ? variant_blocks_.at(policy.register_variant) : 0;
+        stats.register_variant = persistent ? policy.register_variant : 0;
+        stats.shadows_queued = persistent ? policy.queue_shadows : -1;
+        stats.pool_stragglers = persistent ? policy.pool_stragglers : -1;
+        stats.policy_trial = persistent && pending_.tuning;
+        if (persistent && pending_.tuning && !stop_flag_.host()[0] && total > 0)
             tuner_.record(ms * 1e6f / static_cast<float>(total));  // ns per path
-        stats.block_threads = mode_ == "persistent" ? kPersistentThreads : 256;
+        stats.block_threads = persistent ? kPersistentThreads : 256;
         stats.queue_capacity = static_cast<int>(paths_.capacity);
         stats.merge(f);
         stats.nonfinite_samples += c->nonfinite;
@@ -720,7 +720,6 @@ private:
     }
     std::map<int, int> variant_blocks_;  // grid size of each variant this backend may launch
     unsigned long long latency_paths_ = 0;  // frames of at most this many paths fit in one wave of the latency variant
-    int blocks_ = 0, variant_ = 0;       // of the last persistent frame
     uint32_t wave_capacity_ = 0;
     unsigned timeline_interval_ns_ = 1000;
     double timeline_ns_per_path_ = 6.0;  // first frames: about what an H200 takes on Crytek Sponza 1080p

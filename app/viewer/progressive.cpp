@@ -45,11 +45,6 @@ void ProgressiveRenderer::set_seed(uint32_t seed) {
     stale_ = true;
 }
 
-FrameResult ProgressiveRenderer::step(uint32_t spp) {
-    submit(spp);
-    return complete();
-}
-
 void ProgressiveRenderer::submit(uint32_t spp) {
     if (!backend_ || !scene_) throw Error("internal: progressive render without a backend or scene");
     if (in_flight_) throw Error("internal: a frame was submitted while another is in flight");

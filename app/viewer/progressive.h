@@ -31,8 +31,6 @@ public:
     // The camera (in the scene) changed.
     void restart() { stale_ = true; }
 
-    // One frame: submit() then complete().
-    FrameResult step(uint32_t spp);
     // A frame in two halves, so the caller can draw and present the previous frame while the GPU
     // renders this one. Nothing else may use the backend in between (drain() first).
     void submit(uint32_t spp);
