@@ -30,6 +30,16 @@ std::string first_line(const std::string& log) {
     return "no message from the driver";
 }
 
+// The first line of a shader's or program's info log (get_iv / get_log: the shader or program pair).
+template <class GetIv, class GetLog>
+std::string info_log_line(GLuint object, GetIv get_iv, GetLog get_log) {
+    GLint len = 0;
+    get_iv(object, GL_INFO_LOG_LENGTH, &len);
+    std::vector<char> log(static_cast<size_t>(std::max(len, 1)));
+    get_log(object, len, nullptr, log.data());
+    return first_line(log.data());
+}
+
 GLuint compile(GLenum type, const std::string& path) {
     std::string src = read_file(path);
     GLuint s = gl::CreateShader(type);
@@ -39,12 +49,9 @@ GLuint compile(GLenum type, const std::string& path) {
     GLint ok = 0;
     gl::GetShaderiv(s, GL_COMPILE_STATUS, &ok);
     if (!ok) {
-        GLint len = 0;
-        gl::GetShaderiv(s, GL_INFO_LOG_LENGTH, &len);
-        std::vector<char> log(static_cast<size_t>(std::max(len, 1)));
-        gl::GetShaderInfoLog(s, len, nullptr, log.data());
+        std::string why = info_log_line(s, gl::GetShaderiv, gl::GetShaderInfoLog);
         gl::DeleteShader(s);
-        throw Error(path + ": shader does not compile: " + first_line(log.data()));
+        throw Error(path + ": shader does not compile: " + why);
     }
     return s;
 }
@@ -70,13 +77,10 @@ DisplayPass::DisplayPass(const std::string& shader_dir) {
     GLint ok = 0;
     gl::GetProgramiv(program_, GL_LINK_STATUS, &ok);
     if (!ok) {
-        GLint len = 0;
-        gl::GetProgramiv(program_, GL_INFO_LOG_LENGTH, &len);
-        std::vector<char> log(static_cast<size_t>(std::max(len, 1)));
-        gl::GetProgramInfoLog(program_, len, nullptr, log.data());
+        std::string why = info_log_line(program_, gl::GetProgramiv, gl::GetProgramInfoLog);
         gl::DeleteProgram(program_);
         program_ = 0;
-        throw Error(shader_dir + ": display shaders do not link: " + first_line(log.data()));
+        throw Error(shader_dir + ": display shaders do not link: " + why);
     }
     u_accum_ = gl::GetUniformLocation(program_, "u_accum");
     u_exposure_ = gl::GetUniformLocation(program_, "u_exposure_scale");
