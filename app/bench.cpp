@@ -7,6 +7,7 @@
 #include <set>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -23,7 +24,8 @@ namespace pkrt {
 namespace {
 
 struct ModeRun {
-    std::string mode;
+    std::optional<SchedulerMode> mode;  // none: the CPU backend's single way
+    std::string name;
     std::unique_ptr<Backend> backend;
     std::vector<double> ms;          // per frame: GPU time (CUDA events) or wall time on the CPU
     std::vector<double> rays;        // per frame
@@ -91,14 +93,15 @@ int run_bench(const BenchArgs& a) {
     if (!a.json.empty()) check_output_path(a.json, {".json"}, "--json");
     if (!a.csv.empty()) check_output_path(a.csv, {".csv"}, "--csv");
     if (!a.plot.empty()) check_output_path(a.plot, {".png"}, "--plot");
+    std::vector<SchedulerMode> asked;
+    for (const auto& m : a.modes) asked.push_back(parse_mode(m, "--modes"));
+    const BackendOptions backend_options{a.backend, a.set};
     std::string why;
-    auto probe = make_backend(a.backend, &why);
-    std::vector<std::string> modes = a.modes.empty() ? probe->modes() : a.modes;
-    for (const auto& m : modes) {
-        auto avail = probe->modes();
-        if (std::find(avail.begin(), avail.end(), m) == avail.end())
-            throw Error("--modes: '" + m + "' is not a mode of the " + probe->name() + " backend");
-    }
+    auto probe = make_backend(backend_options, &why);
+    for (SchedulerMode m : asked) check_mode(*probe, m, "--modes");
+    std::vector<std::optional<SchedulerMode>> modes;
+    for (SchedulerMode m : asked.empty() ? probe->modes() : asked) modes.push_back(m);
+    if (modes.empty()) modes.push_back(std::nullopt);
     std::vector<std::pair<int, int>> sizes;
     for (const auto& r : a.resolutions) {
         int w, h;
@@ -142,7 +145,10 @@ int run_bench(const BenchArgs& a) {
                 for (const auto& m : modes) {
                     ModeRun r;
                     r.mode = m;
-                    r.backend = make_backend(a.backend, nullptr);
+                    r.backend = make_backend(backend_options, nullptr);
+                    RenderSettings named;
+                    named.mode = m;
+                    r.name = r.backend->mode_label(named);
                     r.backend->set_scene(scene);
                     r.backend->reset(w, h);
                     runs.push_back(std::move(r));
@@ -178,9 +184,9 @@ int run_bench(const BenchArgs& a) {
                 progress.finish();
                 // Table.
                 const ModeRun* base = &runs[0];
-                for (const auto& r : runs) if (r.mode == "persistent") base = &r;
+                for (const auto& r : runs) if (r.mode == SchedulerMode::kPersistent) base = &r;
                 std::printf("\n%s  %dx%d  %d spp  max depth %d  (%d frames per mode)\n", scene_path.c_str(), w, h, a.spp, depth, a.repeat);
-                std::printf("  %-11s %10s %10s %10s %12s %10s %12s\n", "mode", "median ms", "min ms", "max ms", "rays/s", "launches", base->mode.c_str());
+                std::printf("  %-11s %10s %10s %10s %12s %10s %12s\n", "mode", "median ms", "min ms", "max ms", "rays/s", "launches", base->name.c_str());
                 nlohmann::json jr;
                 jr["scene"] = scene_path;
                 jr["resolution"] = {w, h};
@@ -193,13 +199,13 @@ int run_bench(const BenchArgs& a) {
                     double mx = *std::max_element(r.ms.begin(), r.ms.end());
                     double rays_s = med > 0 ? median(r.rays) / (med * 1e-3) : 0.0;
                     double speed = base_med > 0 ? med / base_med : 0.0;  // >1: the baseline mode is faster
-                    std::printf("  %-11s %10.3f %10.3f %10.3f %12s %10.0f %11.2fx\n", r.mode.c_str(), med, mn, mx,
+                    std::printf("  %-11s %10.3f %10.3f %10.3f %12s %10.0f %11.2fx\n", r.name.c_str(), med, mn, mx,
                                 Progress::format_rate(rays_s).c_str(), median(r.launches), speed);
                     char row[512];
                     std::snprintf(row, sizeof row, "%s,%d,%d,%d,%d,%s,%.4f,%.4f,%.4f,%.0f,%.0f,%.4f", scene_path.c_str(), w, h, a.spp,
-                                  depth, r.mode.c_str(), med, mn, mx, rays_s, median(r.launches), speed);
+                                  depth, r.name.c_str(), med, mn, mx, rays_s, median(r.launches), speed);
                     csv_rows.push_back(row);
-                    jr["modes"][r.mode] = {{"ms", r.ms},
+                    jr["modes"][r.name] = {{"ms", r.ms},
                                            {"median_ms", med},
                                            {"min_ms", mn},
                                            {"max_ms", mx},
@@ -211,7 +217,7 @@ int run_bench(const BenchArgs& a) {
                                            {"idle_iterations", r.last.idle_iterations},
                                            {"warp_iterations", r.last.warp_iterations},
                                            {"peak_queue", r.last.peak_queue},
-                                           {"speedup_of_" + base->mode, speed}};
+                                           {"speedup_of_" + base->name, speed}};
                 }
                 std::fflush(stdout);
                 out["results"].push_back(jr);

@@ -1,11 +1,13 @@
 // pkrt: the command-line renderer. `pkrt render` renders a scene to PNG (and optionally linear HDR
 // and JSON statistics); `pkrt info` lists devices and the build configuration.
 #include <cstdio>
+#include <optional>
 #include <iostream>
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include <CLI/CLI.hpp>
 
@@ -37,6 +39,7 @@ struct RenderArgs {
     std::string res;
     std::string backend = "auto";
     std::string mode;
+    std::vector<std::string> set;
     int spp = 0;          // meaningful only when spp_set
     int max_depth = 0;    // meaningful only when max_depth_set
     bool spp_set = false, max_depth_set = false;
@@ -59,18 +62,11 @@ int run_render(const RenderArgs& a) {
     int w = 0, h = 0;
     if (!a.res.empty()) pkrt::parse_resolution(a.res, &w, &h, 1, kMaxResolution);
 
+    std::optional<pkrt::SchedulerMode> mode;
+    if (!a.mode.empty()) mode = pkrt::parse_mode(a.mode);
     std::string why;
-    std::unique_ptr<pkrt::Backend> backend = pkrt::make_backend(a.backend, &why);
-    if (!a.mode.empty()) {
-        auto modes = backend->modes();
-        if (std::find(modes.begin(), modes.end(), a.mode) == modes.end()) {
-            if (backend->name() == "cpu")
-                throw pkrt::Error("--mode " + a.mode + ": the CPU backend has no scheduler modes (use --backend cuda)");
-            std::string list;
-            for (const auto& m : modes) list += (list.empty() ? "" : ", ") + m;
-            throw pkrt::Error("--mode " + a.mode + ": must be one of " + list);
-        }
-    }
+    std::unique_ptr<pkrt::Backend> backend = pkrt::make_backend({a.backend, a.set}, &why);
+    if (mode) pkrt::check_mode(*backend, *mode);
 
     pkrt::Scene scene = pkrt::load_scene(scene_path);
     if (scene.load_stats.nonfinite_triangles)
@@ -87,7 +83,7 @@ int run_render(const RenderArgs& a) {
     rs.spp = a.spp_set ? a.spp : scene.defaults.spp;
     rs.max_depth = a.max_depth_set ? a.max_depth : scene.defaults.max_depth;
     rs.seed = a.seed;
-    rs.mode = a.mode;
+    rs.mode = mode;
     if (!a.quiet) {
         std::fprintf(stderr, "pkrt: %s\n", why.c_str());
         std::fprintf(stderr, "pkrt: %s: %zu triangles, BVH %zu nodes built in %.3f s (%s triangles/s)\n",
@@ -168,6 +164,7 @@ int main(int argc, char** argv) {
     CLI::Option* depth_opt = render->add_option("--max-depth", ra.max_depth, "Maximum bounces (default: the scene's)");
     render->add_option("--backend", ra.backend, "auto, cpu or cuda")->capture_default_str();
     render->add_option("--mode", ra.mode, "GPU scheduler: persistent, relaunch, graph, megakernel");
+    render->add_option("--set", ra.set, "Scheduler setting KEY=VALUE for experiments (repeatable; see pkrt help-settings)");
     render->add_option("--seed", ra.seed, "Random seed")->capture_default_str();
     render->add_option("--hdr", ra.hdr, "Also write linear radiance to .exr or .pfm");
     render->add_option("--stats", ra.stats, "Write render statistics as JSON");
@@ -175,6 +172,7 @@ int main(int argc, char** argv) {
     render->add_flag("-q,--quiet", ra.quiet, "No progress or summary");
 
     CLI::App* info = app.add_subcommand("info", "List CUDA devices and the build configuration");
+    CLI::App* help_settings = app.add_subcommand("help-settings", "List the scheduler settings that --set takes");
 
     pkrt::BenchArgs ba;
     CLI::App* bench = app.add_subcommand("bench", "Compare scheduler modes on the same frames (interleaved)");
@@ -186,15 +184,20 @@ int main(int argc, char** argv) {
     bench->add_option("--repeat", ba.repeat, "Measured frames per mode")->capture_default_str();
     bench->add_option("--warmup", ba.warmup, "Unmeasured frames per mode first")->capture_default_str();
     bench->add_option("--backend", ba.backend, "auto, cpu or cuda")->capture_default_str();
+    bench->add_option("--set", ba.set, "Scheduler setting KEY=VALUE for experiments (repeatable; see pkrt help-settings)");
     bench->add_option("--json", ba.json, "Write every measurement as JSON");
     bench->add_option("--csv", ba.csv, "Write one row per scene, resolution, depth and mode as CSV");
     bench->add_option("--plot", ba.plot, "Write a PNG chart of ms/frame against resolution, one line per mode");
     bench->add_flag("--micro", ba.micro, "Also run launch, graph, barrier, atomic and queue microbenchmarks");
     bench->add_flag("-q,--quiet", ba.quiet, "No progress");
 
-    if (argc > 1 && argv[1][0] != '-' && std::string(argv[1]) != "render" && std::string(argv[1]) != "info" &&
-        std::string(argv[1]) != "bench") {
-        std::fprintf(stderr, "pkrt: error: unknown command '%s' (expected render, info or bench; see pkrt --help)\n", argv[1]);
+    auto is_command = [&](const std::string& c) {
+        for (const CLI::App* sub : std::as_const(app).get_subcommands([](const CLI::App*) { return true; }))
+            if (sub->get_name() == c) return true;
+        return false;
+    };
+    if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) {
+        std::fprintf(stderr, "pkrt: error: unknown command '%s' (expected render, info, bench or help-settings; see pkrt --help)\n", argv[1]);
         return 2;
     }
     try {
@@ -216,6 +219,10 @@ int main(int argc, char** argv) {
             return run_render(ra);
         }
         if (info->parsed()) return run_info();
+        if (help_settings->parsed()) {
+            std::printf("pkrt render|bench --set KEY=VALUE (CUDA backend; repeatable):\n%s", pkrt::settings_help().c_str());
+            return 0;
+        }
         if (bench->parsed()) return pkrt::run_bench(ba);
     } catch (const pkrt::Error& e) {
         std::fprintf(stderr, "pkrt: error: %s\n", e.what());

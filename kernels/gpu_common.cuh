@@ -3,6 +3,7 @@
 #pragma once
 
 #include "gpu_queue.cuh"
+#include "path_stages.h"
 
 namespace pkrt {
 
@@ -26,32 +27,48 @@ __device__ __forceinline__ unsigned sm_id() {
     return id;
 }
 
-// Adds `value` from every lane of the (converged) warp into *dst with one atomic.
-__device__ __forceinline__ void warp_add(unsigned long long* dst, unsigned value) {
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) value += __shfl_xor_sync(kFullMask, value, o);
-    if (lane_id() == 0 && value) atomicAdd(dst, static_cast<unsigned long long>(value));
+// The GPU's Sink for the path stages (kernels/path_stages.h): radiance and finished samples straight
+// into the framebuffer.
+struct FramebufferSink {
+    DeviceFramebuffer fb;
+    __device__ __forceinline__ void add(uint32_t pixel, Vec3 l) { add_radiance(fb, pixel, l); }
+    __device__ __forceinline__ void finish(uint32_t pixel) { atomicAdd(&fb.samples[pixel], 1u); }
+};
+
+// Warp-collective counting into RayCounts, wherever they live (a frame's global counters or a block's
+// shared copy): one atomic per warp and counter, and per group of lanes at equal depth.
+__device__ __forceinline__ void add_count(unsigned long long* dst, unsigned n) {
+    if (n) atomicAdd(dst, static_cast<unsigned long long>(n));
 }
 
-// Extension rays of a warp, by depth: lanes grouped by equal depth (usually one group).
-__device__ __forceinline__ void count_extension_rays(GpuCounters* c, bool active, int depth) {
-    unsigned mask = __ballot_sync(kFullMask, active);
-    if (mask == 0) return;
-    int d = depth < kStatsMaxDepth ? depth : kStatsMaxDepth - 1;
-    unsigned same = __match_any_sync(kFullMask, active ? d : -1);
-    if (active && static_cast<int>(lane_id()) == __ffs(same) - 1)
-        atomicAdd(&c->rays_by_depth[d], static_cast<unsigned long long>(__popc(same)));
-    if (lane_id() == 0) {
-        atomicAdd(&c->extension_rays, static_cast<unsigned long long>(__popc(mask)));
-        atomicAdd(&c->rays_per_sm[sm_id() % kStatsMaxSms], static_cast<unsigned long long>(__popc(mask)));
-    }
+__device__ __forceinline__ unsigned popc_ballot(bool pred) { return __popc(__ballot_sync(kFullMask, pred)); }
+
+// Extension rays of a warp (lanes with `active`), also by depth; returns how many.
+__device__ __forceinline__ unsigned count_extension_rays(RayCounts& c, bool active, int depth) {
+    unsigned n = popc_ballot(active);
+    int d = active ? (depth < kStatsMaxDepth ? depth : kStatsMaxDepth - 1) : -1;
+    unsigned same = __match_any_sync(kFullMask, d);
+    if (active && static_cast<int>(lane_id()) == __ffs(same) - 1) add_count(&c.rays_by_depth[d], __popc(same));
+    if (lane_id() == 0) add_count(&c.extension_rays, n);
+    return n;
 }
 
-__device__ __forceinline__ void count_shadow_rays(GpuCounters* c, unsigned n) {
-    if (lane_id() == 0 && n) {
-        atomicAdd(&c->shadow_rays, static_cast<unsigned long long>(n));
-        atomicAdd(&c->rays_per_sm[sm_id() % kStatsMaxSms], static_cast<unsigned long long>(n));
-    }
+// Lane 0 counts for the warp.
+__device__ __forceinline__ void count_shadow_rays(RayCounts& c, unsigned n) {
+    if (lane_id() == 0) add_count(&c.shadow_rays, n);
+}
+
+// Lanes whose path `ended` finish their sample; returns how many did.
+__device__ __forceinline__ unsigned finish_samples(FramebufferSink& sink, RayCounts& c, bool ended, uint32_t pixel) {
+    if (ended) sink.finish(pixel);
+    unsigned n = popc_ballot(ended);
+    if (lane_id() == 0) add_count(&c.paths_completed, n);
+    return n;
+}
+
+// Rays traced on this SM (lane 0 for the warp); a resident block never moves, so per block is per SM.
+__device__ __forceinline__ void count_sm_rays(GpuCounters* c, unsigned n) {
+    if (lane_id() == 0) add_count(&c->rays_per_sm[sm_id() % kStatsMaxSms], n);
 }
 
 // Called by one lane. Returns true to the first caller after a bucket boundary, which then records a

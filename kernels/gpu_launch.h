@@ -1,61 +1,59 @@
-// Host-callable entry points of the GPU schedulers. Everything a kernel needs arrives in one of these
-// parameter blocks (passed by value), so the host side never touches device code.
+// Host-callable entry points of the GPU kernels. Everything a kernel needs arrives in one of these
+// parameter blocks (passed by value) or in device memory they point to, so the host side never
+// touches device code. The frame itself (camera, samples, seed, depth) is a FrameRecord in device
+// memory (kernels/frame.h), never a kernel parameter.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include "frame.h"
 #include "gpu_records.h"
+#include "scene_view.h"
 
 namespace pkrt {
 
-// ---- Persistent scheduler ----
+// ---- Persistent scheduler (kernels/persistent.cu) ----
 
 struct PersistentParams {
     SceneView scene;
-    FrameParams frame;
+    const FrameRecord* frame;
     DeviceFramebuffer fb;
     DeviceQueue<PathRecord> paths;
     DeviceQueue<ShadowRecord> shadows;
     FrameControl* control;
     GpuCounters* counters;
-    LiveStats* live;              // host-mapped; may be null
+    LiveStats* live;                // host-mapped; may be null
     const volatile int* host_stop;  // host-mapped stop flag (poison pill); may be null
-    uint32_t first_sample;        // sample index of the frame's first sample
-    uint32_t pixels;
-    int fetch_threshold;          // refill a warp when fewer lanes than this hold a path
-    int low_water;                // generate camera paths when the path queue holds fewer than this
-    int push_continuations;       // 1: bounces go through the queue; 0: a lane keeps its own bounce
-    int queue_shadows;            // 1: shadow rays go through the shadow queue; 0: traced at once
-    int timeline;                 // 1: sample the queue-depth timeline
-    int pool_stragglers;          // warps with few live lanes push them to the queue: 1 at the frame's end,
-                                  // 2 always (and only empty warps take new camera paths)
-    int backoff_max_shift;        // an idle warp sleeps at most 64 << this nanoseconds
+    int fetch_threshold;            // refill a warp when fewer lanes than this hold a path
+    int low_water;                  // generate camera paths when the path queue holds fewer than this
+    int queue_shadows;              // 1: shadow rays go through the shadow queue; 0: traced at once
+    int sort_stragglers;            // 1: warps with few live lanes push them to the queue, and only empty
+                                    // warps take new camera paths
+    int timeline;                   // 1: sample the queue-depth timeline
+    int backoff_max_shift;          // an idle warp sleeps at most 64 << this nanoseconds
 };
 
 constexpr int kPersistentThreads = 128;
 // Compiled register caps of the persistent kernel, as resident blocks per SM (128, 80, 64, 48 registers).
-constexpr int kPersistentVariants[] = {4, 6, 8, 10};
+constexpr int kPersistentBlocksPerSm[] = {4, 6, 8, 10};
 
-int persistent_blocks_per_sm(int variant);  // occupancy of that variant at kPersistentThreads
-// Preferred share of the SM's L1/shared memory given to shared memory (percent), as a hint to the driver.
-cudaError_t set_persistent_carveout(int variant, int percent);
-cudaError_t launch_persistent(const PersistentParams& p, int blocks, int variant, cudaStream_t stream);
+int persistent_occupancy(int blocks_per_sm);  // blocks of that build that fit on one SM
+cudaError_t launch_persistent(const PersistentParams& p, int blocks, int blocks_per_sm, cudaStream_t stream);
 
-// Sets every slot's sequence number to "free for ticket = slot" and clears the counters.
+// Sets every slot's sequence number to "free for ticket = slot" and clears the counters (kernels/queue_init.cu).
 template <class Record>
 cudaError_t launch_queue_init(const DeviceQueue<Record>& q, cudaStream_t stream);
 
-// ---- Wavefront (relaunch / graph) and megakernel ----
+// ---- Wavefront stages (relaunch / graph, kernels/wavefront_stages.cu) and megakernel ----
 
 struct WaveParams {
-    unsigned long long first_index;  // (pixel, sample) index of the wave's first path
+    unsigned long long first_index;  // path number (kernels/path_stages.h) of the wave's first path
     uint32_t count;                  // paths in this wave
-    uint32_t first_sample;           // sample index of the frame's first sample
 };
 
 struct WavefrontParams {
     SceneView scene;
-    FrameParams frame;
+    const FrameRecord* frame;
     DeviceFramebuffer fb;
     GpuCounters* counters;
     const WaveParams* wave;   // device memory: changes between waves without re-capturing a graph
@@ -64,7 +62,6 @@ struct WavefrontParams {
     ShadowRecord* shadows;
     int* path_counts;         // [max_depth + 2]: live paths entering each bounce
     int* shadow_counts;       // [max_depth + 1]: shadow rays cast at each bounce
-    uint32_t pixels;
     uint32_t capacity;        // paths per wave buffer
 };
 
@@ -76,10 +73,12 @@ cudaError_t launch_wf_extend(const WavefrontParams& p, int bounce, cudaStream_t 
 cudaError_t launch_wf_shade(const WavefrontParams& p, int bounce, cudaStream_t stream);
 cudaError_t launch_wf_shadow(const WavefrontParams& p, int bounce, cudaStream_t stream);
 
-// One thread per path, start to end (the fourth reference).
+// One thread per path, start to end (kernels/megakernel.cu).
 cudaError_t launch_megakernel(const WavefrontParams& p, cudaStream_t stream);
 
-// Display: radiance sums and sample counts packed as RGBA32F into `dst` (a device pointer).
+// ---- Display (kernels/display_pack.cu) ----
+
+// Radiance sums and sample counts packed as RGBA32F into `dst` (a device pointer).
 cudaError_t launch_pack_accumulation(const DeviceFramebuffer& fb, uint32_t pixels, float4* dst, cudaStream_t stream);
 // The same into a width x height RGBA32F CUDA array behind `surface` (a GL texture mapped into CUDA).
 cudaError_t launch_pack_accumulation_surface(const DeviceFramebuffer& fb, int width, int height, cudaSurfaceObject_t surface,

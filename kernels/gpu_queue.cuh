@@ -16,7 +16,7 @@
 // warp that already holds the matching ticket and is between two non-blocking steps.
 #pragma once
 
-#include "gpu_records.h"
+#include "record_rows.h"
 
 namespace pkrt {
 
@@ -34,53 +34,30 @@ __device__ __forceinline__ void store_volatile(unsigned long long* p, unsigned l
 }
 
 // Record copies bypass L1 (ld.cg / st.cg): L1 is not coherent across SMs, and a slot is rewritten by
-// other SMs every lap. Records are packed into 16-byte rows field by field (not through a cast of the
-// struct's address), so the record stays in registers instead of being forced into local memory.
-__device__ __forceinline__ void store_record(PathRecord* dst, const PathRecord& r) {
-    const PathState& p = r.path;
+// other SMs every lap. Records travel as their 16-byte rows (kernels/record_rows.h), packed field by
+// field rather than through a cast of the struct's address, so the record stays in registers instead
+// of being forced into local memory.
+template <class Record>
+__device__ __forceinline__ void store_record(Record* dst, const Record& r) {
+    constexpr int n = sizeof(Record) / sizeof(Row16);
+    Row16 rows[n];
+    pack_rows(r, rows);
     float4* d = reinterpret_cast<float4*>(dst);
-    unsigned long long st = p.rng.state;
-    __stcg(d + 0, make_float4(p.origin.x, p.origin.y, p.origin.z, p.dir.x));
-    __stcg(d + 1, make_float4(p.dir.y, p.dir.z, p.throughput.x, p.throughput.y));
-    __stcg(d + 2, make_float4(p.throughput.z, __uint_as_float(p.pixel), __uint_as_float(static_cast<unsigned>(st)),
-                              __uint_as_float(static_cast<unsigned>(st >> 32))));
-    __stcg(d + 3, make_float4(__int_as_float(p.depth), p.prev_pdf, __uint_as_float(r.sample), 0.0f));
+#pragma unroll
+    for (int i = 0; i < n; ++i) __stcg(d + i, make_float4(rows[i].x, rows[i].y, rows[i].z, rows[i].w));
 }
 
-__device__ __forceinline__ void load_record(PathRecord& r, const PathRecord* src) {
+template <class Record>
+__device__ __forceinline__ void load_record(Record& r, const Record* src) {
+    constexpr int n = sizeof(Record) / sizeof(Row16);
+    Row16 rows[n];
     const float4* s = reinterpret_cast<const float4*>(src);
-    float4 a = __ldcg(s + 0), b = __ldcg(s + 1), c = __ldcg(s + 2), d = __ldcg(s + 3);
-    PathState& p = r.path;
-    p.origin = {a.x, a.y, a.z};
-    p.dir = {a.w, b.x, b.y};
-    p.throughput = {b.z, b.w, c.x};
-    p.pixel = __float_as_uint(c.y);
-    p.rng.state = static_cast<unsigned long long>(__float_as_uint(c.z)) |
-                  (static_cast<unsigned long long>(__float_as_uint(c.w)) << 32);
-    p.depth = __float_as_int(d.x);
-    p.prev_pdf = d.y;
-    r.sample = __float_as_uint(d.z);
-    r.pad = 0;
-}
-
-__device__ __forceinline__ void store_record(ShadowRecord* dst, const ShadowRecord& r) {
-    const ShadowRay& s = r.ray;
-    float4* d = reinterpret_cast<float4*>(dst);
-    __stcg(d + 0, make_float4(s.origin.x, s.origin.y, s.origin.z, s.dir.x));
-    __stcg(d + 1, make_float4(s.dir.y, s.dir.z, s.tmax, s.contribution.x));
-    __stcg(d + 2, make_float4(s.contribution.y, s.contribution.z, __uint_as_float(s.pixel), __uint_as_float(r.depth)));
-}
-
-__device__ __forceinline__ void load_record(ShadowRecord& r, const ShadowRecord* src) {
-    const float4* s = reinterpret_cast<const float4*>(src);
-    float4 a = __ldcg(s + 0), b = __ldcg(s + 1), c = __ldcg(s + 2);
-    ShadowRay& ray = r.ray;
-    ray.origin = {a.x, a.y, a.z};
-    ray.dir = {a.w, b.x, b.y};
-    ray.tmax = b.z;
-    ray.contribution = {b.w, c.x, c.y};
-    ray.pixel = __float_as_uint(c.z);
-    r.depth = __float_as_uint(c.w);
+#pragma unroll
+    for (int i = 0; i < n; ++i) {
+        float4 v = __ldcg(s + i);
+        rows[i] = Row16{v.x, v.y, v.z, v.w};
+    }
+    unpack_rows(rows, r);
 }
 
 // All 32 lanes must call it together. Lanes with `want` offer `rec`. Returns true for lanes whose

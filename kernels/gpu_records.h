@@ -67,14 +67,20 @@ struct TimelinePoint {
     int in_flight;         // paths and shadow rays alive anywhere
 };
 
-// Device-side counters of one frame. Incremented once per warp (leader lanes), never per ray.
-struct GpuCounters {
+// What every scheduler counts about rays and samples, in one layout: the frame's global counters hold
+// one, and the persistent kernel's blocks keep a shared-memory copy that they flush into it.
+struct RayCounts {
     unsigned long long extension_rays;
     unsigned long long shadow_rays;
-    unsigned long long rays_by_depth[kStatsMaxDepth];
     unsigned long long paths_generated;
     unsigned long long paths_completed;
     unsigned long long nonfinite;
+    unsigned long long rays_by_depth[kStatsMaxDepth];
+};
+
+// Device-side counters of one frame. Incremented once per warp (leader lanes), never per ray.
+struct GpuCounters {
+    RayCounts rays;
     unsigned long long idle_iterations;    // warp iterations that found no work
     unsigned long long backoff_sleeps;     // __nanosleep calls
     unsigned long long backoff_ns;         // nanoseconds asked of __nanosleep

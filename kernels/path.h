@@ -11,6 +11,7 @@
 #pragma once
 
 #include "bsdf.h"
+#include "frame.h"
 #include "lights.h"
 #include "rng.h"
 
@@ -43,14 +44,14 @@ struct ShadeResult {
     bool continues;      // the path record now holds the next bounce
 };
 
-PKRT_HD PathState start_path(const SceneView& s, const FrameParams& f, uint32_t pixel, uint32_t sample) {
+PKRT_HD PathState start_path(const FrameRecord& f, uint32_t pixel, uint32_t sample) {
     PathState p;
     p.rng = make_rng(f.seed, pixel, sample);
     int px = static_cast<int>(pixel % static_cast<uint32_t>(f.width));
     int py = static_cast<int>(pixel / static_cast<uint32_t>(f.width));
     float jx = p.rng.next_float();
     float jy = p.rng.next_float();
-    Ray r = camera_ray(s.camera, f.width, f.height, px, py, jx, jy);
+    Ray r = camera_ray(f.camera, f.width, f.height, px, py, jx, jy);
     p.origin = r.o;
     p.dir = r.d;
     p.throughput = splat(1.0f);
@@ -68,7 +69,7 @@ PKRT_HD float mis_weight_bsdf(float prev_pdf, float light_pdf) {
     return prev_pdf == 0.0f ? 1.0f : power_heuristic(prev_pdf, light_pdf);
 }
 
-PKRT_HD void shade_path(const SceneView& s, const FrameParams& f, PathState& path, const Hit& hit, ShadeResult& out) {
+PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& path, const Hit& hit, ShadeResult& out) {
     out.radiance = splat(0.0f);
     out.has_shadow = false;
     out.continues = false;
@@ -185,7 +186,7 @@ PKRT_HD void shade_path(const SceneView& s, const FrameParams& f, PathState& pat
 // The same, as one out-of-line function. Whether that pays depends on the kernel: measured on the H200
 // (Crytek Sponza 1080p), the megakernel runs 20% faster with it, the wavefront shade kernel and the
 // persistent kernel slower, so each scheduler picks its own.
-PKRT_HD_OUTLINE void shade_path_outlined(const SceneView& s, const FrameParams& f, PathState& path, const Hit& hit,
+PKRT_HD_OUTLINE void shade_path_outlined(const SceneView& s, const FrameRecord& f, PathState& path, const Hit& hit,
                                          ShadeResult& out) {
     shade_path(s, f, path, hit, out);
 }

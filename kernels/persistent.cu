@@ -5,13 +5,12 @@
 //      queue space);
 //   2. dynamic fetch (Aila & Laine): when fewer than `fetch_threshold` lanes hold a path, the idle lanes
 //      pop paths from the queue, and when the queue runs low the warp generates camera paths from the
-//      global (pixel, sample) counter, so queue memory is bounded whatever the resolution and spp;
-//   3. trace and shade; queue the shadow ray or trace it at once (queue_shadows), and push the bounce
-//      (push_continuations = 1) or keep it in the lane (0). Kept bounces may be pooled through the
-//      queue (pool_stragglers): a warp with fewer than `fetch_threshold` live lanes pushes them, once
-//      no samples are left (1) or always (2), so stragglers of many warps are compacted into few full
-//      ones. A push that finds the queue full keeps the bounce in the lane, or traces the shadow ray at
-//      once: producers always progress;
+//      global path counter, so queue memory is bounded whatever the resolution and spp;
+//   3. trace and shade; queue the shadow ray or trace it at once (queue_shadows), and keep the bounce in
+//      the lane. With sort_stragglers a warp with fewer than `fetch_threshold` live lanes pushes them
+//      to the path queue, and only empty warps take new camera paths, so primary rays travel in warps
+//      of their own. A push that finds the queue full keeps the bounce in the lane, or traces the
+//      shadow ray at once: producers always progress;
 //   4. a warp with nothing to do backs off with __nanosleep; it leaves once every sample has been
 //      generated and nothing is in flight, or when the host raises the stop flag.
 //
@@ -25,8 +24,8 @@ namespace pkrt {
 namespace {
 
 struct BlockCounters {
-    unsigned long long iterations, extension, shadow, generated, completed, idle, sleeps, sleep_ns, kept, inlined;
-    unsigned long long depth[kStatsMaxDepth];
+    RayCounts rays;
+    unsigned long long iterations, idle, sleeps, sleep_ns, kept, inlined;
     unsigned long long phase[kPhaseCount];
 };
 
@@ -46,34 +45,28 @@ struct PhaseClock {
 constexpr int kFlushInterval = 64;   // a multiple of kControlInterval
 constexpr int kControlInterval = 8;
 
-__device__ __forceinline__ void add_shared(unsigned long long* dst, unsigned n) {
-    if (n) atomicAdd(dst, static_cast<unsigned long long>(n));
-}
-
 __device__ __forceinline__ unsigned long long take(unsigned long long* v) { return atomicExch(v, 0ull); }
+
+__device__ __forceinline__ void move_count(unsigned long long* from, unsigned long long* to) {
+    unsigned long long v = take(from);
+    if (v) atomicAdd(to, v);
+}
 
 // One lane. Moves what the block has counted so far into the global counters.
 __device__ void flush_counters(BlockCounters& b, GpuCounters* c) {
-    unsigned long long v;
-    unsigned long long rays = 0;
-    if ((v = take(&b.iterations))) atomicAdd(&c->warp_iterations, v);
-    if ((v = take(&b.extension))) { atomicAdd(&c->extension_rays, v); rays += v; }
-    if ((v = take(&b.shadow))) { atomicAdd(&c->shadow_rays, v); rays += v; }
-    if ((v = take(&b.generated))) atomicAdd(&c->paths_generated, v);
-    if ((v = take(&b.completed))) atomicAdd(&c->paths_completed, v);
-    if ((v = take(&b.idle))) atomicAdd(&c->idle_iterations, v);
-    if ((v = take(&b.sleeps))) atomicAdd(&c->backoff_sleeps, v);
-    if ((v = take(&b.sleep_ns))) atomicAdd(&c->backoff_ns, v);
-    if ((v = take(&b.kept))) atomicAdd(&c->kept_paths, v);
-    if ((v = take(&b.inlined))) atomicAdd(&c->inline_shadows, v);
-    for (int d = 0; d < kStatsMaxDepth; ++d)
-        if ((v = take(&b.depth[d]))) atomicAdd(&c->rays_by_depth[d], v);
-    for (int ph = 0; ph < kPhaseCount; ++ph)
-        if ((v = take(&b.phase[ph]))) atomicAdd(&c->phase_cycles[ph], v);
-    if (rays) atomicAdd(&c->rays_per_sm[sm_id() % kStatsMaxSms], rays);  // a resident block never moves
+    unsigned long long rays = load_volatile(&b.rays.extension_rays) + load_volatile(&b.rays.shadow_rays);
+    auto* from = reinterpret_cast<unsigned long long*>(&b.rays);
+    auto* to = reinterpret_cast<unsigned long long*>(&c->rays);
+    for (int i = 0; i < static_cast<int>(sizeof(RayCounts) / 8); ++i) move_count(from + i, to + i);
+    move_count(&b.iterations, &c->warp_iterations);
+    move_count(&b.idle, &c->idle_iterations);
+    move_count(&b.sleeps, &c->backoff_sleeps);
+    move_count(&b.sleep_ns, &c->backoff_ns);
+    move_count(&b.kept, &c->kept_paths);
+    move_count(&b.inlined, &c->inline_shadows);
+    for (int ph = 0; ph < kPhaseCount; ++ph) move_count(&b.phase[ph], &c->phase_cycles[ph]);
+    if (rays) atomicAdd(&c->rays_per_sm[sm_id() % kStatsMaxSms], rays);
 }
-
-__device__ __forceinline__ unsigned popc_ballot(bool pred) { return __popc(__ballot_sync(kFullMask, pred)); }
 
 // Traversal out of line: the callee gets the whole register budget for its loop instead of sharing it
 // with the scheduler's state (which, inlined, spilled inside the traversal loop), and the two shadow
@@ -81,22 +74,31 @@ __device__ __forceinline__ unsigned popc_ballot(bool pred) { return __popc(__bal
 __device__ __noinline__ Hit trace_closest(const BvhView bvh, const Ray ray) { return intersect_closest(bvh, ray); }
 __device__ __noinline__ bool trace_occluded(const BvhView bvh, const Ray ray, float tmax) { return occluded(bvh, ray, tmax); }
 
+struct OutOfLineTraversal {
+    static __device__ __forceinline__ Hit closest(const BvhView& bvh, const Ray& ray) { return trace_closest(bvh, ray); }
+    static __device__ __forceinline__ bool occluded(const BvhView& bvh, const Ray& ray, float tmax) {
+        return trace_occluded(bvh, ray, tmax);
+    }
+};
+
 // Traces a warp's shadow rays (lanes with `have`) and adds the unoccluded contributions.
-__device__ __forceinline__ void trace_shadows(const PersistentParams& p, bool have, const ShadowRecord& s) {
-    if (have && !trace_occluded(p.scene.bvh, Ray{s.ray.origin, s.ray.dir}, s.ray.tmax))
-        add_radiance(p.fb, s.ray.pixel, s.ray.contribution);
+__device__ __forceinline__ void trace_shadows(const PersistentParams& p, FramebufferSink& sink, bool have, const ShadowRecord& s) {
+    if (have) resolve_shadow<OutOfLineTraversal>(sink, p.scene.bvh, s.ray);
 }
 
 }  // namespace
 
 __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
     __shared__ BlockCounters bc;
+    __shared__ FrameRecord frame;
     for (int i = threadIdx.x; i < static_cast<int>(sizeof(BlockCounters) / 8); i += blockDim.x)
         reinterpret_cast<unsigned long long*>(&bc)[i] = 0;
+    if (threadIdx.x == 0) frame = *p.frame;
     __syncthreads();
 
     GpuCounters* c = p.counters;
     FrameControl* ctl = p.control;
+    FramebufferSink sink{p.fb};
     const bool monitor = blockIdx.x == 0 && threadIdx.x < 32;  // polls the host's stop flag
     const bool lead = lane_id() == 0;
     // The lane's path lives in shared memory, not registers: only its ray is needed during traversal,
@@ -110,7 +112,7 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
     bool exhausted = false;
     // Bounces kept in their lanes and no pooling: nothing ever enters the path queue, so warps do not
     // pay two dependent L2 reads per fetch to find it empty (a latency-bound frame feels every one).
-    const bool path_queue_used = p.push_continuations || p.pool_stragglers;
+    const bool path_queue_used = p.sort_stragglers;
     PhaseClock clk;
     clk.start();
 
@@ -129,8 +131,8 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
                 int pq = queue_occupancy(p.paths), sq = queue_occupancy(p.shadows), fl = load_volatile(&ctl->in_flight);
                 record_timeline(c, t, pq, sq, fl);
                 if (p.live) {
-                    p.live->rays = load_volatile(&c->extension_rays) + load_volatile(&c->shadow_rays);
-                    p.live->samples_done = load_volatile(&c->paths_completed);
+                    p.live->rays = load_volatile(&c->rays.extension_rays) + load_volatile(&c->rays.shadow_rays);
+                    p.live->samples_done = load_volatile(&c->rays.paths_completed);
                     p.live->path_queue = pq;
                     p.live->shadow_queue = sq;
                     p.live->in_flight = fl;
@@ -149,11 +151,9 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
             bool got;
             int n = warp_pop(p.shadows, kFullMask, s, &got);
             if (n > 0) {
-                trace_shadows(p, got, s);
-                if (lead) {
-                    add_shared(&bc.shadow, n);
-                    atomicSub(&ctl->in_flight, n);
-                }
+                trace_shadows(p, sink, got, s);
+                count_shadow_rays(bc.rays, n);
+                if (lead) atomicSub(&ctl->in_flight, n);
                 backoff = 0;
                 clk.charge(bc, kPhaseShadowBatch);
                 continue;
@@ -174,9 +174,9 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
                 held = __ballot_sync(kFullMask, have);
                 path_avail = __shfl_sync(kFullMask, lead ? queue_available(p.paths) : 0, 0);
             }
-            // Sorted pooling (2): only an empty warp takes new camera paths, so primary rays travel in
+            // Sorted stragglers: only an empty warp takes new camera paths, so primary rays travel in
             // warps of their own instead of beside secondary rays from elsewhere.
-            bool may_generate = p.pool_stragglers != 2 || held == 0;
+            bool may_generate = !p.sort_stragglers || held == 0;
             if (!exhausted && may_generate && __popc(held) < 32 && path_avail < p.low_water) {
                 unsigned need = ~held;
                 int k = __popc(need);
@@ -190,18 +190,16 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
                     unsigned long long end = ctl->end_sample;
                     n = base >= end ? 0 : static_cast<int>(end - base < static_cast<unsigned long long>(k) ? end - base : k);
                     if (n < k) atomicSub(&ctl->in_flight, k - n);
-                    add_shared(&bc.generated, n);
+                    add_count(&bc.rays.paths_generated, n);
                 }
                 n = __shfl_sync(kFullMask, n, 0);
                 exhausted = n < k;
                 base = __shfl_sync(kFullMask, base, 0);
                 int rank = __popc(need & lanemask_lt());
                 if (((need >> lane_id()) & 1u) && rank < n) {
-                    unsigned long long idx = base + rank;
-                    uint32_t pixel = static_cast<uint32_t>(idx % p.pixels);
-                    uint32_t sample = p.first_sample + static_cast<uint32_t>(idx / p.pixels);
-                    rec.path = start_path(p.scene, p.frame, pixel, sample);
-                    rec.sample = sample;
+                    PathIndex k = path_index(frame, base + rank);
+                    rec.path = generate_path(frame, k);
+                    rec.sample = k.sample;
                     have = true;
                 }
                 held = __ballot_sync(kFullMask, have);
@@ -237,20 +235,18 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
 
         // ---- 3. trace and shade ----
         Hit hit = no_hit();
-        if (have) hit = trace_closest(p.scene.bvh, Ray{rec.path.origin, rec.path.dir});
+        if (have) hit = OutOfLineTraversal::closest(p.scene.bvh, Ray{rec.path.origin, rec.path.dir});
         __syncwarp();
         clk.charge(bc, kPhaseTrace);
-        int depth = have ? min_i(rec.path.depth, kStatsMaxDepth - 1) : -1;
-        unsigned same = __match_any_sync(kFullMask, depth);
-        if (have && static_cast<int>(lane_id()) == __ffs(same) - 1) add_shared(&bc.depth[depth], __popc(same));
-        if (lead) add_shared(&bc.extension, __popc(held));
+        int depth = rec.path.depth;
+        count_extension_rays(bc.rays, have, depth);
         ShadeResult r;
         r.has_shadow = false;
         r.continues = false;
         if (have) {
             uint32_t pixel = rec.path.pixel;
-            shade_path(p.scene, p.frame, rec.path, hit, r);
-            add_radiance(p.fb, pixel, r.radiance);
+            shade_path(p.scene, frame, rec.path, hit, r);
+            sink.add(pixel, r.radiance);
         }
         __syncwarp();
         clk.charge(bc, kPhaseShade);
@@ -260,29 +256,24 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
         bool want_shadow = have && r.has_shadow;
         if (want_shadow) {
             s.ray = r.shadow;
-            s.depth = static_cast<uint32_t>(depth);
+            s.depth = static_cast<uint32_t>(min_i(depth, kStatsMaxDepth - 1));
         }
         bool queued = p.queue_shadows ? warp_push(p.shadows, want_shadow, s) : !want_shadow;
         bool inline_shadow = want_shadow && !queued;
         unsigned n_inline = popc_ballot(inline_shadow);
         if (n_inline) {
-            trace_shadows(p, inline_shadow, s);
-            if (lead) {
-                add_shared(&bc.shadow, n_inline);
-                add_shared(&bc.inlined, n_inline);
-            }
+            trace_shadows(p, sink, inline_shadow, s);
+            count_shadow_rays(bc.rays, n_inline);
+            if (lead) add_count(&bc.inlined, n_inline);
         }
         unsigned n_queued = popc_ballot(want_shadow && queued);
         clk.charge(bc, kPhaseShadowOut);
 
-        // The path: finished (count its sample), continued in the lane, or continued through the queue.
-        bool ended = have && !r.continues;
-        if (ended) atomicAdd(&p.fb.samples[rec.path.pixel], 1u);
-        unsigned n_ended = popc_ballot(ended);
+        // The path: finished (count its sample), continued in the lane, or pooled through the queue.
+        unsigned n_ended = finish_samples(sink, bc.rays, have && !r.continues, rec.path.pixel);
         bool cont = have && r.continues;
-        bool push = cont && p.push_continuations;
-        if (!p.push_continuations && (p.pool_stragglers == 2 || (p.pool_stragglers && exhausted))) {
-            // Pool this warp's stragglers with everyone else's.
+        bool push = false;
+        if (p.sort_stragglers) {
             unsigned live = popc_ballot(cont);
             push = cont && live < static_cast<unsigned>(p.fetch_threshold);
         }
@@ -290,8 +281,7 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
         have = cont && !pushed;
         unsigned n_kept = popc_ballot(push && !pushed);
         if (lead) {
-            add_shared(&bc.completed, n_ended);
-            add_shared(&bc.kept, n_kept);
+            add_count(&bc.kept, n_kept);
             // One update: new shadow rays in, finished paths out (never dips below the true count).
             int delta = static_cast<int>(n_queued) - static_cast<int>(n_ended);
             if (delta) atomicAdd(&ctl->in_flight, delta);
@@ -310,7 +300,7 @@ __global__ void __launch_bounds__(kPersistentThreads, kMinBlocks) persistent_ker
 
 namespace {
 template <class F>
-cudaError_t with_variant(int blocks_per_sm, F&& f) {
+cudaError_t with_build(int blocks_per_sm, F&& f) {
     switch (blocks_per_sm) {
         case 4: return f(persistent_kernel<4>);
         case 6: return f(persistent_kernel<6>);
@@ -321,43 +311,19 @@ cudaError_t with_variant(int blocks_per_sm, F&& f) {
 }
 }  // namespace
 
-int persistent_blocks_per_sm(int variant) {
+int persistent_occupancy(int blocks_per_sm) {
     int blocks = 0;
-    cudaError_t e = with_variant(variant, [&](auto kernel) {
+    cudaError_t e = with_build(blocks_per_sm, [&](auto kernel) {
         return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kPersistentThreads, 0);
     });
     return e == cudaSuccess ? blocks : 0;
 }
 
-cudaError_t set_persistent_carveout(int variant, int percent) {
-    return with_variant(variant, [&](auto kernel) {
-        return cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent);
-    });
-}
-
-cudaError_t launch_persistent(const PersistentParams& p, int blocks, int variant, cudaStream_t stream) {
-    return with_variant(variant, [&](auto kernel) {
+cudaError_t launch_persistent(const PersistentParams& p, int blocks, int blocks_per_sm, cudaStream_t stream) {
+    return with_build(blocks_per_sm, [&](auto kernel) {
         kernel<<<blocks, kPersistentThreads, 0, stream>>>(p);
         return cudaGetLastError();
     });
 }
-
-namespace {
-template <class Record>
-__global__ void queue_init_kernel(DeviceQueue<Record> q) {
-    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < q.capacity) q.seq[i] = i;
-    if (i == 0) *q.counters = QueueCounters{};
-}
-}  // namespace
-
-template <class Record>
-cudaError_t launch_queue_init(const DeviceQueue<Record>& q, cudaStream_t stream) {
-    queue_init_kernel<<<(q.capacity + 255) / 256, 256, 0, stream>>>(q);
-    return cudaGetLastError();
-}
-
-template cudaError_t launch_queue_init<PathRecord>(const DeviceQueue<PathRecord>&, cudaStream_t);
-template cudaError_t launch_queue_init<ShadowRecord>(const DeviceQueue<ShadowRecord>&, cudaStream_t);
 
 }  // namespace pkrt

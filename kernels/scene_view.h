@@ -4,7 +4,6 @@
 #pragma once
 
 #include "bvh.h"
-#include "camera.h"
 #include "environment.h"
 #include "material.h"
 #include "texture.h"
@@ -34,14 +33,6 @@ struct SceneView {
     const TextureView* textures;
     LightsView lights;
     Environment env;
-    CameraView camera;
-};
-
-// Per-frame constants of a render.
-struct FrameParams {
-    int32_t width, height;
-    int32_t max_depth;  // bounces: 0 = emitted light only, 1 = direct lighting, ...
-    uint32_t seed;
 };
 
 }  // namespace pkrt

@@ -6,10 +6,13 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "image.h"
+#include "mode.h"
 #include "scene.h"
+#include "scheduler_options.h"
 #include "stats.h"
 
 namespace pkrt {
@@ -19,7 +22,7 @@ struct RenderSettings {
     int spp = 16;
     int max_depth = 8;
     uint32_t seed = 0;
-    std::string mode;  // scheduler, backend-specific; empty = the backend's default
+    std::optional<SchedulerMode> mode;  // GPU scheduler; none = the backend's default (the CPU has none)
 };
 
 class Backend {
@@ -27,9 +30,11 @@ public:
     virtual ~Backend() = default;
     virtual std::string name() const = 0;
     virtual std::string device() const = 0;
-    virtual std::string default_mode() const = 0;
-    // Uploads or references the scene; the scene must outlive the backend's use of it.
+    // Uploads or references the scene, and takes its camera; the scene must outlive the backend's use of it.
     virtual void set_scene(const Scene& scene) = 0;
+    // The camera of the frames begun from now on (the viewer moves it; the scene stays as loaded).
+    void set_camera(const CameraSpec& camera) { camera_ = camera; }
+    const CameraSpec& camera() const { return camera_; }
     // Clears the framebuffer to width x height.
     virtual void reset(int width, int height) = 0;
     // Adds samples [first_sample, first_sample + samples) of every pixel; counters go into stats.
@@ -62,8 +67,13 @@ public:
     }
     // Asks a running accumulate() to stop soon (from another thread); the framebuffer is then partial.
     virtual void cancel() {}
-    // Scheduler modes this backend offers; the first is the default.
-    virtual std::vector<std::string> modes() const { return {default_mode()}; }
+    // Scheduler modes this backend offers; the first is the default. None on the CPU.
+    virtual std::vector<SchedulerMode> modes() const { return {}; }
+    // What runs a frame of these settings: a mode's name, or the backend's single way ("cpu-threads").
+    std::string mode_label(const RenderSettings& settings) const;
+
+protected:
+    CameraSpec camera_;
 
 private:
     struct Deferred {
@@ -73,9 +83,27 @@ private:
     Deferred deferred_;
 };
 
+// The frame record of `samples` samples of every pixel from `first_sample` on (kernels/frame.h).
+FrameRecord make_frame_record(const CameraSpec& camera, int width, int height, const RenderSettings& settings,
+                              uint32_t first_sample, uint32_t samples, uint32_t epoch);
+
+struct BackendOptions {
+    std::string kind = "auto";      // auto | cpu | cuda
+    std::vector<std::string> set;   // scheduler settings, `--set key=value` (render/scheduler_options.h)
+};
+
 // "auto" picks CUDA when a device is usable, else the CPU; `why` receives a sentence saying which and
-// why. "cuda" without a device throws Error with the reason.
-std::unique_ptr<Backend> make_backend(const std::string& kind, std::string* why);
+// why. "cuda" without a device throws Error with the reason, and so do settings the chosen backend
+// cannot take (the CPU has no scheduler).
+std::unique_ptr<Backend> make_backend(const BackendOptions& options, std::string* why);
+// The mode a backend runs when none is asked for (none on the CPU).
+inline std::optional<SchedulerMode> default_mode(const Backend& backend) {
+    auto m = backend.modes();
+    return m.empty() ? std::nullopt : std::optional<SchedulerMode>(m.front());
+}
+
+// The modes of a backend, or an error naming the flag when `mode` is not one of them.
+void check_mode(const Backend& backend, SchedulerMode mode, const std::string& flag = "--mode");
 
 std::unique_ptr<Backend> make_cpu_backend(unsigned threads = 0);
 

@@ -5,7 +5,7 @@
 #include <mutex>
 
 #include "backend.h"
-#include "kernels/path.h"
+#include "kernels/path_stages.h"
 #include "parallel.h"
 
 namespace pkrt {
@@ -21,9 +21,10 @@ public:
 
     std::string name() const override { return "cpu"; }
     std::string device() const override { return std::to_string(threads_) + " CPU threads"; }
-    std::string default_mode() const override { return "cpu-threads"; }
-
-    void set_scene(const Scene& scene) override { scene_ = &scene; }
+    void set_scene(const Scene& scene) override {
+        scene_ = &scene;
+        camera_ = scene.camera;
+    }
 
     void reset(int width, int height) override {
         width_ = width;
@@ -33,8 +34,8 @@ public:
     }
 
     void accumulate(const RenderSettings& rs, uint32_t first_sample, uint32_t samples, RenderStats& stats) override {
-        SceneView view = view_scene(*scene_, width_, height_);
-        FrameParams fp{width_, height_, rs.max_depth, rs.seed};
+        SceneView view = view_scene(*scene_);
+        FrameRecord fp = make_frame_record(camera_, width_, height_, rs, first_sample, samples, 0);
         int tiles_x = (width_ + kTile - 1) / kTile, tiles_y = (height_ + kTile - 1) / kTile;
         size_t tiles = static_cast<size_t>(tiles_x) * tiles_y;
         // Small frames are also split along the sample range, so that every core has work. The number
@@ -98,23 +99,30 @@ public:
     }
 
 private:
-    static Vec3 trace_path(const SceneView& view, const FrameParams& fp, uint32_t pixel, uint32_t sample,
-                           RenderStats& st) {
-        PathState path = start_path(view, fp, pixel, sample);
+    // The CPU's Sink for the path stages: one path's radiance, summed in the order it arrives.
+    struct PathSum {
         Vec3 l = splat(0.0f);
+        void add(uint32_t, Vec3 v) { l += v; }
+        void finish(uint32_t) {}
+    };
+
+    static Vec3 trace_path(const SceneView& view, const FrameRecord& fp, uint32_t pixel, uint32_t sample,
+                           RenderStats& st) {
+        PathState path = generate_path(fp, PathIndex{pixel, sample});
+        PathSum sum;
         for (;;) {
             st.count_extension(path.depth);
-            Hit hit = intersect_closest(view.bvh, Ray{path.origin, path.dir});
-            ShadeResult r;
+            Hit hit = InlineTraversal::closest(view.bvh, Ray{path.origin, path.dir});
+            ShadeResult r{};
             shade_path(view, fp, path, hit, r);
-            l += r.radiance;
+            add_shading(sum, pixel, r);
             if (r.has_shadow) {
                 ++st.shadow_rays;
-                if (!occluded(view.bvh, Ray{r.shadow.origin, r.shadow.dir}, r.shadow.tmax)) l += r.shadow.contribution;
+                resolve_shadow(sum, view.bvh, r.shadow);
             }
             if (!r.continues) break;
         }
-        return l;
+        return sum.l;
     }
 
     unsigned threads_;

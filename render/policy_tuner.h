@@ -12,9 +12,9 @@
 namespace pkrt {
 
 struct PersistentPolicy {
-    int register_variant = 0;  // resident blocks per SM the kernel is compiled for
+    int blocks_per_sm = 0;     // the kernel build: resident blocks per SM
     int queue_shadows = 1;     // 1 queued, 0 traced where cast
-    int pool_stragglers = 0;   // CudaOptions::pool_stragglers
+    int sort_stragglers = 0;   // 1 a warp's last live paths pooled, and only empty warps take new ones
     bool operator==(const PersistentPolicy&) const = default;
 };
 

@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 
 #include "backend.h"
@@ -6,31 +8,69 @@
 #include "progress.h"
 
 #if defined(PKRT_HAVE_CUDA)
-#include "cuda_backend.h"
+#include "cuda/cuda_backend.h"
 #endif
 
 namespace pkrt {
 
+std::string Backend::mode_label(const RenderSettings& settings) const {
+    if (settings.mode) return mode_name(*settings.mode);
+    auto m = modes();
+    return m.empty() ? "cpu-threads" : mode_name(m.front());
+}
 
-std::unique_ptr<Backend> make_backend(const std::string& kind, std::string* why) {
-    if (kind == "cpu") {
-        if (why) *why = "CPU backend (asked for)";
+FrameRecord make_frame_record(const CameraSpec& camera, int width, int height, const RenderSettings& rs,
+                              uint32_t first_sample, uint32_t samples, uint32_t epoch) {
+    FrameRecord f{};
+    f.camera = make_camera_view(camera, width, height);
+    f.width = width;
+    f.height = height;
+    f.max_depth = rs.max_depth;
+    f.seed = rs.seed;
+    f.first_sample = first_sample;
+    f.samples = samples;
+    f.epoch = epoch;
+    return f;
+}
+
+std::unique_ptr<Backend> make_backend(const BackendOptions& options, std::string* why) {
+    const std::string& kind = options.kind;
+    if (kind != "cpu" && kind != "cuda" && kind != "auto") throw Error("--backend " + kind + ": must be auto, cpu or cuda");
+    SchedulerOptions scheduler = parse_settings(options.set);  // validated whichever backend runs
+    auto cpu = [&](const std::string& reason) {
+        if (!options.set.empty())
+            throw Error("--set " + options.set.front() + ": the CPU backend has no scheduler settings (" + reason +
+                        "; use --backend cuda on a machine with a CUDA device)");
+        if (why) *why = "CPU backend (" + reason + ")";
         return make_cpu_backend();
-    }
-    if (kind != "cuda" && kind != "auto") throw Error("--backend " + kind + ": must be auto, cpu or cuda");
+    };
+    if (kind == "cpu") return cpu("asked for");
     std::string reason;
     std::vector<GpuDevice> devices = cuda_devices(&reason);
 #if defined(PKRT_HAVE_CUDA)
     if (!devices.empty()) {
         if (why) *why = "CUDA backend on " + devices[0].name + (kind == "auto" ? " (auto: a CUDA device was found)" : "");
-        return make_cuda_backend(devices[0], cuda_options_from_environment());
+        return make_cuda_backend(devices[0], scheduler);
     }
 #else
+    (void)scheduler;
     if (!devices.empty()) reason = "this pkrt was built without the CUDA backend";
 #endif
     if (kind == "cuda") throw Error("--backend cuda: " + reason);
-    if (why) *why = "CPU backend (auto: " + reason + ")";
-    return make_cpu_backend();
+    return cpu("auto: " + reason);
+}
+
+void check_mode(const Backend& backend, SchedulerMode mode, const std::string& flag) {
+    auto modes = backend.modes();
+    if (std::find(modes.begin(), modes.end(), mode) != modes.end()) return;
+    if (modes.empty()) {
+        std::string name = backend.name();
+        std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::toupper(c); });
+        throw Error(flag + " " + mode_name(mode) + ": the " + name + " backend has no scheduler modes (use --backend cuda)");
+    }
+    std::string list;
+    for (auto m : modes) list += (list.empty() ? "" : ", ") + std::string(mode_name(m));
+    throw Error(flag + " " + mode_name(mode) + ": must be one of " + list);
 }
 
 RenderOutput render_image(Backend& backend, const Scene& scene, const RenderSettings& rs, Progress* progress) {
@@ -38,7 +78,7 @@ RenderOutput render_image(Backend& backend, const Scene& scene, const RenderSett
     RenderStats& st = out.stats;
     st.backend = backend.name();
     st.device = backend.device();
-    st.mode = rs.mode.empty() ? backend.default_mode() : rs.mode;
+    st.mode = backend.mode_label(rs);
     st.width = rs.width;
     st.height = rs.height;
     st.spp = rs.spp;

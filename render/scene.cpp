@@ -119,7 +119,7 @@ CameraView make_camera_view(const CameraSpec& spec, int width, int height) {
     return c;
 }
 
-SceneView view_scene(const Scene& scene, int width, int height) {
+SceneView view_scene(const Scene& scene) {
     SceneView v{};
     v.bvh.nodes = scene.nodes.data();
     v.bvh.tris = scene.tris.data();
@@ -134,7 +134,6 @@ SceneView view_scene(const Scene& scene, int width, int height) {
     v.lights.count = static_cast<int32_t>(scene.light_tris.size());
     v.lights.env_select = scene.env_select;
     v.env = scene.environment;
-    v.camera = make_camera_view(scene.camera, width, height);
     return v;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/frame.h"
 #include "kernels/scene_view.h"
 
 namespace pkrt {
@@ -70,6 +71,6 @@ void prepare_scene(Scene& scene);
 CameraView make_camera_view(const CameraSpec& spec, int width, int height);
 
 // A view over the scene's host memory, for the CPU backend and tests.
-SceneView view_scene(const Scene& scene, int width, int height);
+SceneView view_scene(const Scene& scene);
 
 }  // namespace pkrt

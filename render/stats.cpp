@@ -39,6 +39,15 @@ void RenderStats::merge(const RenderStats& o) {
         timeline = o.timeline;
         mean_queue = o.mean_queue;
     }
+    if (o.frames) {
+        grid_blocks = o.grid_blocks;
+        block_threads = o.block_threads;
+        queue_capacity = o.queue_capacity;
+        blocks_per_sm = o.blocks_per_sm;
+        shadows_queued = o.shadows_queued;
+        stragglers_sorted = o.stragglers_sorted;
+        policy_trial = o.policy_trial;
+    }
     shadow_rays += o.shadow_rays;
     nonfinite_samples += o.nonfinite_samples;
     for (size_t d = 0; d < o.extension_rays_by_depth.size(); ++d)
@@ -71,10 +80,9 @@ nlohmann::json to_json(const RenderStats& s) {
         sched["launches_per_frame"] = s.frames ? static_cast<double>(s.kernel_launches) / s.frames : 0.0;
         sched["frame_gpu_ms"] = s.frame_gpu_ms;
         sched["grid"] = {{"blocks", s.grid_blocks}, {"threads_per_block", s.block_threads}};
-        if (s.register_variant) sched["grid"]["register_variant"] = s.register_variant;
+        if (s.blocks_per_sm) sched["grid"]["blocks_per_sm"] = s.blocks_per_sm;
         if (s.shadows_queued >= 0) sched["shadow_rays"] = s.shadows_queued ? "queued" : "traced where cast";
-        if (s.pool_stragglers >= 0)
-            sched["stragglers"] = s.pool_stragglers == 0 ? "kept in lane" : s.pool_stragglers == 1 ? "pooled at the frame's end" : "pooled, sorted";
+        if (s.stragglers_sorted >= 0) sched["stragglers"] = s.stragglers_sorted ? "pooled, sorted" : "kept in lane";
         if (s.shadows_queued >= 0) sched["policy_trial"] = s.policy_trial;
         sched["queue"] = {{"capacity", s.queue_capacity},
                           {"enqueued", s.enqueued},

@@ -12,7 +12,7 @@ namespace pkrt {
 
 struct RenderStats {
     std::string backend;  // "cpu", "cuda"
-    std::string mode;     // scheduler: "cpu-threads", "persistent", "relaunch", ...
+    std::string mode;     // scheduler: "cpu-threads", or a SchedulerMode's name (render/mode.h)
     std::string device;
     int width = 0, height = 0, spp = 0, max_depth = 0;
     uint32_t seed = 0;
@@ -47,9 +47,10 @@ struct RenderStats {
     };
     std::vector<TimelinePoint> timeline;  // the last frame's queue depth over time
     int grid_blocks = 0, block_threads = 0, queue_capacity = 0;
-    int register_variant = 0;  // persistent: resident blocks per SM the kernel was compiled for
-    int shadows_queued = -1;   // persistent, last frame: 1 shadow rays queued, 0 traced where cast
-    int pool_stragglers = -1;  // persistent, last frame: CudaOptions::pool_stragglers in effect
+    // The last frame's scheduling (merge() takes the other's when it describes a frame).
+    int blocks_per_sm = 0;     // persistent: resident blocks per SM of the build that ran
+    int shadows_queued = -1;   // persistent: 1 shadow rays queued, 0 traced where cast
+    int stragglers_sorted = -1; // persistent: 1 a warp's last live paths pooled (sorted), 0 kept in their lanes
     bool policy_trial = false; // persistent, last frame: a trial of the policy tuner
 
     uint64_t total_rays() const { return extension_rays + shadow_rays; }

@@ -75,7 +75,7 @@ run() {
                 --spp-per-frame 1 --frames 150 --screenshot "$final/viewer_$m.png" >"$out/viewer_$m.txt" 2>&1
             echo "$m exit $?"; grep -E "fps|transfer|error|warning|OpenGL" "$out/viewer_$m.txt"
         done
-        PKRT_VIEWER_INTEROP=buffer timeout 120 ./.stage/pkrt-viewer scenes/bench/crytek-sponza.json --backend cuda \
+        timeout 120 ./.stage/pkrt-viewer scenes/bench/crytek-sponza.json --backend cuda --interop buffer \
             --res 1920x1080 --spp-per-frame 1 --frames 150 >"$out/viewer_buffer.txt" 2>&1
         echo "persistent, pixel-buffer interop: exit $?"; grep -E "fps|transfer|error|warning" "$out/viewer_buffer.txt"
         echo "=== test_viewer_gpu"

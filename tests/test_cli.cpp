@@ -142,6 +142,22 @@ TEST(Cli, BadFlagsFailCleanly) {
     expect_clean_failure(dir, "frobnicate", 2, "frobnicate");
 }
 
+// Scheduler experiments go through --set KEY=VALUE, checked before anything is loaded or rendered.
+TEST(Cli, SchedulerSettingsAreValidated) {
+    TempDir dir;
+    std::string scene = shell_quote(kCornell);
+    expect_clean_failure(dir, "render " + scene + " -o out.png --set fetch_treshold=8", 1, "unknown key 'fetch_treshold'");
+    expect_clean_failure(dir, "render " + scene + " -o out.png --set fetch_threshold=99", 1, "fetch_threshold must be 1-32");
+    expect_clean_failure(dir, "render " + scene + " -o out.png --set shadow_rays", 1, "expected KEY=VALUE");
+    expect_clean_failure(dir, "render " + scene + " -o out.png --backend cpu --set shadow_rays=queued", 1,
+                         "the CPU backend has no scheduler settings");
+    expect_clean_failure(dir, "bench " + scene + " --backend cpu --set blocks_per_sm=7", 1, "blocks_per_sm must be auto|4|6|8|10");
+    RunResult help = run_pkrt("help-settings", dir.path().string());
+    EXPECT_EQ(help.code, 0);
+    for (const char* key : {"shadow_rays=auto|queued|inline", "stragglers=auto|kept|sorted", "blocks_per_sm="})
+        EXPECT_NE(help.out.find(key), std::string::npos) << key;
+}
+
 TEST(Cli, CudaBackendWithoutDeviceIsAClearError) {
     std::string why;
     if (!pkrt::cuda_devices(&why).empty()) GTEST_SKIP() << "a CUDA device is present; this checks the no-device path";

@@ -18,7 +18,7 @@
 #include "test_util.h"
 
 #if defined(PKRT_HAVE_CUDA)
-#include "render/cuda_backend.h"
+#include "render/cuda/cuda_backend.h"
 #endif
 
 using namespace pkrt;
@@ -26,7 +26,8 @@ using namespace pkrt;
 namespace {
 
 const std::string kScenes = PKRT_SCENES_DIR;
-const char* kModes[] = {"persistent", "relaunch", "graph", "megakernel"};
+const SchedulerMode kModes[] = {SchedulerMode::kPersistent, SchedulerMode::kRelaunch, SchedulerMode::kGraph,
+                               SchedulerMode::kMegakernel};
 
 #define REQUIRE_GPU()                                                                   \
     std::string why_no_gpu;                                                             \
@@ -39,7 +40,7 @@ using pkrt_test::rms_difference;
 using pkrt_test::settings;
 
 #if defined(PKRT_HAVE_CUDA)
-std::unique_ptr<Backend> gpu_backend(const GpuDevice& d, CudaOptions o = {}) { return make_cuda_backend(d, o); }
+std::unique_ptr<Backend> gpu_backend(const GpuDevice& d, SchedulerOptions o = {}) { return make_cuda_backend(d, o); }
 #endif
 
 // The GPU image with the CPU's seed must sit far closer to the CPU image than two CPU images with
@@ -50,8 +51,8 @@ void expect_matches_cpu(const Scene& scene, Backend& gpu, const RenderSettings& 
     RenderSettings other = rs;
     other.seed = rs.seed + 1000;
     RenderSettings cpu_rs = rs;
-    cpu_rs.mode.clear();
-    other.mode.clear();
+    cpu_rs.mode.reset();
+    other.mode.reset();
     Image ref = render_image(*cpu, scene, cpu_rs, nullptr).image;
     Image noise = render_image(*cpu, scene, other, nullptr).image;
     RenderOutput g = render_image(gpu, scene, rs, nullptr);
@@ -70,9 +71,9 @@ TEST(Gpu, EveryModeMatchesTheCpuOnTheCornellBox) {
     REQUIRE_GPU();
 #if defined(PKRT_HAVE_CUDA)
     Scene s = load_prepared(kScenes + "/cornell.json");
-    for (const char* mode : kModes) {
+    for (SchedulerMode mode : kModes) {
         auto gpu = gpu_backend(gpus[0]);
-        expect_matches_cpu(s, *gpu, settings(64, 64, 16, 8, 1, mode), std::string("cornell ") + mode);
+        expect_matches_cpu(s, *gpu, settings(64, 64, 16, 8, 1, mode), std::string("cornell ") + mode_name(mode));
     }
 #endif
 }
@@ -86,9 +87,9 @@ TEST(Gpu, EveryModeMatchesTheCpuOnDabrovicSponza) {
     s.camera.look_at = {10, 5, 0};
     s.camera.vfov_degrees = 60;
     prepare_scene(s);
-    for (const char* mode : kModes) {
+    for (SchedulerMode mode : kModes) {
         auto gpu = gpu_backend(gpus[0]);
-        expect_matches_cpu(s, *gpu, settings(64, 48, 16, 6, 3, mode), std::string("sponza ") + mode);
+        expect_matches_cpu(s, *gpu, settings(64, 48, 16, 6, 3, mode), std::string("sponza ") + mode_name(mode));
     }
 #endif
 }
@@ -98,8 +99,8 @@ TEST(Gpu, ConservationOfSamplesAndQueueRecords) {
 #if defined(PKRT_HAVE_CUDA)
     Scene s = load_prepared(kScenes + "/cornell.json");
     const int w = 96, h = 64, spp = 8, depth = 12;
-    for (const char* mode : kModes) {
-        SCOPED_TRACE(mode);
+    for (SchedulerMode mode : kModes) {
+        SCOPED_TRACE(mode_name(mode));
         auto gpu = gpu_backend(gpus[0]);
         RenderOutput out = render_image(*gpu, s, settings(w, h, spp, depth, 9, mode), nullptr);
         const RenderStats& st = out.stats;
@@ -110,10 +111,10 @@ TEST(Gpu, ConservationOfSamplesAndQueueRecords) {
         EXPECT_EQ(st.enqueued, st.dequeued);
         EXPECT_EQ(st.extension_rays_by_depth[0], n) << "one camera ray per sample";
         for (uint32_t c : gpu->sample_counts()) ASSERT_EQ(c, static_cast<uint32_t>(spp));
-        if (std::string(mode) == "persistent") {
+        if (mode == SchedulerMode::kPersistent) {
             EXPECT_EQ(st.kernel_launches, st.frames) << "one launch per frame";
             EXPECT_GT(st.enqueued, n) << "bounces and shadow rays go through the queues";
-        } else if (std::string(mode) == "relaunch") {
+        } else if (mode == SchedulerMode::kRelaunch) {
             EXPECT_EQ(st.kernel_launches, st.frames * (1 + 3 * (depth + 1)));
         } else {
             EXPECT_EQ(st.kernel_launches, st.frames);
@@ -126,12 +127,12 @@ TEST(Gpu, TinyQueueRendersTheSameImage) {
     REQUIRE_GPU();
 #if defined(PKRT_HAVE_CUDA)
     Scene s = load_prepared(kScenes + "/cornell.json");
-    CudaOptions tiny;
+    SchedulerOptions tiny;
     tiny.queue_capacity = 64;
-    tiny.queue_shadows = 1;  // so that shadow rays traced at once can only mean a full queue
+    tiny.shadow_rays = ShadowRays::kQueued;  // so that shadow rays traced at once can only mean a full queue
     auto small = gpu_backend(gpus[0], tiny);
     auto normal = gpu_backend(gpus[0]);
-    RenderSettings rs = settings(64, 64, 8, 8, 4, "persistent");
+    RenderSettings rs = settings(64, 64, 8, 8, 4, SchedulerMode::kPersistent);
     RenderOutput a = render_image(*small, s, rs, nullptr);
     RenderOutput b = render_image(*normal, s, rs, nullptr);
     EXPECT_EQ(a.stats.paths_completed, 64u * 64u * 8u);
@@ -148,20 +149,20 @@ TEST(Gpu, SingleBlockAndFullGridBothTerminate) {
     REQUIRE_GPU();
 #if defined(PKRT_HAVE_CUDA)
     Scene s = load_prepared(kScenes + "/cornell.json");
-    CudaOptions one;
-    one.persistent_blocks = 1;
+    SchedulerOptions one;
+    one.grid_blocks = 1;
     auto single = gpu_backend(gpus[0], one);
-    RenderOutput a = render_image(*single, s, settings(32, 32, 4, 8, 2, "persistent"), nullptr);
+    RenderOutput a = render_image(*single, s, settings(32, 32, 4, 8, 2, SchedulerMode::kPersistent), nullptr);
     EXPECT_EQ(a.stats.grid_blocks, 1);
     EXPECT_EQ(a.stats.paths_completed, 32u * 32u * 4u);
     auto full = gpu_backend(gpus[0]);
-    RenderOutput b = render_image(*full, s, settings(32, 32, 4, 8, 2, "persistent"), nullptr);
+    RenderOutput b = render_image(*full, s, settings(32, 32, 4, 8, 2, SchedulerMode::kPersistent), nullptr);
     EXPECT_GT(b.stats.grid_blocks, gpus[0].multiprocessors - 1);
     EXPECT_EQ(b.stats.paths_completed, 32u * 32u * 4u);
     EXPECT_LT(rms_difference(a.image, b.image), 1e-3 * (1.0 + mean(b.image)));
     // One block more than can be co-resident is refused with the reason.
-    CudaOptions too_many;
-    too_many.persistent_blocks = b.stats.grid_blocks + 1;
+    SchedulerOptions too_many;
+    too_many.grid_blocks = b.stats.grid_blocks + 1;
     try {
         gpu_backend(gpus[0], too_many);
         ADD_FAILURE() << "an oversized persistent grid must be refused";
@@ -175,39 +176,31 @@ TEST(Gpu, PersistentVariantsAlsoMatch) {
     REQUIRE_GPU();
 #if defined(PKRT_HAVE_CUDA)
     Scene s = load_prepared(kScenes + "/cornell.json");
-    CudaOptions push;
-    push.push_continuations = 1;  // every bounce through the path queue
-    auto a = gpu_backend(gpus[0], push);
-    expect_matches_cpu(s, *a, settings(64, 64, 16, 8, 1, "persistent"), "persistent, bounces through the queue");
-    CudaOptions direct;
-    direct.queue_shadows = 0;  // shadow rays traced where they are cast
+    SchedulerOptions direct;
+    direct.shadow_rays = ShadowRays::kInline;  // shadow rays traced where they are cast
     direct.fetch_threshold = 32;
     auto b = gpu_backend(gpus[0], direct);
-    expect_matches_cpu(s, *b, settings(64, 64, 16, 8, 1, "persistent"), "persistent, shadow rays inline");
-    CudaOptions pool;
-    pool.pool_stragglers = 1;  // the frame's last live paths compacted through the queue
-    auto c = gpu_backend(gpus[0], pool);
-    expect_matches_cpu(s, *c, settings(64, 64, 16, 8, 1, "persistent"), "persistent, stragglers pooled");
-    CudaOptions sorted;
-    sorted.pool_stragglers = 2;  // always pooled; new camera paths only into empty warps
+    expect_matches_cpu(s, *b, settings(64, 64, 16, 8, 1, SchedulerMode::kPersistent), "persistent, shadow rays inline");
+    SchedulerOptions sorted;
+    sorted.stragglers = Stragglers::kSorted;  // pooled; new camera paths only into empty warps
     auto d = gpu_backend(gpus[0], sorted);
-    expect_matches_cpu(s, *d, settings(64, 64, 16, 8, 1, "persistent"), "persistent, sorted pooling");
-    for (int v : persistent_register_variants()) {
-        CudaOptions fixed;
-        fixed.register_variant = v;
+    expect_matches_cpu(s, *d, settings(64, 64, 16, 8, 1, SchedulerMode::kPersistent), "persistent, sorted pooling");
+    for (int v : persistent_builds()) {
+        SchedulerOptions fixed;
+        fixed.blocks_per_sm = v;
         auto g = gpu_backend(gpus[0], fixed);
-        RenderSettings rs = settings(64, 64, 16, 8, 1, "persistent");
-        expect_matches_cpu(s, *g, rs, "persistent, register variant " + std::to_string(v));
+        RenderSettings rs = settings(64, 64, 16, 8, 1, SchedulerMode::kPersistent);
+        expect_matches_cpu(s, *g, rs, "persistent, blocks_per_sm " + std::to_string(v));
         RenderStats st;
         g->accumulate(rs, 0, 1, st);
-        EXPECT_EQ(st.register_variant, v);
+        EXPECT_EQ(st.blocks_per_sm, v);
     }
     // Automatic: the latency variant while a frame's paths fit in its lanes, the throughput one beyond.
     auto a4 = gpu_backend(gpus[0]);
-    RenderOutput small = render_image(*a4, s, settings(32, 32, 1, 8, 1, "persistent"), nullptr);
-    EXPECT_EQ(small.stats.register_variant, 4);
-    RenderOutput large = render_image(*a4, s, settings(640, 480, 1, 8, 1, "persistent"), nullptr);
-    EXPECT_EQ(large.stats.register_variant, 10);
+    RenderOutput small = render_image(*a4, s, settings(32, 32, 1, 8, 1, SchedulerMode::kPersistent), nullptr);
+    EXPECT_EQ(small.stats.blocks_per_sm, 4);
+    RenderOutput large = render_image(*a4, s, settings(640, 480, 1, 8, 1, SchedulerMode::kPersistent), nullptr);
+    EXPECT_EQ(large.stats.blocks_per_sm, 10);
     EXPECT_GT(large.stats.grid_blocks, small.stats.grid_blocks) << "more resident blocks of the smaller variant";
 #endif
 }
@@ -219,7 +212,7 @@ TEST(Gpu, CancellingALongFrameReturnsQuickly) {
     auto gpu = gpu_backend(gpus[0]);
     gpu->set_scene(s);
     gpu->reset(1920, 1080);
-    RenderSettings rs = settings(1920, 1080, 512, 64, 1, "persistent");
+    RenderSettings rs = settings(1920, 1080, 512, 64, 1, SchedulerMode::kPersistent);
     RenderStats st;
     auto t0 = std::chrono::steady_clock::now();
     auto done = std::async(std::launch::async, [&] { gpu->accumulate(rs, 0, 512, st); });
@@ -233,7 +226,7 @@ TEST(Gpu, CancellingALongFrameReturnsQuickly) {
     // The backend is usable afterwards: a fresh frame completes and conserves samples.
     gpu->reset(32, 32);
     RenderStats st2;
-    gpu->accumulate(settings(32, 32, 2, 8, 1, "persistent"), 0, 2, st2);
+    gpu->accumulate(settings(32, 32, 2, 8, 1, SchedulerMode::kPersistent), 0, 2, st2);
     for (uint32_t c : gpu->sample_counts()) ASSERT_EQ(c, 2u);
     (void)t0;
 #endif
@@ -247,7 +240,7 @@ TEST(Gpu, BegunFramesRunWhileTheHostWorksAndEndTheSame) {
     using clock = std::chrono::steady_clock;
     auto ms = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
     Scene s = load_prepared(kScenes + "/spheres.json");
-    for (const char* mode : kModes) {
+    for (SchedulerMode mode : kModes) {
         auto gpu = gpu_backend(gpus[0]);
         gpu->set_scene(s);
         // 1.8 M paths: one wave (earlier waves of a larger frame are waited for inside begin).
@@ -263,18 +256,18 @@ TEST(Gpu, BegunFramesRunWhileTheHostWorksAndEndTheSame) {
         RenderStats split;
         gpu->end_accumulate(split);
         auto t2 = clock::now();
-        EXPECT_LT(ms(t0, t1), 0.5 * ms(t0, t2)) << mode << ": begin took " << ms(t0, t1) << " of " << ms(t0, t2) << " ms";
-        EXPECT_EQ(split.samples, whole.samples) << mode;
-        EXPECT_EQ(split.total_rays(), whole.total_rays()) << mode;
-        for (uint32_t c : gpu->sample_counts()) ASSERT_EQ(c, 2u) << mode;
+        EXPECT_LT(ms(t0, t1), 0.5 * ms(t0, t2)) << mode_name(mode) << ": begin took " << ms(t0, t1) << " of " << ms(t0, t2) << " ms";
+        EXPECT_EQ(split.samples, whole.samples) << mode_name(mode);
+        EXPECT_EQ(split.total_rays(), whole.total_rays()) << mode_name(mode);
+        for (uint32_t c : gpu->sample_counts()) ASSERT_EQ(c, 2u) << mode_name(mode);
         Image b = gpu->resolve();
-        EXPECT_LT(rms_difference(a, b), 1e-3 * (1.0 + mean(a))) << mode;
+        EXPECT_LT(rms_difference(a, b), 1e-3 * (1.0 + mean(a))) << mode_name(mode);
         // A frame still in flight when the framebuffer changes is finished first, not torn.
         gpu->begin_accumulate(rs, 2, 2);
         gpu->reset(64, 64);
         RenderStats after;
         gpu->accumulate(settings(64, 64, 2, 8, 1, mode), 0, 2, after);
-        for (uint32_t c : gpu->sample_counts()) ASSERT_EQ(c, 2u) << mode;
+        for (uint32_t c : gpu->sample_counts()) ASSERT_EQ(c, 2u) << mode_name(mode);
     }
 #endif
 }
@@ -295,8 +288,8 @@ TEST(Gpu, SchedulingPolicyIsMeasuredPerConfiguration) {
         std::vector<uint64_t> rays;
         for (int i = 0; i < n; ++i) {
             RenderStats st;
-            gpu->accumulate(settings(w, h, 1, 8, 1, "persistent"), 0, 1, st);  // the same samples every frame
-            policy.emplace_back(st.register_variant, st.shadows_queued, st.pool_stragglers, st.policy_trial);
+            gpu->accumulate(settings(w, h, 1, 8, 1, SchedulerMode::kPersistent), 0, 1, st);  // the same samples every frame
+            policy.emplace_back(st.blocks_per_sm, st.shadows_queued, st.stragglers_sorted, st.policy_trial);
             rays.push_back(st.total_rays());
         }
         return std::make_pair(policy, rays);
@@ -320,11 +313,11 @@ TEST(Gpu, SchedulingPolicyIsMeasuredPerConfiguration) {
     EXPECT_TRUE(tried.count(Policy(std::get<0>(p2[8]), std::get<1>(p2[8]), std::get<2>(p2[8]), true)));
     for (uint64_t r : r2) EXPECT_EQ(r, r2[0]) << "every policy traces the same rays";
     // Fixed options leave nothing to try.
-    CudaOptions fixed;
-    fixed.queue_shadows = 0;
-    fixed.pool_stragglers = 0;
+    SchedulerOptions fixed;
+    fixed.shadow_rays = ShadowRays::kInline;
+    fixed.stragglers = Stragglers::kKept;
     auto direct = gpu_backend(gpus[0], fixed);
-    RenderOutput o = render_image(*direct, s, settings(64, 64, 2, 8, 1, "persistent"), nullptr);
+    RenderOutput o = render_image(*direct, s, settings(64, 64, 2, 8, 1, SchedulerMode::kPersistent), nullptr);
     EXPECT_EQ(o.stats.shadows_queued, 0);
     EXPECT_FALSE(o.stats.policy_trial);
     EXPECT_EQ(o.stats.inline_shadows, o.stats.shadow_rays) << "every shadow ray traced where cast";
@@ -335,14 +328,14 @@ TEST(Gpu, StatisticsDescribeTheFrame) {
     REQUIRE_GPU();
 #if defined(PKRT_HAVE_CUDA)
     Scene s = load_prepared(kScenes + "/spheres.json");
-    CudaOptions queued;
-    queued.queue_shadows = 1;  // so that the queues see traffic whichever policy a trial would pick
+    SchedulerOptions queued;
+    queued.shadow_rays = ShadowRays::kQueued;  // so that the queues see traffic whichever policy a trial would pick
     auto gpu = gpu_backend(gpus[0], queued);
     // Two frames: the second's timeline interval is set from the first's duration.
     RenderStats st;
     gpu->set_scene(s);
     gpu->reset(640, 360);
-    RenderSettings rs = settings(640, 360, 4, 12, 1, "persistent");
+    RenderSettings rs = settings(640, 360, 4, 12, 1, SchedulerMode::kPersistent);
     gpu->accumulate(rs, 0, 2, st);
     RenderStats last;
     gpu->accumulate(rs, 2, 2, last);

@@ -55,7 +55,7 @@ TEST(PolicyTuner, ManyCandidatesAreTriedOnceEach) {
     for (int i = 0; i < 8; ++i) {
         PersistentPolicy p = t.next("big", c, &trial);
         EXPECT_TRUE(trial);
-        seen.insert({p.register_variant, p.queue_shadows, p.pool_stragglers});
+        seen.insert({p.blocks_per_sm, p.queue_shadows, p.sort_stragglers});
         t.record(p == PersistentPolicy{8, 0, 2} ? 3.0f : 4.0f);
     }
     EXPECT_EQ(seen.size(), 8u);

@@ -71,11 +71,12 @@ enum Region { kLight, kRed, kGreen, kFloor, kCeiling, kBack, kBoxes, kNone, kReg
 const char* kRegionNames[] = {"light", "red wall", "green wall", "floor", "ceiling", "back wall", "boxes", "none"};
 
 std::vector<int> cornell_regions(const Scene& s, int w, int h) {
-    SceneView v = view_scene(s, w, h);
+    SceneView v = view_scene(s);
+    CameraView camera = make_camera_view(s.camera, w, h);
     std::vector<int> region(static_cast<size_t>(w) * h, kNone);
     for (int y = 0; y < h; ++y) {
         for (int x = 0; x < w; ++x) {
-            Ray r = camera_ray(v.camera, w, h, x, y, 0.5f, 0.5f);
+            Ray r = camera_ray(camera, w, h, x, y, 0.5f, 0.5f);
             Hit hit = intersect_closest(v.bvh, r);
             if (hit.prim < 0) continue;
             const TriVerts& t = s.tris[hit.prim];

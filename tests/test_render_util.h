@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "render/backend.h"
@@ -16,7 +17,8 @@ inline pkrt::Scene load_prepared(const std::string& path) {
     return s;
 }
 
-inline pkrt::RenderSettings settings(int w, int h, int spp, int depth, uint32_t seed, const std::string& mode = "") {
+inline pkrt::RenderSettings settings(int w, int h, int spp, int depth, uint32_t seed,
+                                     std::optional<pkrt::SchedulerMode> mode = std::nullopt) {
     pkrt::RenderSettings rs;
     rs.width = w;
     rs.height = h;

@@ -85,9 +85,7 @@ TEST(ViewerGpuInterop, TextureAndPixelBufferPathsShowTheSameImage) {
     RunResult t = run_viewer("--screenshot texture.png" + common, dir.path().string());
     ASSERT_EQ(t.code, 0) << t.err;
     EXPECT_NE(t.err.find("CUDA-GL interop (texture"), std::string::npos) << t.err;
-    setenv("PKRT_VIEWER_INTEROP", "buffer", 1);
-    RunResult b = run_viewer("--screenshot buffer.png" + common, dir.path().string());
-    unsetenv("PKRT_VIEWER_INTEROP");
+    RunResult b = run_viewer("--screenshot buffer.png --interop buffer" + common, dir.path().string());
     ASSERT_EQ(b.code, 0) << b.err;
     EXPECT_NE(b.err.find("CUDA-GL interop (pixel buffer"), std::string::npos) << b.err;
     Png a = read_png(dir.file("texture.png")), c = read_png(dir.file("buffer.png"));

@@ -13,8 +13,9 @@ double median(std::vector<double> v) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-void ModeComparison::start(const std::string& backend_kind, const std::vector<std::string>& modes, const Scene& scene,
-                           const RenderSettings& settings, uint32_t spp, int frames, const std::string& scene_name) {
+void ModeComparison::start(const std::string& backend_kind, const std::vector<SchedulerMode>& modes, const Scene& scene,
+                           const CameraSpec& camera, const RenderSettings& settings, uint32_t spp, int frames,
+                           const std::string& scene_name) {
     cancel();
     error_.clear();
     result_.reset();
@@ -28,11 +29,17 @@ void ModeComparison::start(const std::string& backend_kind, const std::vector<st
                   scene_name.c_str(), settings.width, settings.height, spp_, settings.max_depth, frames_, kWarmupRounds);
     description_ = desc;
     try {
-        for (const auto& m : modes) {
+        std::vector<std::optional<SchedulerMode>> runs(modes.begin(), modes.end());
+        if (runs.empty()) runs.push_back(std::nullopt);
+        for (const auto& m : runs) {
             Run r;
             r.mode = m;
-            r.backend = make_backend(backend_kind, nullptr);
+            r.backend = make_backend(BackendOptions{backend_kind, {}}, nullptr);
+            RenderSettings named;
+            named.mode = m;
+            r.name = r.backend->mode_label(named);
             r.backend->set_scene(scene);
+            r.backend->set_camera(camera);
             r.backend->reset(settings.width, settings.height);
             runs_.push_back(std::move(r));
         }
@@ -54,7 +61,7 @@ void ModeComparison::step() {
     try {
         for (auto& r : runs_) {
             RenderSettings rs = settings_;
-            rs.mode = r.backend->name() == "cpu" ? std::string() : r.mode;
+            rs.mode = r.mode;
             rs.spp = static_cast<int>(spp_);
             RenderStats st;
             auto t0 = std::chrono::steady_clock::now();
@@ -86,13 +93,13 @@ void ModeComparison::finish() {
     res.description = description_;
     const Run* base = &runs_[0];
     for (const auto& r : runs_)
-        if (r.mode == "persistent") base = &r;
-    res.base_mode = base->mode;
+        if (r.mode == SchedulerMode::kPersistent) base = &r;
+    res.base_mode = base->name;
     res.gpu_timed = base->gpu_timed;
     double base_med = median(base->ms);
     for (const auto& r : runs_) {
         CompareRow row;
-        row.mode = r.mode;
+        row.mode = r.name;
         row.median_ms = median(r.ms);
         row.min_ms = *std::min_element(r.ms.begin(), r.ms.end());
         row.max_ms = *std::max_element(r.ms.begin(), r.ms.end());

@@ -33,8 +33,9 @@ public:
     static constexpr int kWarmupRounds = 2;  // unmeasured: first launches pay for module loads and caches
 
     // `scene` must stay alive and unchanged until the comparison finishes or is cancelled.
-    void start(const std::string& backend_kind, const std::vector<std::string>& modes, const Scene& scene,
-               const RenderSettings& settings, uint32_t spp, int frames, const std::string& scene_name);
+    // Every mode of the backend, or the CPU's single way when `modes` is empty; from `camera`.
+    void start(const std::string& backend_kind, const std::vector<SchedulerMode>& modes, const Scene& scene,
+               const CameraSpec& camera, const RenderSettings& settings, uint32_t spp, int frames, const std::string& scene_name);
     void cancel();
     // One round: one frame of every mode. Finishes (and builds the result) after the last round.
     void step();
@@ -46,7 +47,8 @@ public:
 
 private:
     struct Run {
-        std::string mode;
+        std::optional<SchedulerMode> mode;
+        std::string name;
         std::unique_ptr<Backend> backend;
         std::vector<double> ms, rays, launches;
         bool gpu_timed = false;

@@ -12,7 +12,7 @@
 
 namespace pkrt::viewer {
 
-AccumulationUpload::AccumulationUpload() {
+AccumulationUpload::AccumulationUpload(bool prefer_buffer) : prefer_buffer_(prefer_buffer) {
     gl::GenTextures(1, &texture_);
     gl::BindTexture(GL_TEXTURE_2D, texture_);
     // Linear: with a resolution scale below 1 the image is magnified; at scale 1 texel centres land on
@@ -62,8 +62,7 @@ void AccumulationUpload::configure(int width, int height, bool device_output) {
     }
 #if defined(PKRT_HAVE_CUDA)
     std::string why;
-    const char* pref = std::getenv("PKRT_VIEWER_INTEROP");
-    if (!pref || std::string(pref) != "buffer") {
+    if (!prefer_buffer_) {
         if (!cuda_texture_) cuda_texture_ = std::make_unique<CudaGlTexture>();
         if (cuda_texture_->attach(texture_, &why)) {
             path_ = "CUDA-GL interop (texture written by CUDA through a surface, no copies)";

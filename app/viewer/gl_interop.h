@@ -2,7 +2,7 @@
 // path the backend and the GL context allow:
 //   - CUDA backend, GL on the CUDA device: the texture itself registered with CUDA; the backend packs
 //     into it through a surface (map, copy_accumulation_to_surface, unmap), no copies at all. With
-//     PKRT_VIEWER_INTEROP=buffer (or where textures cannot be registered) a pixel buffer registered with
+//     `--interop buffer` (or where textures cannot be registered) a pixel buffer registered with
 //     CUDA instead, which glTexSubImage2D then copies into the texture on the GPU;
 //   - CUDA backend, GL elsewhere (Mesa under Xvfb): packed on the device, one copy to the host, upload;
 //   - CPU backend: packed into host memory, upload.
@@ -33,7 +33,8 @@ struct UploadTiming {
 
 class AccumulationUpload {
 public:
-    AccumulationUpload();
+    // prefer_buffer: CUDA-GL interop through a pixel buffer even where the texture could be registered.
+    explicit AccumulationUpload(bool prefer_buffer = false);
     ~AccumulationUpload();
     AccumulationUpload(const AccumulationUpload&) = delete;
     AccumulationUpload& operator=(const AccumulationUpload&) = delete;
@@ -57,6 +58,7 @@ private:
     GLuint texture_ = 0, pbo_ = 0;
     int width_ = 0, height_ = 0;
     bool device_output_ = false;
+    bool prefer_buffer_ = false;
     std::string path_ = "none yet";
     UploadTiming timing_;
     std::vector<float> host_;

@@ -26,6 +26,8 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
     app.add_option("--screenshot", o->screenshot, "PNG for --frames/--script, and the name P uses (default pkrt-screenshot-N.png)");
     app.add_option("--shaders", o->shaders, "Directory with display.vert and display.frag")->capture_default_str();
     app.add_option("--script", o->script, "Drive the viewer from a script of input events (see app/viewer/script.h)");
+    app.add_option("--interop", o->interop, "CUDA-GL interop: texture (CUDA writes it) or buffer (a pixel buffer GL copies)")
+        ->capture_default_str();
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -56,6 +58,7 @@ void check_options(const ViewerOptions& o) {
     if (o.max_depth < -1 || o.max_depth > 1024) throw Error("--max-depth: must be between 0 and 1024");
     if (o.scale != 0.0f && !(o.scale >= 0.05f && o.scale <= 1.0f)) throw Error("--scale: must be between 0.05 and 1");
     if (!std::isfinite(o.exposure) || std::fabs(o.exposure) > 64.0f) throw Error("--exposure: must be between -64 and 64 stops");
+    if (o.interop != "texture" && o.interop != "buffer") throw Error("--interop " + o.interop + ": must be texture or buffer");
     if (o.tone_map != "aces" && o.tone_map != "clamp") throw Error("--tone-map " + o.tone_map + ": must be aces or clamp");
     if ((o.frames_set && o.frames < 1) || o.frames > 1000000)
         throw Error("--frames " + std::to_string(o.frames) + ": must be between 1 and 1000000");

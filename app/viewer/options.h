@@ -21,6 +21,7 @@ struct ViewerOptions {
     std::string screenshot;         // batch output; interactive screenshots' name
     std::string shaders;            // directory holding display.vert and display.frag
     std::string script;             // scripted input (tests)
+    std::string interop = "texture"; // CUDA-GL interop: texture (written through a surface) | buffer (pixel buffer)
 };
 
 // Parses argv. Returns -1 to go on, or an exit code (0 after --help, 2 for a syntax error, which it has

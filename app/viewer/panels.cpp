@@ -130,9 +130,11 @@ void Panels::render_section(ViewSettings& s, const PanelData& d) {
     } else if (d.backends.size() <= 1) {
         ImGui::Text("Backend: %s", s.backend.c_str());
     }
-    if (ImGui::BeginCombo("mode", s.mode.c_str())) {
-        for (const auto& m : d.modes)
-            if (ImGui::Selectable(m.c_str(), m == s.mode)) s.mode = m;
+    if (!s.mode) {
+        ImGui::Text("Mode: cpu-threads");
+    } else if (ImGui::BeginCombo("mode", mode_name(*s.mode))) {
+        for (SchedulerMode m : d.modes)
+            if (ImGui::Selectable(mode_name(m), m == *s.mode)) s.mode = m;
         ImGui::EndCombo();
     }
     ImGui::SliderInt("spp / frame", &s.spp_per_frame, 1, 64, "%d", ImGuiSliderFlags_AlwaysClamp);
@@ -194,9 +196,9 @@ void Panels::statistics_section(const PanelData& d) {
                 st->mean_queue, st->queue_capacity, st->grid_blocks, st->block_threads);
     if (st->shadows_queued >= 0) {
         // The persistent kernel's scheduling policy for this view (render/policy_tuner.h).
-        const char* stragglers = st->pool_stragglers == 0 ? "kept in lanes" : st->pool_stragglers == 1 ? "pooled at the end" : "sorted";
+        const char* stragglers = st->stragglers_sorted ? "sorted" : "kept in lanes";
         ImGui::Text("Policy%s: %d blocks/SM, shadow rays %s, stragglers %s", st->policy_trial ? " (trying)" : "",
-                    st->register_variant, st->shadows_queued ? "queued" : "traced where cast", stragglers);
+                    st->blocks_per_sm, st->shadows_queued ? "queued" : "traced where cast", stragglers);
         uint64_t overflow = st->shadows_queued ? st->inline_shadows : 0;  // in place by policy is not overflow
         if (st->kept_paths || overflow)
             ImGui::Text("Queue full: %llu paths kept in lanes, %llu shadow rays traced inline",

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
 #include "compare.h"
 #include "display_pass.h"
 #include "render/stats.h"
@@ -17,7 +19,7 @@ namespace pkrt::viewer {
 // What the user can change; the app compares it with the previous frame's copy to see what to restart.
 struct ViewSettings {
     std::string backend;  // "cpu" or "cuda"
-    std::string mode;     // scheduler mode (the backend's modes())
+    std::optional<SchedulerMode> mode;  // scheduler mode (one of the backend's modes(); none on the CPU)
     int spp_per_frame = 1;
     int max_depth = 8;
     float resolution_scale = 1.0f;
@@ -29,7 +31,7 @@ struct ViewSettings {
 
 struct PanelData {
     std::vector<std::string> backends;  // choosable backends
-    std::vector<std::string> modes;     // the current backend's modes
+    std::vector<SchedulerMode> modes;   // the current backend's modes
     std::string device, gl_context, scene_name;
     int window_width = 0, window_height = 0, render_width = 0, render_height = 0;
     unsigned samples = 0;              // per pixel so far

@@ -9,13 +9,17 @@ namespace pkrt::viewer {
 void ProgressiveRenderer::set_backend(Backend* backend) {
     drain();
     backend_ = backend;
-    if (backend_ && scene_) backend_->set_scene(*scene_);
+    if (backend_ && scene_) {
+        backend_->set_scene(*scene_);
+        backend_->set_camera(camera_);
+    }
     stale_ = true;
 }
 
 void ProgressiveRenderer::set_scene(const Scene* scene) {
     drain();
     scene_ = scene;
+    if (scene_) camera_ = scene_->camera;
     if (backend_ && scene_) backend_->set_scene(*scene_);
     stale_ = true;
 }
@@ -27,7 +31,13 @@ void ProgressiveRenderer::set_resolution(int width, int height) {
     stale_ = true;
 }
 
-void ProgressiveRenderer::set_mode(const std::string& mode) {
+void ProgressiveRenderer::set_camera(const CameraSpec& camera) {
+    camera_ = camera;
+    if (backend_) backend_->set_camera(camera_);
+    stale_ = true;
+}
+
+void ProgressiveRenderer::set_mode(std::optional<SchedulerMode> mode) {
     if (mode == settings_.mode) return;
     settings_.mode = mode;
     stale_ = true;

@@ -25,11 +25,11 @@ public:
     void set_backend(Backend* backend);
     void set_scene(const Scene* scene);
     void set_resolution(int width, int height);
-    void set_mode(const std::string& mode);
+    void set_mode(std::optional<SchedulerMode> mode);
+    // The camera moved: the backend renders from it, and the accumulation starts again.
+    void set_camera(const CameraSpec& camera);
     void set_max_depth(int max_depth);
     void set_seed(uint32_t seed);
-    // The camera (in the scene) changed.
-    void restart() { stale_ = true; }
 
     // A frame in two halves, so the caller can draw and present the previous frame while the GPU
     // renders this one. Nothing else may use the backend in between (drain() first).
@@ -43,7 +43,7 @@ public:
     uint32_t samples() const { return next_sample_; }
     int width() const { return settings_.width; }
     int height() const { return settings_.height; }
-    const std::string& mode() const { return settings_.mode; }
+    std::optional<SchedulerMode> mode() const { return settings_.mode; }
     int max_depth() const { return settings_.max_depth; }
     const RenderSettings& settings() const { return settings_; }
     Backend* backend() const { return backend_; }
@@ -51,6 +51,7 @@ public:
 private:
     Backend* backend_ = nullptr;
     const Scene* scene_ = nullptr;
+    CameraSpec camera_;
     RenderSettings settings_;
     uint32_t next_sample_ = 0;
     bool stale_ = true;

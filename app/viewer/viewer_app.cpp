@@ -64,24 +64,19 @@ ViewerApp::ViewerApp(const ViewerOptions& options) : options_(options) {
 
     if (!options_.script.empty()) script_ = std::make_unique<ScriptRunner>(parse_script(options_.script));
 
+    std::optional<SchedulerMode> mode;
+    if (!options_.mode.empty()) mode = parse_mode(options_.mode);
     std::string why;
-    backend_ = make_backend(options_.backend, &why);
+    backend_ = make_backend(BackendOptions{options_.backend, {}}, &why);
     std::fprintf(stderr, "pkrt-viewer: %s\n", why.c_str());
-    auto modes = backend_->modes();
-    if (!options_.mode.empty() && std::find(modes.begin(), modes.end(), options_.mode) == modes.end()) {
-        if (backend_->name() == "cpu")
-            throw Error("--mode " + options_.mode + ": the CPU backend has no scheduler modes (use --backend cuda)");
-        std::string list;
-        for (const auto& m : modes) list += (list.empty() ? "" : ", ") + m;
-        throw Error("--mode " + options_.mode + ": must be one of " + list);
-    }
+    if (mode) check_mode(*backend_, *mode);
     backends_ = {"cpu"};
     std::string no_cuda;
     if (cuda_built() && !cuda_devices(&no_cuda).empty()) backends_.push_back("cuda");
 
     bool cpu = backend_->name() == "cpu";
     view_.backend = backend_->name();
-    view_.mode = options_.mode.empty() ? backend_->default_mode() : options_.mode;
+    view_.mode = mode ? mode : default_mode(*backend_);
     view_.spp_per_frame = options_.spp_per_frame > 0 ? options_.spp_per_frame : (cpu ? 1 : 4);
     view_.max_depth = options_.max_depth >= 0 ? options_.max_depth : scene_->defaults.max_depth;
     view_.resolution_scale = options_.scale > 0 ? options_.scale : (cpu ? 0.5f : 1.0f);
@@ -119,9 +114,10 @@ ViewerApp::ViewerApp(const ViewerOptions& options) : options_(options) {
     imgui_ready_ = true;
 
     display_ = std::make_unique<DisplayPass>(options_.shaders);
-    upload_ = std::make_unique<AccumulationUpload>();
+    upload_ = std::make_unique<AccumulationUpload>(options_.interop == "buffer");
 
-    camera_.set_scene(scene_->camera, scene_bounds(scene_->tris));
+    camera_spec_ = scene_->camera;
+    camera_.set_scene(camera_spec_, scene_bounds(scene_->tris));
     progressive_.set_scene(scene_.get());
     progressive_.set_backend(backend_.get());
     progressive_.set_mode(view_.mode);
@@ -189,7 +185,7 @@ int ViewerApp::run() {
         std::fprintf(stderr,
                      "pkrt-viewer: %d frames at %dx%d, %s mode: %.1f fps over the last %d (median render %.3f ms, "
                      "waited for it %.3f ms, display transfer %.3f ms via %s)\n",
-                     frames, progressive_.width(), progressive_.height(), view_.mode.c_str(),
+                     frames, progressive_.width(), progressive_.height(), backend_->mode_label(progressive_.settings()).c_str(),
                      (frames - warmup) / seconds, frames - warmup, median_of(render_ms), median_of(wait_ms),
                      median_of(upload_ms), upload_->path().c_str());
         std::fprintf(stderr, "pkrt-viewer: display transfer, median ms: map %.3f, pack %.3f, unmap %.3f, GL copy %.3f\n",
@@ -238,7 +234,7 @@ void ViewerApp::frame() {
         compare_requested_ = false;
     }
     if (req.start_compare) {
-        compare_.start(backend_->name(), backend_->modes(), *scene_, progressive_.settings(),
+        compare_.start(backend_->name(), backend_->modes(), *scene_, camera_spec_, progressive_.settings(),
                        static_cast<uint32_t>(view_.spp_per_frame), view_.compare_frames, scene_name_);
         if (!compare_.running()) report_comparison();  // it failed to start
     }
@@ -259,7 +255,7 @@ void ViewerApp::frame() {
         } else if (!view_.paused || progressive_.stale()) {
             // Renders on the GPU while this loop draws, presents and handles input; finished next frame.
             progressive_.submit(static_cast<uint32_t>(view_.spp_per_frame));
-            submitted_mode_ = view_.mode;
+            submitted_mode_ = backend_->mode_label(progressive_.settings());
         }
     } catch (const Error& e) {
         throw Error(std::string("rendering failed: ") + e.what());
@@ -316,12 +312,12 @@ void ViewerApp::apply_settings(const ViewSettings& before) {
 void ViewerApp::switch_backend(const std::string& kind) {
     try {
         std::string why;
-        auto b = make_backend(kind, &why);
+        auto b = make_backend(BackendOptions{kind, {}}, &why);
         compare_.cancel();
         progressive_.set_backend(b.get());
         backend_ = std::move(b);  // the old one goes only once nothing points at it
         auto modes = backend_->modes();
-        if (std::find(modes.begin(), modes.end(), view_.mode) == modes.end()) view_.mode = backend_->default_mode();
+        if (!view_.mode || std::find(modes.begin(), modes.end(), *view_.mode) == modes.end()) view_.mode = default_mode(*backend_);
         progressive_.set_mode(view_.mode);
         set_status(why, false);
     } catch (const std::exception& e) {
@@ -337,7 +333,8 @@ void ViewerApp::open_scene(const std::string& path) {
     progressive_.set_scene(scene.get());  // the backend moves to the new scene before the old one is freed
     scene_ = std::move(scene);
     scene_name_ = file_name(path);
-    camera_.set_scene(scene_->camera, scene_bounds(scene_->tris));
+    camera_spec_ = scene_->camera;
+    camera_.set_scene(camera_spec_, scene_bounds(scene_->tris));
     view_.max_depth = options_.max_depth >= 0 ? options_.max_depth : scene_->defaults.max_depth;
     progressive_.set_max_depth(view_.max_depth);
     history_.clear();
@@ -399,7 +396,7 @@ void ViewerApp::input_cursor(double x, double y) {
     if (drag_button_ < 0) return;
     int w = 0, h = 0;
     window_size(&w, &h);
-    CameraSpec& cam = scene_->camera;
+    CameraSpec& cam = camera_spec_;
     bool changed = false;
     if (drag_pan_) changed = camera_.pan(cam, static_cast<float>(dx), static_cast<float>(dy), static_cast<float>(h));
     else if (drag_button_ == GLFW_MOUSE_BUTTON_LEFT) changed = camera_.orbit(cam, static_cast<float>(dx), static_cast<float>(dy));
@@ -409,7 +406,7 @@ void ViewerApp::input_cursor(double x, double y) {
 
 void ViewerApp::input_scroll(double dy, double x, double y) {
     if (ui_captures_mouse(x, y)) return;
-    if (camera_.dolly(scene_->camera, static_cast<float>(dy))) camera_changed();
+    if (camera_.dolly(camera_spec_, static_cast<float>(dy))) camera_changed();
 }
 
 void ViewerApp::input_key(int key, int action, int mods) {
@@ -438,13 +435,13 @@ void ViewerApp::input_key(int key, int action, int mods) {
 }
 
 void ViewerApp::reset_camera() {
-    if (camera_.reset(scene_->camera)) camera_changed();
+    if (camera_.reset(camera_spec_)) camera_changed();
 }
 
 void ViewerApp::frame_scene() {
     int w = 0, h = 0;
     glfwGetFramebufferSize(window_->handle(), &w, &h);
-    if (h > 0 && camera_.frame(scene_->camera, static_cast<float>(w) / static_cast<float>(h))) camera_changed();
+    if (h > 0 && camera_.frame(camera_spec_, static_cast<float>(w) / static_cast<float>(h))) camera_changed();
 }
 
 void ViewerApp::input_focus(bool focused) {
@@ -459,7 +456,7 @@ void ViewerApp::fly(double seconds) {
     float forward = held(GLFW_KEY_W) - held(GLFW_KEY_S);
     float up = held(GLFW_KEY_E) - held(GLFW_KEY_Q);
     bool fast = held(GLFW_KEY_LEFT_SHIFT) > 0 || held(GLFW_KEY_RIGHT_SHIFT) > 0;
-    if (camera_.fly(scene_->camera, right, up, forward, static_cast<float>(seconds), fast)) camera_changed();
+    if (camera_.fly(camera_spec_, right, up, forward, static_cast<float>(seconds), fast)) camera_changed();
 }
 
 void ViewerApp::input_drop(const std::vector<std::string>& paths) {
@@ -478,10 +475,9 @@ void ViewerApp::script_screenshot(const std::string& path, bool with_ui) {
     else take_screenshot(path);
 }
 
-void ViewerApp::script_mode(const std::string& mode) {
-    auto modes = backend_->modes();
-    if (std::find(modes.begin(), modes.end(), mode) == modes.end())
-        throw Error("script: mode " + mode + " is not a mode of the " + backend_->name() + " backend");
+void ViewerApp::script_mode(const std::string& name) {
+    SchedulerMode mode = parse_mode(name, "script: mode");
+    check_mode(*backend_, mode, "script: mode");
     view_.mode = mode;
     progressive_.set_mode(mode);
 }

@@ -56,7 +56,7 @@ private:
     void open_scene(const std::string& path);
     void switch_backend(const std::string& kind);
     void apply_settings(const ViewSettings& before);
-    void camera_changed() { progressive_.restart(); }
+    void camera_changed() { progressive_.set_camera(camera_spec_); }
     void reset_camera();
     void frame_scene();
     void fly(double seconds);
@@ -81,6 +81,7 @@ private:
 
     ProgressiveRenderer progressive_;
     CameraController camera_;
+    CameraSpec camera_spec_;  // the view's camera; the scene keeps the one it was loaded with
     StatsHistory history_;
     ModeComparison compare_;
     Panels panels_;

@@ -1,11 +1,7 @@
 // Device discovery through the CUDA runtime. Compiled only when the CUDA backend is built.
 #include <cuda_runtime.h>
 
-#include <stdexcept>
-
-#include "devices.h"
-#include "error.h"
-#include "kernels/microbench.h"
+#include "render/devices.h"
 
 namespace pkrt {
 
@@ -44,17 +40,6 @@ std::vector<GpuDevice> cuda_devices(std::string* why) {
     }
     if (out.empty() && why) *why = "no CUDA device could be queried";
     return out;
-}
-
-std::vector<MicroMeasurement> gpu_microbenchmarks(std::string* why) {
-    if (cuda_devices(why).empty()) return {};
-    try {
-        std::vector<MicroMeasurement> out;
-        for (const auto& r : run_gpu_microbenchmarks()) out.push_back({r.name, r.value, r.unit, r.how});
-        return out;
-    } catch (const std::runtime_error& e) {
-        throw Error(std::string("microbenchmarks: ") + e.what());
-    }
 }
 
 }  // namespace pkrt

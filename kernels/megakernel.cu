@@ -1,0 +1,49 @@
+// The megakernel: one thread per path, start to end, the same stages with no queue between them.
+// Lanes leave the loop one by one; the warp-collective counters count the lanes still inside.
+#include "gpu_common.cuh"
+#include "gpu_launch.h"
+
+namespace pkrt {
+
+namespace {
+
+__global__ void megakernel(WavefrontParams p) {
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    const WaveParams w = *p.wave;
+    if (blockIdx.x * blockDim.x >= w.count) return;
+    const FrameRecord& f = *p.frame;
+    FramebufferSink sink{p.fb};
+    RayCounts& counts = p.counters->rays;
+    bool active = i < w.count;
+    PathState path;
+    if (active) path = generate_path(f, path_index(f, w.first_index + i));
+    if (i == 0) atomicAdd(&counts.paths_generated, static_cast<unsigned long long>(w.count));
+    while (__any_sync(kFullMask, active)) {
+        Hit hit = no_hit();
+        if (active) hit = intersect_closest(p.scene.bvh, Ray{path.origin, path.dir});
+        count_sm_rays(p.counters, count_extension_rays(counts, active, active ? path.depth : 0));
+        ShadeResult r;
+        r.has_shadow = false;
+        r.continues = false;
+        uint32_t pixel = active ? path.pixel : 0;
+        if (active) {
+            shade_path_outlined(p.scene, f, path, hit, r);
+            sink.add(pixel, r.radiance);
+            if (r.has_shadow) resolve_shadow(sink, p.scene.bvh, r.shadow);
+        }
+        unsigned shadows = popc_ballot(active && r.has_shadow);
+        count_shadow_rays(counts, shadows);
+        count_sm_rays(p.counters, shadows);
+        finish_samples(sink, counts, active && !r.continues, pixel);
+        active = active && r.continues;
+    }
+}
+
+}  // namespace
+
+cudaError_t launch_megakernel(const WavefrontParams& p, cudaStream_t stream) {
+    megakernel<<<(p.capacity + kWavefrontThreads - 1) / kWavefrontThreads, kWavefrontThreads, 0, stream>>>(p);
+    return cudaGetLastError();
+}
+
+}  // namespace pkrt

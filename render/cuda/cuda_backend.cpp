@@ -1,0 +1,236 @@
+// The CUDA backend: what every GPU scheduler shares, and the choice of scheduler per frame.
+//
+// A frame (one accumulate(), or begin_accumulate() .. end_accumulate()) on the render stream:
+//   frame record -> device memory   (camera, samples, seed, depth: kernels/frame.h)
+//   clear counters, set the timeline interval
+//   start event, the scheduler's work, done event     (the frame's GPU time)
+//   the scheduler's own counters and the frame's counters -> pinned host memory, read-back event
+// end waits for the read-back (the persistent scheduler watches its kernel's progress meanwhile) and
+// turns the counters into RenderStats. Display packing and framebuffer read-back run on a second
+// stream that waits for the frame's done event, so they never queue behind the next frame's work.
+#include "cuda_backend.h"
+
+#include <algorithm>
+#include <array>
+
+#include "device_scene.h"
+#include "frame_stats.h"
+#include "scheduler.h"
+
+namespace pkrt {
+
+namespace {
+
+using namespace cuda;
+
+class CudaBackend final : public Backend {
+public:
+    CudaBackend(const GpuDevice& dev, const SchedulerOptions& opt) : dev_(dev), opt_(opt) {
+        check(cudaSetDevice(dev.index), "cudaSetDevice");
+        check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+        check(cudaStreamCreateWithFlags(&display_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+        for (cudaEvent_t* e : {&start_, &done_, &read_back_}) check(cudaEventCreate(e), "cudaEventCreate");
+        frame_.allocate(1);
+        counters_.allocate(1);
+        // The persistent scheduler is made at once: its grid and queues are checked and sized here, so an
+        // impossible grid is refused before anything renders.
+        scheduler(SchedulerMode::kPersistent);
+    }
+
+    ~CudaBackend() override {
+        if (g_device_wedged) return;
+        if (pending_) cudaStreamSynchronize(stream_);  // a frame begun and never ended
+        schedulers_ = {};
+        for (cudaEvent_t e : {start_, done_, read_back_}) cudaEventDestroy(e);
+        cudaStreamDestroy(display_stream_);
+        cudaStreamDestroy(stream_);
+    }
+
+    std::string name() const override { return "cuda"; }
+    std::string device() const override { return dev_.name; }
+    std::vector<SchedulerMode> modes() const override { return all_modes(); }
+
+    void set_scene(const Scene& scene) override {
+        drain();
+        camera_ = scene.camera;
+        if (scene_ == &scene) return;
+        scene_ = &scene;
+        dscene_.upload(scene);
+        ++scene_id_;
+        for (auto& s : schedulers_)
+            if (s) s->invalidate();
+    }
+
+    void reset(int width, int height) override {
+        drain();
+        size_t n = static_cast<size_t>(width) * height;
+        width_ = width;
+        height_ = height;
+        radiance_.allocate(3 * n);
+        samples_.allocate(n);
+        check(cudaMemsetAsync(radiance_.get(), 0, 3 * n * sizeof(float), stream_), "clear framebuffer");
+        check(cudaMemsetAsync(samples_.get(), 0, n * sizeof(uint32_t), stream_), "clear framebuffer");
+        check(cudaStreamSynchronize(stream_), "clear framebuffer");
+    }
+
+    void cancel() override { stop_flag_.host()[0] = 1; }
+
+    void accumulate(const RenderSettings& rs, uint32_t first_sample, uint32_t samples, RenderStats& stats) override {
+        begin_accumulate(rs, first_sample, samples);
+        end_accumulate(stats);
+    }
+
+    void begin_accumulate(const RenderSettings& rs, uint32_t first_sample, uint32_t samples) override {
+        if (pending_) throw Error("internal: a CUDA frame was begun while another is in flight");
+        GpuScheduler& s = scheduler(rs.mode.value_or(SchedulerMode::kPersistent));
+        stop_flag_.host()[0] = 0;
+        GpuFrame f;
+        f.stream = stream_;
+        f.scene = dscene_.view();
+        f.record = make_frame_record(camera_, width_, height_, rs, first_sample, samples, ++epoch_);
+        f.frame = frame_.get();
+        f.fb = DeviceFramebuffer{radiance_.get(), samples_.get()};
+        f.counters = counters_.get();
+        f.stop_device = stop_flag_.device();
+        f.stop_host = stop_flag_.host();
+        f.scene_id = scene_id_;
+        *frame_host_.host() = f.record;
+        check(cudaMemcpyAsync(frame_.get(), frame_host_.host(), sizeof(FrameRecord), cudaMemcpyHostToDevice, stream_), "frame record");
+        check(cudaMemsetAsync(counters_.get(), 0, sizeof(GpuCounters), stream_), "clear counters");
+        // Aim the timeline at timeline_points from the time per path the last frame took, scaled to this
+        // frame's paths (a viewer's frames change size). Warps look at the clock only every few
+        // iterations, so short frames (mostly a tail of few busy warps) land nearer a third of the aim.
+        *interval_host_.host() = static_cast<unsigned>(
+            std::clamp(ns_per_path_ * static_cast<double>(f.paths()) / opt_.timeline_points, 200.0, 1e7));
+        check(cudaMemcpyAsync(reinterpret_cast<char*>(counters_.get()) + offsetof(GpuCounters, timeline_interval_ns),
+                              interval_host_.host(), sizeof(unsigned), cudaMemcpyHostToDevice, stream_),
+              "timeline interval");
+        check(cudaEventRecord(start_, stream_), "cudaEventRecord");
+        s.begin(f);
+        check(cudaEventRecord(done_, stream_), "cudaEventRecord");
+        s.enqueue_readback(stream_);
+        check(cudaMemcpyAsync(counters_host_.host(), counters_.get(), sizeof(GpuCounters), cudaMemcpyDeviceToHost, stream_),
+              "read counters");
+        check(cudaEventRecord(read_back_, stream_), "cudaEventRecord");
+        pending_ = &s;
+        paths_ = f.paths();
+    }
+
+    void end_accumulate(RenderStats& stats) override {
+        if (!pending_) throw Error("internal: no CUDA frame in flight to end");
+        GpuScheduler& s = *pending_;
+        pending_ = nullptr;
+        s.wait(done_);
+        check(cudaEventSynchronize(read_back_), "frame");
+        check(cudaGetLastError(), "frame");
+        float ms = 0.0f;
+        check(cudaEventElapsedTime(&ms, start_, done_), "cudaEventElapsedTime");
+        RenderStats f = frame_stats(*counters_host_.host(), ms, dev_.multiprocessors);
+        s.end(ms, stop_flag_.host()[0] != 0, f);
+        stats.merge(f);
+        if (paths_ > 0 && ms > 0.0f) ns_per_path_ = ms * 1e6 / static_cast<double>(paths_);
+    }
+
+    std::vector<uint32_t> sample_counts() const override {
+        std::vector<uint32_t> out(static_cast<size_t>(width_) * height_);
+        read_back(out.data(), samples_.get(), out.size() * sizeof(uint32_t), "read samples");
+        return out;
+    }
+
+    bool output_on_device() const override { return true; }
+
+    void copy_accumulation(float* rgba) const override {
+        after_frame();
+        DeviceFramebuffer fb{radiance_.get(), samples_.get()};
+        uint32_t pixels = static_cast<uint32_t>(width_) * static_cast<uint32_t>(height_);
+        check(launch_pack_accumulation(fb, pixels, reinterpret_cast<float4*>(rgba), display_stream_), "pack accumulation");
+        check(cudaStreamSynchronize(display_stream_), "pack accumulation");
+    }
+
+    bool copy_accumulation_to_surface(unsigned long long surface) const override {
+        after_frame();
+        DeviceFramebuffer fb{radiance_.get(), samples_.get()};
+        check(launch_pack_accumulation_surface(fb, width_, height_, static_cast<cudaSurfaceObject_t>(surface), display_stream_),
+              "pack accumulation");
+        check(cudaStreamSynchronize(display_stream_), "pack accumulation");
+        return true;
+    }
+
+    Image resolve() const override {
+        size_t n = static_cast<size_t>(width_) * height_;
+        std::vector<float> rad(3 * n);
+        std::vector<uint32_t> cnt = sample_counts();
+        read_back(rad.data(), radiance_.get(), rad.size() * sizeof(float), "read framebuffer");
+        Image img;
+        img.width = width_;
+        img.height = height_;
+        img.pixels.resize(n);
+        for (size_t i = 0; i < n; ++i) {
+            float inv = cnt[i] ? 1.0f / static_cast<float>(cnt[i]) : 0.0f;
+            img.pixels[i] = Vec3{rad[3 * i] * inv, rad[3 * i + 1] * inv, rad[3 * i + 2] * inv};
+        }
+        return img;
+    }
+
+private:
+    GpuScheduler& scheduler(SchedulerMode mode) {
+        auto& s = schedulers_[static_cast<size_t>(mode)];
+        if (!s) {
+            switch (mode) {
+                case SchedulerMode::kPersistent: s = make_persistent_scheduler(dev_, opt_); break;
+                case SchedulerMode::kRelaunch: s = make_wavefront_scheduler(false, opt_); break;
+                case SchedulerMode::kGraph: s = make_wavefront_scheduler(true, opt_); break;
+                case SchedulerMode::kMegakernel: s = make_megakernel_scheduler(opt_); break;
+            }
+        }
+        return *s;
+    }
+
+    // The display stream's work waits for the last frame's work (a no-op before the first frame).
+    void after_frame() const { check(cudaStreamWaitEvent(display_stream_, done_, 0), "cudaStreamWaitEvent"); }
+
+    void read_back(void* dst, const void* src, size_t bytes, const char* what) const {
+        after_frame();
+        check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, display_stream_), what);
+        check(cudaStreamSynchronize(display_stream_), what);
+    }
+
+    // A frame still in flight when the buffers or scene change under it: wait, drop its counters.
+    void drain() {
+        if (!pending_) return;
+        RenderStats ignored;
+        end_accumulate(ignored);
+    }
+
+    GpuDevice dev_;
+    SchedulerOptions opt_;
+    cudaStream_t stream_ = nullptr, display_stream_ = nullptr;
+    cudaEvent_t start_ = nullptr, done_ = nullptr, read_back_ = nullptr;
+    const Scene* scene_ = nullptr;
+    unsigned long long scene_id_ = 0;
+    uint32_t epoch_ = 0;
+    DeviceScene dscene_;
+    int width_ = 0, height_ = 0;
+    DeviceArray<float> radiance_;
+    DeviceArray<uint32_t> samples_;
+    DeviceArray<FrameRecord> frame_;
+    PinnedHost<FrameRecord> frame_host_;
+    DeviceArray<GpuCounters> counters_;
+    PinnedHost<GpuCounters> counters_host_;
+    PinnedHost<unsigned> interval_host_;
+    MappedHost<int> stop_flag_;
+    std::array<std::unique_ptr<GpuScheduler>, 4> schedulers_;
+    GpuScheduler* pending_ = nullptr;
+    unsigned long long paths_ = 0;
+    double ns_per_path_ = 6.0;  // first frames: about what an H200 takes on Crytek Sponza 1080p
+};
+
+}  // namespace
+
+std::vector<int> persistent_builds() { return {std::begin(kPersistentBlocksPerSm), std::end(kPersistentBlocksPerSm)}; }
+
+std::unique_ptr<Backend> make_cuda_backend(const GpuDevice& device, const SchedulerOptions& options) {
+    return std::make_unique<CudaBackend>(device, options);
+}
+
+}  // namespace pkrt

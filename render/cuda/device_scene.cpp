@@ -1,0 +1,58 @@
+#include "device_scene.h"
+
+namespace pkrt::cuda {
+
+void DeviceScene::release_textures() {
+    if (g_device_wedged) return;
+    for (auto o : objects_) cudaDestroyTextureObject(o);
+    for (auto a : arrays_) cudaFreeArray(a);
+    objects_.clear();
+    arrays_.clear();
+}
+
+void DeviceScene::upload(const Scene& s) {
+    nodes_.upload(s.nodes);
+    tris_.upload(s.tris);
+    shading_.upload(s.shading);
+    materials_.upload(s.materials);
+    light_tris_.upload(s.light_tris);
+    light_cdf_.upload(s.light_cdf);
+    tri_pmf_.upload(s.tri_light_pmf);
+    release_textures();
+    std::vector<TextureView> views;
+    for (const auto& t : s.textures) {
+        cudaChannelFormatDesc fmt = cudaCreateChannelDesc<uchar4>();
+        cudaArray_t arr = nullptr;
+        check(cudaMallocArray(&arr, &fmt, t.width, t.height), "cudaMallocArray");
+        arrays_.push_back(arr);
+        check(cudaMemcpy2DToArray(arr, 0, 0, t.texels.data(), t.width * 4, t.width * 4, t.height, cudaMemcpyHostToDevice),
+              "texture upload");
+        cudaResourceDesc res{};
+        res.resType = cudaResourceTypeArray;
+        res.res.array.array = arr;
+        cudaTextureDesc td{};
+        td.addressMode[0] = cudaAddressModeWrap;
+        td.addressMode[1] = cudaAddressModeWrap;
+        td.filterMode = cudaFilterModeLinear;
+        td.readMode = cudaReadModeNormalizedFloat;
+        td.normalizedCoords = 1;
+        td.sRGB = 1;
+        cudaTextureObject_t obj = 0;
+        check(cudaCreateTextureObject(&obj, &res, &td, nullptr), "cudaCreateTextureObject");
+        objects_.push_back(obj);
+        views.push_back(TextureView{nullptr, t.width, t.height, static_cast<unsigned long long>(obj)});
+    }
+    textures_.upload(views);
+
+    view_ = view_scene(s);  // environment and counts
+    view_.bvh.nodes = nodes_.get();
+    view_.bvh.tris = tris_.get();
+    view_.shading = shading_.get();
+    view_.materials = materials_.get();
+    view_.textures = textures_.get();
+    view_.lights.tris = light_tris_.get();
+    view_.lights.cdf = light_cdf_.get();
+    view_.lights.tri_pmf = tri_pmf_.get();
+}
+
+}  // namespace pkrt::cuda

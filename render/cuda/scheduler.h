@@ -1,0 +1,55 @@
+// A GPU scheduler runs a frame's paths through the per-ray stages (kernels/path_stages.h) its own way.
+// The CUDA backend (cuda_backend.cpp) owns what every scheduler shares (device scene, framebuffer, the
+// frame record, counters, streams, events) and hands a scheduler one GpuFrame per frame:
+//
+//   begin(frame)             enqueue the frame's work on frame.stream (a scheduler that runs in waves
+//                            may wait for earlier waves here)
+//   enqueue_readback(stream) enqueue copies of its own counters into pinned host memory, after the
+//                            frame's timed work
+//   wait(done)               block until the event recorded after the frame's work has passed
+//   end(ms, cancelled, st)   add what only this scheduler knows about the frame to the statistics
+//
+// Poll a frame without blocking through the backend's done event (cudaEventQuery). A new scheduler is
+// a class here, a factory below, and one case in the backend's mode switch.
+#pragma once
+
+#include <memory>
+
+#include "kernels/gpu_launch.h"
+#include "render/devices.h"
+#include "render/scheduler_options.h"
+#include "render/stats.h"
+
+namespace pkrt::cuda {
+
+struct GpuFrame {
+    cudaStream_t stream = nullptr;
+    SceneView scene{};
+    const FrameRecord* frame = nullptr;  // device memory
+    FrameRecord record{};                // the same record, on the host
+    DeviceFramebuffer fb{};
+    GpuCounters* counters = nullptr;     // device memory, cleared for this frame
+    const volatile int* stop_device = nullptr;  // the host's stop flag (mapped) as the device sees it
+    const volatile int* stop_host = nullptr;
+    unsigned long long scene_id = 0;     // changes with every scene upload
+
+    unsigned long long paths() const { return static_cast<unsigned long long>(record.pixels()) * record.samples; }
+};
+
+class GpuScheduler {
+public:
+    virtual ~GpuScheduler() = default;
+    virtual void begin(const GpuFrame& frame) = 0;
+    virtual void enqueue_readback(cudaStream_t stream) { (void)stream; }
+    virtual void wait(cudaEvent_t done);
+    virtual void end(float gpu_ms, bool cancelled, RenderStats& stats) = 0;
+    // The scene or the buffers changed under it (a captured graph baked them in).
+    virtual void invalidate() {}
+};
+
+std::unique_ptr<GpuScheduler> make_persistent_scheduler(const GpuDevice& device, const SchedulerOptions& options);
+// Relaunch: the stages launched one by one; graph: the same launches captured once and replayed.
+std::unique_ptr<GpuScheduler> make_wavefront_scheduler(bool graph, const SchedulerOptions& options);
+std::unique_ptr<GpuScheduler> make_megakernel_scheduler(const SchedulerOptions& options);
+
+}  // namespace pkrt::cuda

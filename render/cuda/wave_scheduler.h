@@ -1,0 +1,49 @@
+// The schedulers that run a frame in waves of at most `wave_capacity` paths, each wave a fixed sequence
+// of launches: the wavefront (relaunch and graph) and the megakernel. This base class owns the waves:
+// their parameters in device memory (so a captured graph serves every wave), the wait between waves
+// (staging is reused; the host's stop flag is checked there), and the statistics they share.
+#pragma once
+
+#include <array>
+
+#include "device_memory.h"
+#include "scheduler.h"
+
+namespace pkrt::cuda {
+
+class WaveScheduler : public GpuScheduler {
+public:
+    explicit WaveScheduler(const SchedulerOptions& opt) : opt_(opt) { wave_.allocate(1); }
+
+    void begin(const GpuFrame& f) final;
+    void enqueue_readback(cudaStream_t stream) final;
+    void end(float gpu_ms, bool cancelled, RenderStats& stats) final;
+
+protected:
+    // Enqueues one wave on `stream`; returns the kernel launches (a graph replay counts as one). Staged
+    // waves clear their counts first: p.path_counts holds 2 * (max_depth + 2) ints.
+    virtual uint64_t enqueue_wave(const WavefrontParams& p, int max_depth, cudaStream_t stream) = 0;
+    // Whether the waves need the stage buffers (paths, hits, shadow rays and their counts).
+    virtual bool staged() const = 0;
+
+private:
+    WavefrontParams params(const GpuFrame& f);
+    void finish_wave();
+    void add_wave_counts();
+
+    SchedulerOptions opt_;
+    cudaStream_t stream_ = nullptr;
+    int max_depth_ = 0;
+    uint32_t capacity_ = 0;
+    uint64_t launches_ = 0, enqueued_ = 0;
+    bool wave_unfinished_ = false;
+    DeviceArray<WaveParams> wave_;
+    PinnedHost<WaveParams> wave_host_;
+    DeviceArray<PathRecord> paths_[2];
+    DeviceArray<Hit> hits_;
+    DeviceArray<ShadowRecord> shadows_;
+    DeviceArray<int> counts_;                          // live paths per bounce, then shadow rays per bounce
+    PinnedHost<std::array<int, 2 * 1026>> counts_host_;  // their copy after a wave (max depth 1024)
+};
+
+}  // namespace pkrt::cuda
