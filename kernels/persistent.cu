@@ -52,12 +52,17 @@ __device__ __forceinline__ void move_count(unsigned long long* from, unsigned lo
     if (v) atomicAdd(to, v);
 }
 
-// One lane. Moves what the block has counted so far into the global counters.
+// One lane. Moves what the block has counted so far into the global counters. Rays are taken once and
+// counted both in total and on this SM (a resident block never moves), so the two always agree.
 __device__ void flush_counters(BlockCounters& b, GpuCounters* c) {
-    unsigned long long rays = load_volatile(&b.rays.extension_rays) + load_volatile(&b.rays.shadow_rays);
-    auto* from = reinterpret_cast<unsigned long long*>(&b.rays);
-    auto* to = reinterpret_cast<unsigned long long*>(&c->rays);
-    for (int i = 0; i < static_cast<int>(sizeof(RayCounts) / 8); ++i) move_count(from + i, to + i);
+    unsigned long long extension = take(&b.rays.extension_rays), shadow = take(&b.rays.shadow_rays);
+    if (extension) atomicAdd(&c->rays.extension_rays, extension);
+    if (shadow) atomicAdd(&c->rays.shadow_rays, shadow);
+    if (extension + shadow) atomicAdd(&c->rays_per_sm[sm_id() % kStatsMaxSms], extension + shadow);
+    move_count(&b.rays.paths_generated, &c->rays.paths_generated);
+    move_count(&b.rays.paths_completed, &c->rays.paths_completed);
+    move_count(&b.rays.nonfinite, &c->rays.nonfinite);
+    for (int d = 0; d < kStatsMaxDepth; ++d) move_count(&b.rays.rays_by_depth[d], &c->rays.rays_by_depth[d]);
     move_count(&b.iterations, &c->warp_iterations);
     move_count(&b.idle, &c->idle_iterations);
     move_count(&b.sleeps, &c->backoff_sleeps);
@@ -65,7 +70,6 @@ __device__ void flush_counters(BlockCounters& b, GpuCounters* c) {
     move_count(&b.kept, &c->kept_paths);
     move_count(&b.inlined, &c->inline_shadows);
     for (int ph = 0; ph < kPhaseCount; ++ph) move_count(&b.phase[ph], &c->phase_cycles[ph]);
-    if (rays) atomicAdd(&c->rays_per_sm[sm_id() % kStatsMaxSms], rays);
 }
 
 // Traversal out of line: the callee gets the whole register budget for its loop instead of sharing it

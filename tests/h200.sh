@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The GPU test and benchmark session on a lent H200 (see ../shared/gpu/README.md), in two halves:
 #
-#   tests/h200.sh stage     here (no GPU): build, then copy the binaries, the shared libraries they need
+#   tests/h200.sh stage [BASE]
+#                           here (no GPU): build, then copy the binaries, the shared libraries they need
 #                           and the third-party scenes they read into the git-ignored .stage/ and .scenes/
-#                           (Crytek Sponza as .xz: the device call carries at most 64 MiB)
+#                           (Crytek Sponza as .xz: the device call carries at most 64 MiB). BASE: a pkrt
+#                           binary of the commit before a kernel or scheduler change, staged as
+#                           .stage/base/pkrt so that `run` benchmarks both in the same call
 #   tests/h200.sh run       on the device, carrying [".gpu", ".stage", ".scenes"]: GPU tests, sanitizers,
 #                           benchmarks (+ viewer runs when an X display from `source .gpu/setup.sh x` is up);
 #                           text and charts land in $OUT/results.tgz, full-size images beside it (a device
@@ -23,6 +26,7 @@ stage() {
     for b in build/pkrt build/pkrt-viewer build/tests/test_gpu build/tests/test_viewer_gpu; do
         [ -x "$b" ] && cp "$b" .stage/ && strip ".stage/$(basename "$b")"
     done
+    if [ -n "${1:-}" ]; then mkdir -p .stage/base && cp "$1" .stage/base/pkrt && strip .stage/base/pkrt; fi
     # Libraries the device's Ubuntu lacks (GL, GLFW and X come from .gpu and .gpu-x there).
     ldd .stage/pkrt | awk '/=>/ {print $3}' |
         grep -E "tinyobj|libstb|OpenEXR|Imath|Iex|IlmThread|cudart" | xargs -r -I{} cp -L {} .stage/lib/
@@ -66,6 +70,24 @@ run() {
     save
     timeout 100 $P bench scenes/bench/crytek-sponza.json --res 128x128,512x512,1920x1080 --max-depth 4 --repeat 10 -q \
         --json "$out/bench_sponza.json" --csv "$out/bench_sponza.csv" --plot "$out/bench_sponza.png"
+    if [ -x .stage/base/pkrt ]; then
+        # The build of the commit before, benchmarked beside this one: base, new, base, new.
+        echo "=== compare with .stage/base/pkrt"
+        local c_base="" c_new="" s_base="" s_new=""
+        for round in 1 2; do
+            for build in base new; do
+                local bin=$P; [ $build = base ] && bin=.stage/base/pkrt
+                timeout 100 $bin bench scenes/cornell.json --res 128x128,512x512,1920x1080 --max-depth 16 --repeat 20 -q \
+                    --csv "$out/cmp_cornell_${build}_$round.csv" >/dev/null
+                timeout 100 $bin bench scenes/bench/crytek-sponza.json --res 128x128,512x512,1920x1080 --max-depth 4 --repeat 10 -q \
+                    --csv "$out/cmp_sponza_${build}_$round.csv" >/dev/null
+            done
+            c_base+="${c_base:+,}$out/cmp_cornell_base_$round.csv"; c_new+="${c_new:+,}$out/cmp_cornell_new_$round.csv"
+            s_base+="${s_base:+,}$out/cmp_sponza_base_$round.csv"; s_new+="${s_new:+,}$out/cmp_sponza_new_$round.csv"
+        done
+        python3 tests/bench_compare.py "$c_base,$s_base" "$c_new,$s_new" | tee "$out/compare.md"
+        save
+    fi
     timeout 60 $P render scenes/bench/crytek-sponza.json --backend cuda --spp 1 -q -o "$final/sponza_1080p.png" \
         --stats "$out/stats_sponza_persistent.json"
     if [ -n "${DISPLAY:-}" ] && [ -x ./.stage/pkrt-viewer ]; then
@@ -85,7 +107,7 @@ run() {
 }
 
 case "${1:-}" in
-    stage) stage ;;
+    stage) stage "${2:-}" ;;
     run) run ;;
     *) echo "usage: $0 stage|run" >&2; exit 2 ;;
 esac
