@@ -30,7 +30,7 @@ __device__ __forceinline__ unsigned sm_id() {
 // The GPU's Sink for the path stages (kernels/path_stages.h): radiance and finished samples straight
 // into the framebuffer.
 struct FramebufferSink {
-    DeviceFramebuffer fb;
+    const DeviceFramebuffer& fb;  // a reference: inlined, it reads the kernel parameter itself, not a copy held in registers
     __device__ __forceinline__ void add(uint32_t pixel, Vec3 l) { add_radiance(fb, pixel, l); }
     __device__ __forceinline__ void finish(uint32_t pixel) { atomicAdd(&fb.samples[pixel], 1u); }
 };

@@ -11,7 +11,7 @@ __global__ void megakernel(WavefrontParams p) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     const WaveParams w = *p.wave;
     if (blockIdx.x * blockDim.x >= w.count) return;
-    const FrameRecord& f = *p.frame;
+    const FrameRecord f = *p.frame;  // a copy: the out-of-line shading reads it from the stack, not through a live pointer
     FramebufferSink sink{p.fb};
     RayCounts& counts = p.counters->rays;
     bool active = i < w.count;
