@@ -112,7 +112,7 @@ struct DeviceScene {
     }
 
     void upload(const Scene& s) {
-        nodes.upload(s.nodes);
+        nodes.upload(s.bvh.bvh2_nodes);
         tris.upload(s.tris);
         shading.upload(s.shading);
         materials.upload(s.materials);

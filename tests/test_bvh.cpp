@@ -57,7 +57,7 @@ void bounds(const Scene& s, Vec3& lo, Vec3& hi) {
 // Half the rays start anywhere in (a margin around) the bounding box with random directions; half are
 // aimed at a random point of a random triangle, so hits are plentiful and misses are tested too.
 void compare_with_brute_force(const Scene& s, int rays) {
-    BvhView bvh{s.nodes.data(), s.tris.data(), static_cast<int32_t>(s.nodes.size()), static_cast<int32_t>(s.tris.size())};
+    BvhView bvh = bvh2_view(s.bvh, s.tris);
     Vec3 lo, hi;
     bounds(s, lo, hi);
     Vec3 ext = hi - lo;
@@ -106,7 +106,7 @@ void check_structure(const Scene& s) {
     std::vector<int> seen(s.tris.size(), 0);
     struct Item { int32_t ref, count; Vec3 lo, hi; int depth; };
     std::vector<Item> todo;
-    const BvhNode& root = s.nodes[0];
+    const BvhNode& root = s.bvh.bvh2_nodes[0];
     auto push_children = [&](const BvhNode& n, int depth) {
         todo.push_back({n.left, n.left_count, {n.lmin_x, n.lmin_y, n.lmin_z}, {n.lmax_x, n.lmax_y, n.lmax_z}, depth});
         todo.push_back({n.right, n.right_count, {n.rmin_x, n.rmin_y, n.rmin_z}, {n.rmax_x, n.rmax_y, n.rmax_z}, depth});
@@ -119,9 +119,9 @@ void check_structure(const Scene& s) {
         todo.pop_back();
         max_depth = std::max(max_depth, it.depth);
         if (it.ref >= 0) {
-            ASSERT_LT(static_cast<size_t>(it.ref), s.nodes.size());
+            ASSERT_LT(static_cast<size_t>(it.ref), s.bvh.bvh2_nodes.size());
             ++nodes_visited;
-            const BvhNode& n = s.nodes[it.ref];
+            const BvhNode& n = s.bvh.bvh2_nodes[it.ref];
             // Children's boxes inside the parent's record of this child.
             EXPECT_GE(n.lmin_x, it.lo.x); EXPECT_LE(n.lmax_x, it.hi.x);
             EXPECT_GE(n.rmin_y, it.lo.y); EXPECT_LE(n.rmax_z, it.hi.z);
@@ -138,7 +138,7 @@ void check_structure(const Scene& s) {
             }
         }
     }
-    EXPECT_EQ(nodes_visited, s.nodes.size()) << "unreachable nodes";
+    EXPECT_EQ(nodes_visited, s.bvh.bvh2_nodes.size()) << "unreachable nodes";
     for (size_t i = 0; i < seen.size(); ++i) ASSERT_EQ(seen[i], 1) << "triangle " << i << " referenced " << seen[i] << " times";
     EXPECT_LE(max_depth, kMaxTraversalStack);
 }
@@ -187,7 +187,7 @@ TEST(Bvh, RaysAtSharedEdgesAndVerticesNeverMiss) {
     s.materials.push_back(default_material());
     add_sphere(s, glm::mat4(1.0f), Vec3{0.1f, -0.2f, 0.3f}, 1.7f, 5, false, 0);
     prepare_scene(s);
-    BvhView bvh{s.nodes.data(), s.tris.data(), static_cast<int32_t>(s.nodes.size()), static_cast<int32_t>(s.tris.size())};
+    BvhView bvh = bvh2_view(s.bvh, s.tris);
     Vec3 center{0.1f, -0.2f, 0.3f};
     int misses = 0, rays = 0;
     for (const auto& t : s.tris) {
@@ -223,7 +223,7 @@ TEST(Bvh, AxisAlignedRaysThroughCubeEdges) {
         add_quad(s, glm::mat4(1.0f), q, 0);
     }
     prepare_scene(s);
-    BvhView bvh{s.nodes.data(), s.tris.data(), static_cast<int32_t>(s.nodes.size()), static_cast<int32_t>(s.tris.size())};
+    BvhView bvh = bvh2_view(s.bvh, s.tris);
     int misses = 0;
     for (int i = 0; i <= 8; ++i) {
         float a = i / 8.0f;
