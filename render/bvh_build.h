@@ -32,7 +32,9 @@ struct BvhBuildOptions {
 struct BinaryBvhNode {
     Aabb box;
     int32_t left = -1, right = -1;  // child node indices; -1 for a leaf
-    uint32_t first = 0, count = 0;  // a leaf's triangles: slots [first, first + count) of the order
+    // The subtree's triangles: slots [first, first + count) of the order, split between the children
+    // as [first, mid) and [mid, first + count), so a layout may collapse any subtree into one leaf.
+    uint32_t first = 0, count = 0;
     bool is_leaf() const { return left < 0; }
 };
 
