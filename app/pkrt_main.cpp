@@ -87,7 +87,7 @@ int run_render(const RenderArgs& a) {
     if (!a.quiet) {
         std::fprintf(stderr, "pkrt: %s\n", why.c_str());
         std::fprintf(stderr, "pkrt: %s: %zu triangles, BVH %zu nodes built in %.3f s (%s triangles/s)\n",
-                     scene_path.c_str(), scene.tris.size(), scene.nodes.size(), scene.bvh_build_seconds,
+                     scene_path.c_str(), scene.tris.size(), scene.bvh.node_count(), scene.bvh_build_seconds,
                      pkrt::Progress::format_rate(scene.bvh_build_seconds > 0 ? scene.tris.size() / scene.bvh_build_seconds : 0).c_str());
     }
 

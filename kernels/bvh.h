@@ -1,4 +1,5 @@
-// BVH layout and traversal, shared by the CPU backend and the CUDA kernels.
+// The "bvh2" BVH layout and its traversal, shared by the CPU backend and the CUDA kernels. The host
+// converts its layout-free build into this (render/bvh_layout.h); kernels/ depends on nothing there.
 //
 // Layout: "BVH2 with child boxes in the parent" (Aila & Laine 2009). A node holds the bounds of both
 // of its children and their references, 64 bytes = four 16-byte rows, so one node fetch (four

@@ -2,35 +2,16 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cmath>
 #include <future>
 #include <mutex>
 
 #include "error.h"
+#include "kernels/bvh.h"
 #include "parallel.h"
 
 namespace pkrt {
 
 namespace {
-
-struct Aabb {
-    Vec3 lo{kInfinity, kInfinity, kInfinity};
-    Vec3 hi{-kInfinity, -kInfinity, -kInfinity};
-    void grow(Vec3 p) { lo = vmin(lo, p); hi = vmax(hi, p); }
-    void grow(const Aabb& b) { lo = vmin(lo, b.lo); hi = vmax(hi, b.hi); }
-    bool empty() const { return lo.x > hi.x; }
-    float area() const {
-        if (empty()) return 0.0f;
-        Vec3 e = hi - lo;
-        return 2.0f * (e.x * e.y + e.y * e.z + e.z * e.x);
-    }
-};
-
-struct BuildNode {
-    Aabb box;
-    int32_t left = -1, right = -1;  // build-node indices; -1 for a leaf
-    uint32_t first = 0, count = 0;
-};
 
 // Past this depth, splits are object medians: they halve the range, so the tree can never outgrow
 // the traversal stack (kMaxTraversalStack) however adversarial the geometry.
@@ -60,14 +41,20 @@ public:
         max_tasks_ = static_cast<int>(worker_count()) * 2;
     }
 
-    BvhBuildResult run() {
+    BinaryBvh run() {
         uint32_t n = static_cast<uint32_t>(order_.size());
         node_count_ = 1;
         nodes_[0].first = 0;
         nodes_[0].count = n;
         nodes_[0].box = range_bounds(0, n);
         build(0, 0);
-        return flatten();
+        BinaryBvh r;
+        nodes_.resize(node_count_.load());
+        r.nodes = std::move(nodes_);
+        r.order = std::move(order_);
+        r.depth = max_depth_.load();
+        for (const BinaryBvhNode& nd : r.nodes) r.leaves += nd.is_leaf() ? 1 : 0;
+        return r;
     }
 
 private:
@@ -103,7 +90,7 @@ private:
     }
 
     void make_children(int32_t node, uint32_t mid, int depth, bool allow_task) {
-        BuildNode& nd = nodes_[node];
+        BinaryBvhNode& nd = nodes_[node];
         int32_t l = node_count_.fetch_add(2);
         int32_t r = l + 1;
         nodes_[l].first = nd.first;
@@ -132,7 +119,7 @@ private:
     }
 
     void build(int32_t node, int depth) {
-        BuildNode& nd = nodes_[node];
+        BinaryBvhNode& nd = nodes_[node];
         uint32_t begin = nd.first, end = nd.first + nd.count, n = nd.count;
         if (n <= 1) return make_leaf(depth);
         Aabb cb;
@@ -215,86 +202,11 @@ private:
         make_children(node, mid, depth, true);
     }
 
-    // Stored boxes are padded by a few ulps: a ray with a zero direction component whose origin lies
-    // exactly on a slab boundary would otherwise get an empty slab interval (0 * big) and skip a box
-    // whose triangle it touches. An empty box stays empty.
-    static float pad_down(float v) { return v - (std::fabs(v) * 0x1p-21f + 1e-30f); }
-    static float pad_up(float v) { return v + (std::fabs(v) * 0x1p-21f + 1e-30f); }
-    static void set_child(const Aabb& box, float* x0, float* x1, float* y0, float* y1, float* z0, float* z1) {
-        if (box.empty()) {
-            *x0 = box.lo.x; *x1 = box.hi.x;
-            *y0 = box.lo.y; *y1 = box.hi.y;
-            *z0 = box.lo.z; *z1 = box.hi.z;
-            return;
-        }
-        *x0 = pad_down(box.lo.x); *x1 = pad_up(box.hi.x);
-        *y0 = pad_down(box.lo.y); *y1 = pad_up(box.hi.y);
-        *z0 = pad_down(box.lo.z); *z1 = pad_up(box.hi.z);
-    }
-
-    BvhBuildResult flatten() {
-        BvhBuildResult r;
-        r.order = order_;
-        r.depth = max_depth_.load();
-        const BuildNode& root = nodes_[0];
-        if (root.left < 0) {  // the whole scene is one leaf
-            BvhNode n{};
-            set_child(root.box, &n.lmin_x, &n.lmax_x, &n.lmin_y, &n.lmax_y, &n.lmin_z, &n.lmax_z);
-            set_child(Aabb{}, &n.rmin_x, &n.rmax_x, &n.rmin_y, &n.rmax_y, &n.rmin_z, &n.rmax_z);
-            n.left = ~static_cast<int32_t>(root.first);
-            n.left_count = static_cast<int32_t>(root.count);
-            n.right = ~0;
-            n.right_count = 0;
-            r.nodes.push_back(n);
-            r.leaves = 1;
-            return r;
-        }
-        // Depth-first order with the two children of a node in adjacent slots, so a subtree stays
-        // together in memory.
-        r.nodes.reserve(node_count_.load() / 2 + 1);
-        std::vector<std::pair<int32_t, int32_t>> todo;  // (build node, output slot)
-        r.nodes.emplace_back();
-        todo.push_back({0, 0});
-        while (!todo.empty()) {
-            auto [bi, slot] = todo.back();
-            todo.pop_back();
-            const BuildNode& b = nodes_[bi];
-            const BuildNode& l = nodes_[b.left];
-            const BuildNode& rr = nodes_[b.right];
-            BvhNode n{};
-            set_child(l.box, &n.lmin_x, &n.lmax_x, &n.lmin_y, &n.lmax_y, &n.lmin_z, &n.lmax_z);
-            set_child(rr.box, &n.rmin_x, &n.rmax_x, &n.rmin_y, &n.rmax_y, &n.rmin_z, &n.rmax_z);
-            const BuildNode* kids[2] = {&l, &rr};
-            int32_t refs[2], counts[2];
-            int32_t pending[2] = {-1, -1};
-            for (int c = 0; c < 2; ++c) {
-                if (kids[c]->left < 0) {
-                    refs[c] = ~static_cast<int32_t>(kids[c]->first);
-                    counts[c] = static_cast<int32_t>(kids[c]->count);
-                    ++r.leaves;
-                } else {
-                    refs[c] = static_cast<int32_t>(r.nodes.size());
-                    counts[c] = 0;
-                    r.nodes.emplace_back();
-                    pending[c] = c == 0 ? b.left : b.right;
-                }
-            }
-            n.left = refs[0];
-            n.right = refs[1];
-            n.left_count = counts[0];
-            n.right_count = counts[1];
-            r.nodes[slot] = n;
-            if (pending[1] >= 0) todo.push_back({pending[1], refs[1]});
-            if (pending[0] >= 0) todo.push_back({pending[0], refs[0]});
-        }
-        return r;
-    }
-
     const BvhBuildOptions& opt_;
     std::vector<Aabb> boxes_;
     std::vector<Vec3> centroids_;
     std::vector<uint32_t> order_;
-    std::vector<BuildNode> nodes_;
+    std::vector<BinaryBvhNode> nodes_;
     std::atomic<int32_t> node_count_{0};
     std::atomic<int> active_tasks_{0};
     std::atomic<int> max_depth_{0};
@@ -303,7 +215,7 @@ private:
 
 }  // namespace
 
-BvhBuildResult build_bvh(const std::vector<TriVerts>& tris, const BvhBuildOptions& options) {
+BinaryBvh build_bvh(const std::vector<TriVerts>& tris, const BvhBuildOptions& options) {
     if (tris.empty()) throw Error("cannot build a BVH over zero triangles");
     if (tris.size() >= static_cast<size_t>(kMaxTriangles))
         throw Error("too many triangles: " + std::to_string(tris.size()) + " (the BVH addresses at most " +

@@ -1,12 +1,26 @@
-// Binned SAH BVH build on all cores, producing the two-children-per-node layout of kernels/bvh.h.
+// Binned SAH BVH build on all cores. The result is a plain binary tree that says nothing about how
+// the GPU stores it: render/bvh_layout.h converts it into each traversal layout.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
-#include "kernels/bvh.h"
+#include "kernels/triangle.h"
 
 namespace pkrt {
+
+struct Aabb {
+    Vec3 lo{kInfinity, kInfinity, kInfinity};
+    Vec3 hi{-kInfinity, -kInfinity, -kInfinity};
+    void grow(Vec3 p) { lo = vmin(lo, p); hi = vmax(hi, p); }
+    void grow(const Aabb& b) { lo = vmin(lo, b.lo); hi = vmax(hi, b.hi); }
+    bool empty() const { return lo.x > hi.x; }
+    float area() const {
+        if (empty()) return 0.0f;
+        Vec3 e = hi - lo;
+        return 2.0f * (e.x * e.y + e.y * e.z + e.z * e.x);
+    }
+};
 
 struct BvhBuildOptions {
     int bins = 32;
@@ -14,13 +28,27 @@ struct BvhBuildOptions {
     float traversal_cost = 1.0f;     // SAH cost of one node visit, relative to one triangle test
 };
 
-struct BvhBuildResult {
-    std::vector<BvhNode> nodes;
+// Exact bounds, unpadded: padding is a property of a layout's box test, so the conversion adds it.
+struct BinaryBvhNode {
+    Aabb box;
+    int32_t left = -1, right = -1;  // child node indices; -1 for a leaf
+    // The subtree's triangles: slots [first, first + count) of the order, split between the children
+    // as [first, mid) and [mid, first + count), so a layout may collapse any subtree into one leaf.
+    uint32_t first = 0, count = 0;
+    bool is_leaf() const { return left < 0; }
+};
+
+// nodes[0] is the root. Apart from that the node order is unspecified (parallel subtrees allocate
+// nodes as they go), so a layout must walk the tree rather than copy the array.
+struct BinaryBvh {
+    std::vector<BinaryBvhNode> nodes;
     std::vector<uint32_t> order;  // order[i] = original index of the triangle that goes to slot i
-    int depth = 0;                // deepest leaf; traversal's stack must hold this many entries
+    int depth = 0;                // deepest leaf, the root being depth 0
     size_t leaves = 0;
 };
 
-BvhBuildResult build_bvh(const std::vector<TriVerts>& tris, const BvhBuildOptions& options = {});
+// Throws Error on zero triangles, more than kMaxTriangles, or a leaf size the layouts cannot hold
+// (kMaxLeafSize: bvh2 packs a leaf's count into four bits of a stack entry).
+BinaryBvh build_bvh(const std::vector<TriVerts>& tris, const BvhBuildOptions& options = {});
 
 }  // namespace pkrt

@@ -58,10 +58,11 @@ Scene load_scene(const std::string& path) {
     throw Error(path + ": unknown scene type '" + ext + "' (expected .json or .obj)");
 }
 
-void prepare_scene(Scene& scene) {
+void prepare_scene(Scene& scene, BvhLayout layout) {
     if (scene.tris.empty()) throw Error(scene.source + ": the scene has no valid triangles");
     auto t0 = std::chrono::steady_clock::now();
-    BvhBuildResult bvh = build_bvh(scene.tris);
+    BinaryBvh bvh = build_bvh(scene.tris);
+    scene.bvh = convert_bvh(bvh, layout);
     scene.bvh_build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
     std::vector<TriVerts> tris(scene.tris.size());
@@ -72,7 +73,6 @@ void prepare_scene(Scene& scene) {
     }
     scene.tris = std::move(tris);
     scene.shading = std::move(shading);
-    scene.nodes = std::move(bvh.nodes);
 
     // Triangle lights, chosen in proportion to emitted power (luminance x area; the pi of a Lambertian
     // emitter is common to all and cancels).
@@ -121,10 +121,7 @@ CameraView make_camera_view(const CameraSpec& spec, int width, int height) {
 
 SceneView view_scene(const Scene& scene) {
     SceneView v{};
-    v.bvh.nodes = scene.nodes.data();
-    v.bvh.tris = scene.tris.data();
-    v.bvh.num_nodes = static_cast<int32_t>(scene.nodes.size());
-    v.bvh.num_tris = static_cast<int32_t>(scene.tris.size());
+    v.bvh = bvh2_view(scene.bvh, scene.tris);
     v.shading = scene.shading.data();
     v.materials = scene.materials.data();
     v.textures = scene.texture_views.data();

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "bvh_layout.h"
 #include "kernels/frame.h"
 #include "kernels/scene_view.h"
 
@@ -52,7 +53,7 @@ struct Scene {
     std::vector<TextureView> texture_views;  // host views over `textures`, filled by prepare_scene
 
     // Filled by prepare_scene().
-    std::vector<BvhNode> nodes;
+    SceneBvh bvh;  // in the layout prepare_scene() was asked for
     std::vector<int32_t> light_tris;
     std::vector<float> light_cdf;
     std::vector<float> tri_light_pmf;
@@ -65,12 +66,13 @@ struct Scene {
 // Loads a .json scene or a bare .obj (framed by an automatic camera under a sky). Throws Error.
 Scene load_scene(const std::string& path);
 
-// BVH, triangle order, light tables. Throws Error if the scene has no triangles.
-void prepare_scene(Scene& scene);
+// BVH in `layout`, triangle order, light tables. Throws Error if the scene has no triangles.
+void prepare_scene(Scene& scene, BvhLayout layout = BvhLayout::kBvh2);
 
 CameraView make_camera_view(const CameraSpec& spec, int width, int height);
 
-// A view over the scene's host memory, for the CPU backend and tests.
+// A view over the scene's host memory, for the CPU backend and tests. The kernels traverse bvh2 only,
+// so this throws Error for a scene prepared with another layout.
 SceneView view_scene(const Scene& scene);
 
 }  // namespace pkrt

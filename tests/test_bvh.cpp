@@ -1,6 +1,7 @@
 // BVH correctness on real meshes: closest hit and any hit agree with brute force over every triangle,
 // the tree is well formed, and rays aimed exactly at shared edges and vertices of closed meshes never
-// slip through (watertight triangle test + conservative box test).
+// slip through (watertight triangle test + conservative box test). The ray tests run once per layout
+// (all_bvh_layouts()), so a new layout is held to all of them; its own structure needs a check below.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,6 +12,8 @@
 #include "kernels/rng.h"
 #include "kernels/sampling.h"
 #include "render/bvh_build.h"
+#include "render/bvh_layout.h"
+#include "render/error.h"
 #include "render/loaders.h"
 #include "render/scene.h"
 #include "test_util.h"
@@ -37,11 +40,31 @@ Hit brute_force(const Scene& s, const Ray& ray, float tmax) {
     return best;
 }
 
-Scene load_prepared_obj(const std::string& path) {
+Scene load_obj_scene(const std::string& path) {
     Scene s;
     s.source = path;
     load_obj(s, path, ObjOptions{});
-    prepare_scene(s);
+    return s;
+}
+
+Scene load_prepared_obj(const std::string& path, BvhLayout layout) {
+    Scene s = load_obj_scene(path);
+    prepare_scene(s, layout);
+    return s;
+}
+
+Scene tiny_scene(int n) {
+    Scene s;
+    Rng rng = make_rng(5, n, 0);
+    for (int i = 0; i < n; ++i) {
+        TriVerts t{};
+        t.v0 = {rng.next_float(), rng.next_float(), rng.next_float()};
+        t.v1 = t.v0 + Vec3{0.3f, 0.0f, 0.1f};
+        t.v2 = t.v0 + Vec3{0.0f, 0.3f, -0.1f};
+        s.tris.push_back(t);
+        s.shading.push_back(TriShading{});
+    }
+    s.materials.push_back(default_material());
     return s;
 }
 
@@ -57,7 +80,6 @@ void bounds(const Scene& s, Vec3& lo, Vec3& hi) {
 // Half the rays start anywhere in (a margin around) the bounding box with random directions; half are
 // aimed at a random point of a random triangle, so hits are plentiful and misses are tested too.
 void compare_with_brute_force(const Scene& s, int rays) {
-    BvhView bvh{s.nodes.data(), s.tris.data(), static_cast<int32_t>(s.nodes.size()), static_cast<int32_t>(s.tris.size())};
     Vec3 lo, hi;
     bounds(s, lo, hi);
     Vec3 ext = hi - lo;
@@ -76,7 +98,7 @@ void compare_with_brute_force(const Scene& s, int rays) {
             d = normalize(target - o);
         }
         Ray ray{o, d};
-        Hit a = intersect_closest(bvh, ray);
+        Hit a = intersect_closest(s.bvh, s.tris, ray);
         Hit b = brute_force(s, ray, kInfinity);
         bool same = (a.prim < 0) == (b.prim < 0);
         // On a shared edge two triangles can tie; the distance must still agree.
@@ -90,9 +112,10 @@ void compare_with_brute_force(const Scene& s, int rays) {
         if (b.prim >= 0) ++hits;
         // Any-hit with a range that ends before the closest hit must report no occluder; past it, one.
         if (b.prim >= 0) {
-            if (occluded(bvh, ray, b.t * 0.999f) != (brute_force(s, ray, b.t * 0.999f).prim >= 0)) ++occlusion_mismatches;
-            if (!occluded(bvh, ray, b.t * 1.001f)) ++occlusion_mismatches;
-        } else if (occluded(bvh, ray, kInfinity)) {
+            if (occluded(s.bvh, s.tris, ray, b.t * 0.999f) != (brute_force(s, ray, b.t * 0.999f).prim >= 0))
+                ++occlusion_mismatches;
+            if (!occluded(s.bvh, s.tris, ray, b.t * 1.001f)) ++occlusion_mismatches;
+        } else if (occluded(s.bvh, s.tris, ray, kInfinity)) {
             ++occlusion_mismatches;
         }
     }
@@ -101,12 +124,12 @@ void compare_with_brute_force(const Scene& s, int rays) {
     EXPECT_LT(hits, rays) << "the test should exercise misses";
 }
 
-// Structural invariants: every triangle in exactly one leaf, child boxes bound their subtrees.
-void check_structure(const Scene& s) {
+// bvh2's structural invariants: every triangle in exactly one leaf, child boxes bound their subtrees.
+void check_bvh2_structure(const Scene& s) {
     std::vector<int> seen(s.tris.size(), 0);
     struct Item { int32_t ref, count; Vec3 lo, hi; int depth; };
     std::vector<Item> todo;
-    const BvhNode& root = s.nodes[0];
+    const BvhNode& root = s.bvh.bvh2_nodes[0];
     auto push_children = [&](const BvhNode& n, int depth) {
         todo.push_back({n.left, n.left_count, {n.lmin_x, n.lmin_y, n.lmin_z}, {n.lmax_x, n.lmax_y, n.lmax_z}, depth});
         todo.push_back({n.right, n.right_count, {n.rmin_x, n.rmin_y, n.rmin_z}, {n.rmax_x, n.rmax_y, n.rmax_z}, depth});
@@ -119,9 +142,9 @@ void check_structure(const Scene& s) {
         todo.pop_back();
         max_depth = std::max(max_depth, it.depth);
         if (it.ref >= 0) {
-            ASSERT_LT(static_cast<size_t>(it.ref), s.nodes.size());
+            ASSERT_LT(static_cast<size_t>(it.ref), s.bvh.bvh2_nodes.size());
             ++nodes_visited;
-            const BvhNode& n = s.nodes[it.ref];
+            const BvhNode& n = s.bvh.bvh2_nodes[it.ref];
             // Children's boxes inside the parent's record of this child.
             EXPECT_GE(n.lmin_x, it.lo.x); EXPECT_LE(n.lmax_x, it.hi.x);
             EXPECT_GE(n.rmin_y, it.lo.y); EXPECT_LE(n.rmax_z, it.hi.z);
@@ -138,43 +161,107 @@ void check_structure(const Scene& s) {
             }
         }
     }
-    EXPECT_EQ(nodes_visited, s.nodes.size()) << "unreachable nodes";
+    EXPECT_EQ(nodes_visited, s.bvh.bvh2_nodes.size()) << "unreachable nodes";
     for (size_t i = 0; i < seen.size(); ++i) ASSERT_EQ(seen[i], 1) << "triangle " << i << " referenced " << seen[i] << " times";
     EXPECT_LE(max_depth, kMaxTraversalStack);
 }
 
+// Each layout's own well-formedness check; no default case, so -Wswitch names a layout that lacks one.
+void check_structure(const Scene& s) {
+    switch (s.bvh.layout) {
+        case BvhLayout::kBvh2: return check_bvh2_structure(s);
+    }
+    ADD_FAILURE() << "no structural check for layout " << static_cast<int>(s.bvh.layout);
+}
+
+bool inside(const Aabb& inner, const Aabb& outer) {
+    return inner.lo.x >= outer.lo.x && inner.lo.y >= outer.lo.y && inner.lo.z >= outer.lo.z &&
+           inner.hi.x <= outer.hi.x && inner.hi.y <= outer.hi.y && inner.hi.z <= outer.hi.z;
+}
+
+// The layout-free tree every conversion starts from: `order` is a permutation, every node is reached
+// once, a subtree's triangles are the contiguous run [first, first + count) split between its children,
+// leaves partition the slots, and boxes (exact, unpadded) nest and hold their triangles.
+void check_binary_structure(const BinaryBvh& b, const std::vector<TriVerts>& tris) {
+    ASSERT_FALSE(b.nodes.empty());
+    ASSERT_EQ(b.order.size(), tris.size());
+    std::vector<int> slot_seen(tris.size(), 0), tri_seen(tris.size(), 0), node_seen(b.nodes.size(), 0);
+    for (uint32_t t : b.order) {
+        ASSERT_LT(t, tris.size());
+        ++tri_seen[t];
+    }
+    for (size_t i = 0; i < tri_seen.size(); ++i) ASSERT_EQ(tri_seen[i], 1) << "triangle " << i << " in order";
+    EXPECT_EQ(b.nodes[0].first, 0u);
+    EXPECT_EQ(b.nodes[0].count, tris.size());
+    std::vector<std::pair<int32_t, int>> todo{{0, 0}};  // (node, depth)
+    int max_depth = 0;
+    size_t leaves = 0;
+    while (!todo.empty()) {
+        auto [i, depth] = todo.back();
+        todo.pop_back();
+        ASSERT_TRUE(i >= 0 && static_cast<size_t>(i) < b.nodes.size());
+        ASSERT_EQ(++node_seen[i], 1) << "node " << i << " reached twice";
+        const BinaryBvhNode& n = b.nodes[i];
+        ASSERT_GT(n.count, 0u);
+        ASSERT_LE(static_cast<size_t>(n.first) + n.count, tris.size());
+        if (n.is_leaf()) {
+            ++leaves;
+            max_depth = std::max(max_depth, depth);
+            for (uint32_t k = n.first; k < n.first + n.count; ++k) {
+                ++slot_seen[k];
+                Aabb tb;
+                for (Vec3 p : {tris[b.order[k]].v0, tris[b.order[k]].v1, tris[b.order[k]].v2}) tb.grow(p);
+                ASSERT_TRUE(inside(tb, n.box)) << "triangle in slot " << k << " outside its leaf box";
+            }
+            continue;
+        }
+        ASSERT_TRUE(n.right >= 0 && static_cast<size_t>(n.left) < b.nodes.size() &&
+                    static_cast<size_t>(n.right) < b.nodes.size());
+        const BinaryBvhNode& l = b.nodes[n.left];
+        const BinaryBvhNode& r = b.nodes[n.right];
+        EXPECT_EQ(l.first, n.first);
+        EXPECT_EQ(r.first, l.first + l.count);
+        EXPECT_EQ(l.count + r.count, n.count);
+        EXPECT_TRUE(inside(l.box, n.box) && inside(r.box, n.box)) << "child box outside node " << i;
+        todo.push_back({n.left, depth + 1});
+        todo.push_back({n.right, depth + 1});
+    }
+    for (size_t i = 0; i < node_seen.size(); ++i) ASSERT_EQ(node_seen[i], 1) << "node " << i << " unreachable";
+    for (size_t i = 0; i < slot_seen.size(); ++i) ASSERT_EQ(slot_seen[i], 1) << "slot " << i << " in " << slot_seen[i] << " leaves";
+    EXPECT_EQ(b.leaves, leaves);
+    EXPECT_EQ(b.depth, max_depth);
+    EXPECT_LE(b.depth, kMaxTraversalStack);
+}
+
 }  // namespace
 
-TEST(Bvh, BunnyMatchesBruteForce) {
+class Bvh : public ::testing::TestWithParam<BvhLayout> {};
+
+INSTANTIATE_TEST_SUITE_P(Layouts, Bvh, ::testing::ValuesIn(all_bvh_layouts()),
+                         [](const ::testing::TestParamInfo<BvhLayout>& info) { return bvh_layout_name(info.param); });
+
+TEST_P(Bvh, BunnyMatchesBruteForce) {
     ASSERT_TRUE(have_shared_scene("stanford-bunny/stanford-bunny.obj")) << "../shared/scenes is missing";
-    Scene s = load_prepared_obj(shared_scene("stanford-bunny/stanford-bunny.obj"));
+    Scene s = load_prepared_obj(shared_scene("stanford-bunny/stanford-bunny.obj"), GetParam());
+    ASSERT_EQ(s.bvh.layout, GetParam());
     EXPECT_GT(s.tris.size(), 69000u);
     check_structure(s);
     compare_with_brute_force(s, 3000);
 }
 
-TEST(Bvh, DabrovicSponzaMatchesBruteForce) {
+TEST_P(Bvh, DabrovicSponzaMatchesBruteForce) {
     ASSERT_TRUE(have_shared_scene("dabrovic-sponza/sponza.obj")) << "../shared/scenes is missing";
-    Scene s = load_prepared_obj(shared_scene("dabrovic-sponza/sponza.obj"));
+    Scene s = load_prepared_obj(shared_scene("dabrovic-sponza/sponza.obj"), GetParam());
+    ASSERT_EQ(s.bvh.layout, GetParam());
     EXPECT_GT(s.tris.size(), 66000u);
     check_structure(s);
     compare_with_brute_force(s, 3000);
 }
 
-TEST(Bvh, SingleTriangleAndTinyScenes) {
+TEST_P(Bvh, SingleTriangleAndTinyScenes) {
     for (int n : {1, 2, 3, 9, 17}) {
-        Scene s;
-        Rng rng = make_rng(5, n, 0);
-        for (int i = 0; i < n; ++i) {
-            TriVerts t{};
-            t.v0 = {rng.next_float(), rng.next_float(), rng.next_float()};
-            t.v1 = t.v0 + Vec3{0.3f, 0.0f, 0.1f};
-            t.v2 = t.v0 + Vec3{0.0f, 0.3f, -0.1f};
-            s.tris.push_back(t);
-            s.shading.push_back(TriShading{});
-        }
-        s.materials.push_back(default_material());
-        prepare_scene(s);
+        Scene s = tiny_scene(n);
+        prepare_scene(s, GetParam());
         check_structure(s);
         compare_with_brute_force(s, 400);
     }
@@ -182,12 +269,11 @@ TEST(Bvh, SingleTriangleAndTinyScenes) {
 
 // Rays through the exact edge points and vertices of a closed mesh, from inside and from outside
 // along the surface normal: every one must hit. A non-watertight test loses a few in a thousand.
-TEST(Bvh, RaysAtSharedEdgesAndVerticesNeverMiss) {
+TEST_P(Bvh, RaysAtSharedEdgesAndVerticesNeverMiss) {
     Scene s;
     s.materials.push_back(default_material());
     add_sphere(s, glm::mat4(1.0f), Vec3{0.1f, -0.2f, 0.3f}, 1.7f, 5, false, 0);
-    prepare_scene(s);
-    BvhView bvh{s.nodes.data(), s.tris.data(), static_cast<int32_t>(s.nodes.size()), static_cast<int32_t>(s.tris.size())};
+    prepare_scene(s, GetParam());
     Vec3 center{0.1f, -0.2f, 0.3f};
     int misses = 0, rays = 0;
     for (const auto& t : s.tris) {
@@ -198,12 +284,12 @@ TEST(Bvh, RaysAtSharedEdgesAndVerticesNeverMiss) {
                 // From inside, from the centre.
                 Ray in{center, normalize(target - center)};
                 ++rays;
-                if (intersect_closest(bvh, in).prim < 0) ++misses;
+                if (intersect_closest(s.bvh, s.tris, in).prim < 0) ++misses;
                 // From outside, along the outward direction at that point.
                 Vec3 out_dir = normalize(target - center);
                 Ray out{target + out_dir * 2.0f, -out_dir};
                 ++rays;
-                if (intersect_closest(bvh, out).prim < 0) ++misses;
+                if (intersect_closest(s.bvh, s.tris, out).prim < 0) ++misses;
             }
         }
     }
@@ -213,7 +299,7 @@ TEST(Bvh, RaysAtSharedEdgesAndVerticesNeverMiss) {
 
 // Axis-aligned rays through the edges of a cube (the hardest case for a slab test: zero direction
 // components and rays lying in box faces).
-TEST(Bvh, AxisAlignedRaysThroughCubeEdges) {
+TEST_P(Bvh, AxisAlignedRaysThroughCubeEdges) {
     Scene s;
     s.materials.push_back(default_material());
     const Vec3 c[8] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
@@ -222,20 +308,44 @@ TEST(Bvh, AxisAlignedRaysThroughCubeEdges) {
         Vec3 q[4] = {c[f[0]], c[f[1]], c[f[2]], c[f[3]]};
         add_quad(s, glm::mat4(1.0f), q, 0);
     }
-    prepare_scene(s);
-    BvhView bvh{s.nodes.data(), s.tris.data(), static_cast<int32_t>(s.nodes.size()), static_cast<int32_t>(s.tris.size())};
+    prepare_scene(s, GetParam());
     int misses = 0;
     for (int i = 0; i <= 8; ++i) {
         float a = i / 8.0f;
         // Along z through the x = a, y = {0, 0.5, 1} lines on the cube's faces, including its edges.
         for (float b : {0.0f, 0.5f, 1.0f}) {
-            if (intersect_closest(bvh, Ray{{a, b, -1.0f}, {0, 0, 1}}).prim < 0) ++misses;
-            if (intersect_closest(bvh, Ray{{b, a, 2.0f}, {0, 0, -1}}).prim < 0) ++misses;
-            if (intersect_closest(bvh, Ray{{-1.0f, a, b}, {1, 0, 0}}).prim < 0) ++misses;
-            if (intersect_closest(bvh, Ray{{a, 2.0f, b}, {0, -1, 0}}).prim < 0) ++misses;
+            if (intersect_closest(s.bvh, s.tris, Ray{{a, b, -1.0f}, {0, 0, 1}}).prim < 0) ++misses;
+            if (intersect_closest(s.bvh, s.tris, Ray{{b, a, 2.0f}, {0, 0, -1}}).prim < 0) ++misses;
+            if (intersect_closest(s.bvh, s.tris, Ray{{-1.0f, a, b}, {1, 0, 0}}).prim < 0) ++misses;
+            if (intersect_closest(s.bvh, s.tris, Ray{{a, 2.0f, b}, {0, -1, 0}}).prim < 0) ++misses;
         }
         // The quad diagonals are shared edges too.
-        if (intersect_closest(bvh, Ray{{a, a, -1.0f}, {0, 0, 1}}).prim < 0) ++misses;
+        if (intersect_closest(s.bvh, s.tris, Ray{{a, a, -1.0f}, {0, 0, 1}}).prim < 0) ++misses;
     }
     EXPECT_EQ(misses, 0);
+}
+
+TEST(BvhBuild, BinaryTreeIsWellFormed) {
+    std::vector<Scene> scenes;
+    for (int n : {1, 2, 3, 9, 17}) scenes.push_back(tiny_scene(n));
+    for (const char* rel : {"stanford-bunny/stanford-bunny.obj", "dabrovic-sponza/sponza.obj"}) {
+        ASSERT_TRUE(have_shared_scene(rel)) << "../shared/scenes is missing";
+        scenes.push_back(load_obj_scene(shared_scene(rel)));
+    }
+    for (const Scene& s : scenes) {
+        SCOPED_TRACE(std::to_string(s.tris.size()) + " triangles");
+        check_binary_structure(build_bvh(s.tris), s.tris);
+    }
+}
+
+TEST(BvhLayoutNames, RoundTripAndUnknownNamesListTheValidOnes) {
+    ASSERT_FALSE(all_bvh_layouts().empty());
+    EXPECT_EQ(bvh_layout_name(BvhLayout::kBvh2), "bvh2");
+    for (BvhLayout l : all_bvh_layouts()) EXPECT_EQ(parse_bvh_layout(bvh_layout_name(l)), l);
+    try {
+        parse_bvh_layout("bvh9");
+        ADD_FAILURE() << "an unknown layout name was accepted";
+    } catch (const Error& e) {
+        for (BvhLayout l : all_bvh_layouts()) EXPECT_NE(std::string(e.what()).find(bvh_layout_name(l)), std::string::npos) << e.what();
+    }
 }

@@ -11,7 +11,7 @@ void DeviceScene::release_textures() {
 }
 
 void DeviceScene::upload(const Scene& s) {
-    nodes_.upload(s.nodes);
+    nodes_.upload(s.bvh.bvh2_nodes);
     tris_.upload(s.tris);
     shading_.upload(s.shading);
     materials_.upload(s.materials);
