@@ -10,7 +10,7 @@ WavefrontParams WaveScheduler::params(const GpuFrame& f) {
         paths_[1].allocate(capacity_);
         hits_.allocate(capacity_);
         shadows_.allocate(capacity_);
-        counts_.allocate(2 * (static_cast<size_t>(max_depth_) + 2));
+        counts_.allocate(static_cast<size_t>(count_ints(max_depth_)));
     }
     WavefrontParams p{};
     p.scene = f.scene;
@@ -23,7 +23,7 @@ WavefrontParams WaveScheduler::params(const GpuFrame& f) {
     p.hits = hits_.get();
     p.shadows = shadows_.get();
     p.path_counts = counts_.get();
-    p.shadow_counts = counts_.get() ? counts_.get() + max_depth_ + 2 : nullptr;
+    p.shadow_counts = counts_.get() ? counts_.get() + count_stride(max_depth_) : nullptr;
     p.capacity = capacity_;
     return p;
 }
@@ -33,6 +33,8 @@ WavefrontParams WaveScheduler::params(const GpuFrame& f) {
 void WaveScheduler::begin(const GpuFrame& f) {
     stream_ = f.stream;
     max_depth_ = f.record.max_depth;
+    if (max_depth_ < 0 || max_depth_ > kMaxDepth)
+        throw Error("max depth " + std::to_string(max_depth_) + ": the wave schedulers take 0 to " + std::to_string(kMaxDepth));
     launches_ = enqueued_ = 0;
     unsigned long long total = f.paths();
     // Grids are sized for the frame's paths (capped by the wave buffers): the host knows that bound
@@ -57,7 +59,7 @@ void WaveScheduler::finish_wave() {
 
 void WaveScheduler::enqueue_readback(cudaStream_t stream) {
     if (!staged() || !wave_unfinished_) return;
-    check(cudaMemcpyAsync(counts_host_.host()->data(), counts_.get(), 2 * (max_depth_ + 2) * sizeof(int), cudaMemcpyDeviceToHost,
+    check(cudaMemcpyAsync(counts_host_.host()->data(), counts_.get(), count_ints(max_depth_) * sizeof(int), cudaMemcpyDeviceToHost,
                           stream),
           "read counts");
 }
@@ -65,7 +67,7 @@ void WaveScheduler::enqueue_readback(cudaStream_t stream) {
 // Every path entering a bounce and every shadow ray went through a stage buffer once.
 void WaveScheduler::add_wave_counts() {
     if (staged() && wave_unfinished_)
-        for (int i = 0; i < 2 * (max_depth_ + 2); ++i) enqueued_ += static_cast<uint64_t>(counts_host_.host()->at(i));
+        for (int i = 0; i < count_ints(max_depth_); ++i) enqueued_ += static_cast<uint64_t>(counts_host_.host()->at(i));
     wave_unfinished_ = false;
 }
 
