@@ -66,6 +66,12 @@ __device__ __forceinline__ unsigned finish_samples(FramebufferSink& sink, RayCou
     return n;
 }
 
+// Lanes whose shading dropped a NaN or infinite contribution (ShadeResult::dropped).
+__device__ __forceinline__ void count_dropped(RayCounts& c, bool dropped) {
+    unsigned n = popc_ballot(dropped);
+    if (lane_id() == 0) add_count(&c.nonfinite, n);
+}
+
 // Rays traced on this SM (lane 0 for the warp); a resident block never moves, so per block is per SM.
 __device__ __forceinline__ void count_sm_rays(GpuCounters* c, unsigned n) {
     if (lane_id() == 0) add_count(&c->rays_per_sm[sm_id() % kStatsMaxSms], n);

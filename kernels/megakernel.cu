@@ -25,6 +25,7 @@ __global__ void megakernel(WavefrontParams p) {
         ShadeResult r;
         r.has_shadow = false;
         r.continues = false;
+        r.dropped = false;
         uint32_t pixel = active ? path.pixel : 0;
         if (active) {
             shade_path_outlined(p.scene, f, path, hit, r);
@@ -35,6 +36,7 @@ __global__ void megakernel(WavefrontParams p) {
         count_shadow_rays(counts, shadows);
         count_sm_rays(p.counters, shadows);
         finish_samples(sink, counts, active && !r.continues, pixel);
+        count_dropped(counts, r.dropped);
         active = active && r.continues;
     }
 }

@@ -42,6 +42,7 @@ struct ShadeResult {
     bool has_shadow;
     ShadowRay shadow;
     bool continues;      // the path record now holds the next bounce
+    bool dropped;        // a NaN or infinite contribution (emission, light sample or throughput) was dropped
 };
 
 PKRT_HD PathState start_path(const FrameRecord& f, uint32_t pixel, uint32_t sample) {
@@ -61,7 +62,12 @@ PKRT_HD PathState start_path(const FrameRecord& f, uint32_t pixel, uint32_t samp
     return p;
 }
 
-PKRT_HD Vec3 finite_or_zero(Vec3 v) { return all_finite(v) ? v : splat(0.0f); }
+// A contribution that is not finite never reaches the pixel; the drop is reported, and counted.
+PKRT_HD Vec3 finite_or_drop(Vec3 v, ShadeResult& out) {
+    if (all_finite(v)) return v;
+    out.dropped = true;
+    return splat(0.0f);
+}
 
 // Emission seen along the path's ray, weighted against the light-sampling strategy that could also
 // have produced it (none for camera rays and delta bounces).
@@ -73,12 +79,13 @@ PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& pat
     out.radiance = splat(0.0f);
     out.has_shadow = false;
     out.continues = false;
+    out.dropped = false;
 
     if (hit.prim < 0) {
         Vec3 le = environment_radiance(s.env, path.dir);
         if (!is_black(le)) {
             float w = mis_weight_bsdf(path.prev_pdf, environment_light_pdf(s));
-            out.radiance = finite_or_zero(path.throughput * le * w);
+            out.radiance = finite_or_drop(path.throughput * le * w, out);
         }
         return;
     }
@@ -98,7 +105,7 @@ PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& pat
         if (cos_light > 0.0f) {
             float light_pdf = triangle_light_pdf(s, hit.prim, area, hit.t, cos_light);
             float w = mis_weight_bsdf(path.prev_pdf, light_pdf);
-            out.radiance = finite_or_zero(path.throughput * m.emission * w);
+            out.radiance = finite_or_drop(path.throughput * m.emission * w, out);
         }
     }
     if (path.depth >= f.max_depth) return;
@@ -146,7 +153,8 @@ PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& pat
             if (same_side && !is_black(fcos)) {
                 float w = power_heuristic(ls.pdf, bsdf_pdf_wi);
                 Vec3 c = path.throughput * fcos * ls.radiance * (w / ls.pdf);
-                if (all_finite(c) && !is_black(c)) {
+                if (!all_finite(c)) out.dropped = true;
+                else if (!is_black(c)) {
                     out.has_shadow = true;
                     out.shadow.origin = offset_ray_origin(pos, cos_g > 0.0f ? ng : -ng);
                     out.shadow.dir = ls.wi;
@@ -168,6 +176,7 @@ PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& pat
     float cos_g = dot(wi_world, ng);
     if (two_sided && cos_g <= 0.0f) return;  // the shading normal sent it under the surface
     Vec3 beta = path.throughput * bs.weight;
+    if (!all_finite(beta)) out.dropped = true;
     if (!all_finite(beta) || is_black(beta)) return;
     int depth = path.depth + 1;
     if (depth > kRussianRouletteDepth) {

@@ -247,12 +247,13 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
         ShadeResult r;
         r.has_shadow = false;
         r.continues = false;
+        r.dropped = false;
         if (have) {
             uint32_t pixel = rec.path.pixel;
             shade_path(p.scene, frame, rec.path, hit, r);
             sink.add(pixel, r.radiance);
         }
-        __syncwarp();
+        count_dropped(bc.rays, r.dropped);
         clk.charge(bc, kPhaseShade);
 
         // Shadow ray: into the queue (counted in flight), or traced right here if the queue is full.

@@ -76,6 +76,7 @@ __global__ void wf_shade_kernel(WavefrontParams p, int bounce) {
     ShadeResult res;
     res.has_shadow = false;
     res.continues = false;
+    res.dropped = false;
     uint32_t pixel = 0;
     if (active) {
         load_record(r, &p.paths[bounce & 1][i]);
@@ -84,6 +85,7 @@ __global__ void wf_shade_kernel(WavefrontParams p, int bounce) {
         sink.add(pixel, res.radiance);
     }
     finish_samples(sink, p.counters->rays, active && !res.continues, pixel);
+    count_dropped(p.counters->rays, res.dropped);
     int slot = warp_append(&p.path_counts[bounce + 1], active && res.continues);
     if (slot >= 0) store_record(&p.paths[(bounce + 1) & 1][slot], r);
     int sslot = warp_append(&p.shadow_counts[bounce], active && res.has_shadow);

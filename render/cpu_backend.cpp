@@ -116,6 +116,7 @@ private:
             ShadeResult r{};
             shade_path(view, fp, path, hit, r);
             add_shading(sum, pixel, r);
+            if (r.dropped) ++st.nonfinite_samples;
             if (r.has_shadow) {
                 ++st.shadow_rays;
                 resolve_shadow(sum, view.bvh, r.shadow);

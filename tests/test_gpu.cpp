@@ -324,6 +324,29 @@ TEST(Gpu, SchedulingPolicyIsMeasuredPerConfiguration) {
 #endif
 }
 
+// Dropped NaN contributions are counted on the GPU exactly as on the CPU: the same paths drop the same
+// contributions (a handful may differ where float rounding changes a hit).
+TEST(Gpu, NonFiniteContributionsAreCountedLikeTheCpu) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    Scene s = load_prepared(kScenes + "/cornell.json");
+    for (size_t i = 0; i < s.material_names.size(); ++i)
+        if (s.material_names[i] == "light") s.materials[i].emission = splat(std::nanf(""));
+    auto cpu = make_cpu_backend();
+    RenderOutput ref = render_image(*cpu, s, settings(48, 48, 4, 4, 1), nullptr);
+    ASSERT_GT(ref.stats.nonfinite_samples, 48u * 48u);
+    for (SchedulerMode mode : kModes) {
+        auto gpu = gpu_backend(gpus[0]);
+        RenderOutput out = render_image(*gpu, s, settings(48, 48, 4, 4, 1, mode), nullptr);
+        EXPECT_NEAR(static_cast<double>(out.stats.nonfinite_samples), static_cast<double>(ref.stats.nonfinite_samples),
+                    0.01 * static_cast<double>(ref.stats.nonfinite_samples))
+            << mode_name(mode);
+        for (const auto& p : out.image.pixels)
+            for (int c = 0; c < 3; ++c) ASSERT_TRUE(std::isfinite(p[c])) << mode_name(mode);
+    }
+#endif
+}
+
 TEST(Gpu, StatisticsDescribeTheFrame) {
     REQUIRE_GPU();
 #if defined(PKRT_HAVE_CUDA)

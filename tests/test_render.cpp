@@ -228,3 +228,16 @@ TEST(Render, ShippedScenesProduceNoNonFiniteSamples) {
         EXPECT_GT(channel_mean(out.image, 1), 0.0) << name;
     }
 }
+
+// A light whose emission is NaN: every contribution it would make is dropped before the framebuffer
+// and counted, and the image stays finite (the rest of the box still gets light from nowhere else, so
+// it is black). Material edits after loading bypass the loaders' checks on purpose.
+TEST(Render, NonFiniteContributionsAreDroppedAndCounted) {
+    Scene s = load_prepared(kScenes + "/cornell.json");
+    for (size_t i = 0; i < s.material_names.size(); ++i)
+        if (s.material_names[i] == "light") s.materials[i].emission = splat(std::nanf(""));
+    RenderOutput out = render(s, 32, 32, 4, 4, 1);
+    EXPECT_GT(out.stats.nonfinite_samples, 32u * 32u) << "camera rays that see the light, and every light sample";
+    for (const auto& p : out.image.pixels)
+        for (int c = 0; c < 3; ++c) ASSERT_TRUE(std::isfinite(p[c]));
+}
