@@ -115,5 +115,8 @@ struct RenderOutput {
 // The whole render: reset, passes of samples with progress, resolve. progress may be null.
 class Progress;
 RenderOutput render_image(Backend& backend, const Scene& scene, const RenderSettings& settings, Progress* progress);
+// The same from another camera, leaving `progress` open (a sequence counts all its frames in one).
+RenderOutput render_view(Backend& backend, const Scene& scene, const CameraSpec& camera, const RenderSettings& settings,
+                         Progress* progress);
 
 }  // namespace pkrt

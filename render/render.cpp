@@ -74,6 +74,13 @@ void check_mode(const Backend& backend, SchedulerMode mode, const std::string& f
 }
 
 RenderOutput render_image(Backend& backend, const Scene& scene, const RenderSettings& rs, Progress* progress) {
+    RenderOutput out = render_view(backend, scene, scene.camera, rs, progress);
+    if (progress) progress->finish();
+    return out;
+}
+
+RenderOutput render_view(Backend& backend, const Scene& scene, const CameraSpec& camera, const RenderSettings& rs,
+                         Progress* progress) {
     RenderOutput out;
     RenderStats& st = out.stats;
     st.backend = backend.name();
@@ -87,6 +94,7 @@ RenderOutput render_image(Backend& backend, const Scene& scene, const RenderSett
     st.triangles = scene.tris.size();
     st.bvh_build_seconds = scene.bvh_build_seconds;
     backend.set_scene(scene);
+    backend.set_camera(camera);
     backend.reset(rs.width, rs.height);
     // Passes of about a million paths (at least one sample each) keep progress updates frequent
     // without making passes so short that their overhead shows.
@@ -100,7 +108,6 @@ RenderOutput render_image(Backend& backend, const Scene& scene, const RenderSett
         if (progress) progress->add(pixels * n);
     }
     st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (progress) progress->finish();
     out.image = backend.resolve();
     return out;
 }

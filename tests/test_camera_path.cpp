@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "render/camera_path.h"
+#include "render/sequence.h"
 #include "render/error.h"
 #include "test_util.h"
 
@@ -97,4 +98,24 @@ TEST(CameraPath, BadPathsAreOneClearError) {
     EXPECT_NE(error_of(f).find("not valid JSON"), std::string::npos);
     f = file("bad7.json", R"({"keys": [{"time": 2, "eye": [0,0,1], "look_at": [0,0,0]}]})");
     EXPECT_EQ(error_of(f), f + ": keys[0].time: must be between 0 and 1");
+}
+
+TEST(Sequence, FramePatternsHoldOneFrameNumber) {
+    EXPECT_EQ(frame_path("out_%04d.png", 7), "out_0007.png");
+    EXPECT_EQ(frame_path("out_%d.png", 12345), "out_12345.png");
+    EXPECT_EQ(frame_path("100%%_%02d.png", 3), "100%_03.png");
+    EXPECT_EQ(frame_path("f%03d.exr", 1000), "f1000.exr");
+    auto error_of = [](const std::string& p) {
+        try {
+            check_frame_pattern(p, "-o");
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    EXPECT_EQ(error_of("out.png"), "-o out.png: must hold exactly one frame number, as in out_%04d.png");
+    EXPECT_EQ(error_of("a%d_%d.png"), "-o a%d_%d.png: must hold exactly one frame number, as in out_%04d.png");
+    EXPECT_EQ(error_of("a%s.png"), "-o a%s.png: only %d or %0Nd may stand for the frame number (%% for a literal %)");
+    EXPECT_EQ(error_of("a%0d.png"), "-o a%0d.png: %0 must be followed by a width of 1 to 9 digits, as in %04d");
+    EXPECT_EQ(error_of("a%04d.png"), "");
 }

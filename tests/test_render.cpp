@@ -9,6 +9,7 @@
 
 #include "render/backend.h"
 #include "render/scene.h"
+#include "render/sequence.h"
 #include "test_render_util.h"
 #include "test_util.h"
 
@@ -240,4 +241,35 @@ TEST(Render, NonFiniteContributionsAreDroppedAndCounted) {
     EXPECT_GT(out.stats.nonfinite_samples, 32u * 32u) << "camera rays that see the light, and every light sample";
     for (const auto& p : out.image.pixels)
         for (int c = 0; c < 3; ++c) ASSERT_TRUE(std::isfinite(p[c]));
+}
+
+// A sequence's frames are single renders of its cameras with seeds seed + i: the same images exactly.
+TEST(Sequence, FramesEqualSingleRendersOfTheirCameras) {
+    Scene s = load_prepared(kScenes + "/cornell.json");
+    CameraPath path = parse_camera_path("orbit:40", s.camera);
+    RenderSettings rs;
+    rs.width = 24;
+    rs.height = 24;
+    rs.spp = 4;
+    rs.max_depth = 4;
+    rs.seed = 7;
+    auto backend = make_cpu_backend(2);
+    std::vector<Image> frames;
+    RenderStats total = render_sequence(*backend, s, rs, path, 3, nullptr,
+                                        [&](const SequenceFrame& f, const RenderOutput& out) {
+                                            EXPECT_EQ(f.index, static_cast<int>(frames.size()));
+                                            frames.push_back(out.image);
+                                        });
+    ASSERT_EQ(frames.size(), 3u);
+    EXPECT_EQ(total.samples, 3u * 24u * 24u * 4u);
+    for (int i = 0; i < 3; ++i) {
+        RenderSettings single = rs;
+        single.seed = 7 + i;
+        auto one = make_cpu_backend(1);
+        RenderOutput ref = render_view(*one, s, camera_at(path, i, 3), single, nullptr);
+        ASSERT_EQ(ref.image.pixels.size(), frames[i].pixels.size());
+        for (size_t p = 0; p < ref.image.pixels.size(); ++p)
+            for (int c = 0; c < 3; ++c) ASSERT_EQ(ref.image.pixels[p][c], frames[i].pixels[p][c]) << "frame " << i;
+    }
+    EXPECT_GT(pkrt_test::rms_difference(frames[0], frames[2]), 1e-3) << "the camera moved";
 }

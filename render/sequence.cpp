@@ -1,0 +1,89 @@
+#include "sequence.h"
+
+#include "error.h"
+#include "progress.h"
+
+namespace pkrt {
+
+namespace {
+
+struct FrameNumber {
+    size_t begin = 0, end = 0;  // the conversion's characters in the pattern
+    int width = 0;              // zero-padded to this many digits (0: no padding)
+};
+
+// The one %d / %0Nd of a pattern; throws with what is wrong.
+FrameNumber find_frame_number(const std::string& p, const std::string& what) {
+    FrameNumber found;
+    int count = 0;
+    for (size_t i = 0; i < p.size(); ++i) {
+        if (p[i] != '%') continue;
+        if (i + 1 < p.size() && p[i + 1] == '%') {
+            ++i;
+            continue;
+        }
+        size_t j = i + 1;
+        int width = 0;
+        if (j < p.size() && p[j] == '0') {
+            ++j;
+            if (j < p.size() && p[j] >= '1' && p[j] <= '9') width = p[j++] - '0';
+            else throw Error(what + ": %0 must be followed by a width of 1 to 9 digits, as in %04d");
+        }
+        if (j >= p.size() || p[j] != 'd') throw Error(what + ": only %d or %0Nd may stand for the frame number (%% for a literal %)");
+        found = FrameNumber{i, j + 1, width};
+        ++count;
+        i = j;
+    }
+    if (count != 1) throw Error(what + ": must hold exactly one frame number, as in out_%04d.png");
+    return found;
+}
+
+}  // namespace
+
+void check_frame_pattern(const std::string& pattern, const std::string& flag) { find_frame_number(pattern, flag + " " + pattern); }
+
+std::string frame_path(const std::string& pattern, int frame) {
+    FrameNumber n = find_frame_number(pattern, pattern);
+    std::string digits = std::to_string(frame);
+    if (static_cast<int>(digits.size()) < n.width) digits.insert(0, n.width - digits.size(), '0');
+    std::string out;
+    for (size_t i = 0; i < pattern.size(); ++i) {
+        if (i == n.begin) {
+            out += digits;
+            i = n.end - 1;
+        } else if (pattern[i] == '%' && i + 1 < pattern.size() && pattern[i + 1] == '%') {
+            out += '%';
+            ++i;
+        } else {
+            out += pattern[i];
+        }
+    }
+    return out;
+}
+
+SequenceFrame sequence_frame(const CameraPath& path, int frames, uint32_t seed, int index) {
+    return SequenceFrame{index, camera_at(path, index, frames), seed + static_cast<uint32_t>(index)};
+}
+
+RenderStats render_sequence(Backend& backend, const Scene& scene, const RenderSettings& settings, const CameraPath& path,
+                            int frames, Progress* progress,
+                            const std::function<void(const SequenceFrame&, const RenderOutput&)>& done) {
+    RenderStats total;
+    for (int i = 0; i < frames; ++i) {
+        SequenceFrame f = sequence_frame(path, frames, settings.seed, i);
+        RenderSettings rs = settings;
+        rs.seed = f.seed;
+        RenderOutput out = render_view(backend, scene, f.camera, rs, progress);
+        if (i == 0) total = out.stats;
+        else {
+            total.merge(out.stats);
+            total.seconds += out.stats.seconds;
+        }
+        done(f, out);
+    }
+    if (progress) progress->finish();
+    total.seed = settings.seed;
+    return total;
+}
+
+}  // namespace pkrt

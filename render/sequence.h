@@ -1,0 +1,34 @@
+// Image sequences (`pkrt render --frames N --camera-path ...`): frame i renders the camera path's
+// frame i with seed + i, so every frame equals a single render of that camera and seed. Output names
+// come from a printf-style pattern with one frame number (out_%04d.png).
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "backend.h"
+#include "camera_path.h"
+
+namespace pkrt {
+
+// Checks that `pattern` holds exactly one frame number (%d or %0Nd, N 1-9; %% is a literal %).
+// Throws Error("FLAG PATTERN: ...").
+void check_frame_pattern(const std::string& pattern, const std::string& flag);
+std::string frame_path(const std::string& pattern, int frame);
+
+struct SequenceFrame {
+    int index = 0;
+    CameraSpec camera;
+    uint32_t seed = 0;
+};
+
+// The frames of a sequence, in order: `frames` cameras of `path`, seeds from settings.seed.
+SequenceFrame sequence_frame(const CameraPath& path, int frames, uint32_t seed, int index);
+
+// Renders every frame (frame by frame) and hands each to `done` as it completes, with its statistics.
+// `progress` (may be null) counts samples over the whole sequence.
+RenderStats render_sequence(Backend& backend, const Scene& scene, const RenderSettings& settings, const CameraPath& path,
+                            int frames, Progress* progress,
+                            const std::function<void(const SequenceFrame&, const RenderOutput&)>& done);
+
+}  // namespace pkrt
