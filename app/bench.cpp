@@ -162,25 +162,30 @@ int run_bench(const BenchArgs& a) {
                 std::snprintf(label, sizeof label, "%s %dx%d d%d", scene_path.c_str(), w, h, depth);
                 Progress progress(label, static_cast<uint64_t>(a.warmup + a.repeat) * runs.size(), "frames",
                                   a.quiet ? nullptr : stderr);
-                uint32_t sample = 0;
-                // Warm-up, then the modes interleaved (A B C A B C ...) so slow drift hits all alike.
-                for (int i = 0; i < a.warmup + a.repeat; ++i) {
-                    for (auto& r : runs) {
-                        rs.mode = r.mode;
-                        RenderStats st;
-                        auto t0 = std::chrono::steady_clock::now();
-                        r.backend->accumulate(rs, sample, a.spp, st);
-                        double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-                        if (i >= a.warmup) {
-                            r.ms.push_back(st.frame_gpu_ms.empty() ? wall : st.frame_gpu_ms[0]);
-                            r.rays.push_back(static_cast<double>(st.total_rays()));
-                            r.launches.push_back(static_cast<double>(st.kernel_launches));
-                            r.last = st;
-                        }
-                        progress.add(1);
+                // Warm-up, then the modes interleaved (A B C A B C ...) so slow drift hits all alike. A
+                // resident kernel holds the GPU between its frames, so it cannot share rounds with the
+                // others: its frames run as one block after them, on the same samples.
+                auto frame = [&](ModeRun& r, int i, uint32_t sample) {
+                    rs.mode = r.mode;
+                    RenderStats st;
+                    auto t0 = std::chrono::steady_clock::now();
+                    r.backend->accumulate(rs, sample, a.spp, st);
+                    double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+                    if (i >= a.warmup) {
+                        r.ms.push_back(st.frame_gpu_ms.empty() ? wall : st.frame_gpu_ms[0]);
+                        r.rays.push_back(static_cast<double>(st.total_rays()));
+                        r.launches.push_back(static_cast<double>(st.kernel_launches));
+                        r.last = st;
                     }
-                    sample += a.spp;
-                }
+                    progress.add(1);
+                };
+                auto blocked = [](const ModeRun& r) { return r.mode == SchedulerMode::kResident; };
+                for (int i = 0; i < a.warmup + a.repeat; ++i)
+                    for (auto& r : runs)
+                        if (!blocked(r)) frame(r, i, static_cast<uint32_t>(i) * a.spp);
+                for (auto& r : runs)
+                    if (blocked(r))
+                        for (int i = 0; i < a.warmup + a.repeat; ++i) frame(r, i, static_cast<uint32_t>(i) * a.spp);
                 progress.finish();
                 // Table.
                 const ModeRun* base = &runs[0];

@@ -31,6 +31,11 @@ struct PersistentParams {
                                     // warps take new camera paths
     int timeline;                   // 1: sample the queue-depth timeline
     int backoff_max_shift;          // an idle warp sleeps at most 64 << this nanoseconds
+    // Resident mode only (kernels/resident.cuh); null otherwise.
+    ResidentRing* ring;             // host-mapped jobs
+    ResidentStatus* status;         // host-mapped progress
+    ResidentControl* resident;
+    FrameRecord* job_frame;         // where the monitor puts the running job's frame (== frame)
 };
 
 constexpr int kPersistentThreads = 128;
@@ -39,6 +44,11 @@ constexpr int kPersistentBlocksPerSm[] = {4, 6, 8, 10};
 
 int persistent_occupancy(int blocks_per_sm);  // blocks of that build that fit on one SM
 cudaError_t launch_persistent(const PersistentParams& p, int blocks, int blocks_per_sm, cudaStream_t stream);
+// The same loop as a kernel that lives across frames, taking jobs from p.ring until a quit job
+// (built for kResidentBlocksPerSm resident blocks per SM).
+constexpr int kResidentBlocksPerSm = 10;
+int resident_occupancy();
+cudaError_t launch_resident(const PersistentParams& p, int blocks, cudaStream_t stream);
 
 // Sets every slot's sequence number to "free for ticket = slot" and clears the counters (kernels/queue_init.cu).
 template <class Record>

@@ -29,6 +29,7 @@ __device__ __forceinline__ unsigned long long load_volatile(const unsigned long 
     return *reinterpret_cast<const volatile unsigned long long*>(p);
 }
 __device__ __forceinline__ int load_volatile(const int* p) { return *reinterpret_cast<const volatile int*>(p); }
+__device__ __forceinline__ unsigned load_volatile(const unsigned* p) { return *reinterpret_cast<const volatile unsigned*>(p); }
 __device__ __forceinline__ void store_volatile(unsigned long long* p, unsigned long long v) {
     *reinterpret_cast<volatile unsigned long long*>(p) = v;
 }

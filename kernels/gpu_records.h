@@ -3,6 +3,7 @@
 // size and clear the buffers), so it has no CUDA types.
 #pragma once
 
+#include "frame.h"
 #include "path.h"
 
 namespace pkrt {
@@ -120,6 +121,48 @@ struct FrameControl {
     alignas(128) int in_flight;                   // paths + shadow rays alive
     alignas(128) unsigned long long end_sample;   // pixels * samples of this frame (read-only)
     int stop;                                     // device copy of the host's stop flag
+};
+
+// ---- Resident mode: one kernel for many frames, fed by the host through mapped memory ----
+
+constexpr int kResidentRingSlots = 4;
+constexpr int kJobSeqShift = 40;  // packed (job seq << 40 | path number): 2^40 paths a job
+constexpr unsigned long long kJobIndexMask = (1ull << kJobSeqShift) - 1;
+
+enum ResidentCommand : uint32_t { kResidentRender = 1, kResidentQuit = 2 };
+
+struct ResidentJob {
+    FrameRecord frame;
+    uint32_t seq;                   // 1, 2, 3, ...: the job's number (and the head that announces it)
+    uint32_t command;               // ResidentCommand
+    uint32_t timeline_interval_ns;  // for this job's queue-depth timeline
+    uint32_t pad;
+};
+
+// Host -> GPU, in pinned host memory mapped into the device: the host writes job `seq` into slot
+// seq % kResidentRingSlots, then head = seq. One warp polls head and relays jobs into device memory.
+struct ResidentRing {
+    volatile uint32_t head;
+    volatile uint32_t cancel;       // == a job's seq: stop claiming its samples (it completes early)
+    ResidentJob jobs[kResidentRingSlots];
+};
+
+// GPU -> host, mapped: which job runs, which finished (every sample and shadow ray done, every
+// block's counters flushed), and when, by the device clock.
+struct ResidentStatus {
+    volatile uint32_t started;
+    volatile uint32_t completed;
+    volatile unsigned long long start_ns, end_ns;
+    volatile uint32_t exited;
+};
+
+// Device-side state of the current job (hot words on lines of their own).
+struct ResidentControl {
+    alignas(128) unsigned long long next;     // (seq << kJobSeqShift) | next path number of job seq
+    alignas(128) unsigned long long job_end;  // (seq << kJobSeqShift) | paths of job seq: one word, read whole
+    alignas(128) unsigned int flushed;        // blocks that flushed their counters since the job drained
+    unsigned int relayed;                     // the job the monitor relayed last
+    unsigned int completed;                   // the last job completed
 };
 
 }  // namespace pkrt

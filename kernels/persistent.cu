@@ -18,6 +18,7 @@
 // at exit, so hot global addresses see a few atomics per warp per 64 iterations, not per iteration.
 #include "gpu_common.cuh"
 #include "gpu_launch.h"
+#include "resident.cuh"
 
 namespace pkrt {
 
@@ -92,13 +93,25 @@ __device__ __forceinline__ void trace_shadows(const PersistentParams& p, Framebu
 
 }  // namespace
 
+// kResident: the kernel outlives frames (kernels/resident.cuh). Its frame record changes between jobs:
+// each warp keeps a copy of the one its paths belong to (the job of its last claim), refreshed when a
+// claim brings a new job. Resident warps keep their bounces (no straggler pooling), so every path a
+// warp holds comes from its own claims.
+template <bool kResident>
 __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
     __shared__ BlockCounters bc;
-    __shared__ FrameRecord frame;
+    __shared__ FrameRecord frame_copy[kResident ? kPersistentThreads / 32 : 1];
+    __shared__ uint32_t flushed_seq;  // resident: the last job whose counters this block flushed
     for (int i = threadIdx.x; i < static_cast<int>(sizeof(BlockCounters) / 8); i += blockDim.x)
         reinterpret_cast<unsigned long long*>(&bc)[i] = 0;
-    if (threadIdx.x == 0) frame = *p.frame;
+    if (threadIdx.x == 0) {
+        if (!kResident) frame_copy[0] = *p.frame;
+        flushed_seq = 0;
+    }
     __syncthreads();
+    FrameRecord& frame = frame_copy[kResident ? threadIdx.x / 32 : 0];
+    uint32_t job = 0;      // resident: the job `frame` holds
+    uint32_t claimed = 0;  // resident: the job of this warp's last claim
 
     GpuCounters* c = p.counters;
     FrameControl* ctl = p.control;
@@ -116,7 +129,7 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
     bool exhausted = false;
     // Bounces kept in their lanes and no pooling: nothing ever enters the path queue, so warps do not
     // pay two dependent L2 reads per fetch to find it empty (a latency-bound frame feels every one).
-    const bool path_queue_used = p.sort_stragglers;
+    const bool path_queue_used = !kResident && p.sort_stragglers;
     PhaseClock clk;
     clk.start();
 
@@ -128,6 +141,7 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
         if (lead) atomicAdd(&bc.iterations, 1ull);
         if (lead && iter % kControlInterval == 0) {
             if (monitor && p.host_stop && *p.host_stop) atomicExch(&ctl->stop, 1);
+            if (kResident && monitor) resident_monitor(p);
             stop = load_volatile(&ctl->stop);
             unsigned long long t;
             // Only block sweepers (warp 0) sample: a quarter of the L2 traffic, and still ~1000 warps.
@@ -165,6 +179,10 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
         }
 
         // ---- 2. dynamic fetch: idle lanes take queued paths, then new samples ----
+        if (kResident && exhausted) {  // a new job makes samples claimable again
+            uint32_t running = __shfl_sync(kFullMask, lead ? resident_job(p) : 0u, 0);
+            if (running != claimed) exhausted = false;
+        }
         if (__popc(held) < p.fetch_threshold) {
             int path_avail = 0;
             if (path_queue_used) {
@@ -190,13 +208,24 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
                     // Count the new paths in flight before claiming them, so that no warp can see
                     // "all samples claimed and nothing in flight" while these are being created.
                     atomicAdd(&ctl->in_flight, k);
-                    base = atomicAdd(&ctl->next_sample, static_cast<unsigned long long>(k));
-                    unsigned long long end = ctl->end_sample;
-                    n = base >= end ? 0 : static_cast<int>(end - base < static_cast<unsigned long long>(k) ? end - base : k);
+                    if constexpr (kResident) {
+                        n = resident_claim(p, k, &base, &claimed);
+                    } else {
+                        base = atomicAdd(&ctl->next_sample, static_cast<unsigned long long>(k));
+                        unsigned long long end = ctl->end_sample;
+                        n = base >= end ? 0 : static_cast<int>(end - base < static_cast<unsigned long long>(k) ? end - base : k);
+                    }
                     if (n < k) atomicSub(&ctl->in_flight, k - n);
                     add_count(&bc.rays.paths_generated, n);
                 }
                 n = __shfl_sync(kFullMask, n, 0);
+                if constexpr (kResident) {
+                    claimed = __shfl_sync(kFullMask, claimed, 0);
+                    if (n > 0 && claimed != job) {  // the first paths of a new job: its frame
+                        resident_load_frame(p, frame);
+                        job = claimed;
+                    }
+                }
                 exhausted = n < k;
                 base = __shfl_sync(kFullMask, base, 0);
                 int rank = __popc(need & lanemask_lt());
@@ -216,12 +245,19 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
         if (held == 0) {
             int done = 0;
             if (lead) {
-                bool all_claimed = exhausted || load_volatile(&ctl->next_sample) >= ctl->end_sample;
-                // Once every sample is claimed, an empty warp leaves unless it is its block's sweeper
-                // (warp 0): sweepers stay until nothing is in flight and finish whatever is still
-                // queued, so the rest need not poll (which would crowd the hot counters' L2 lines).
                 bool sweeper = threadIdx.x < 32;
-                done = all_claimed && (!sweeper || load_volatile(&ctl->in_flight) == 0);
+                if constexpr (kResident) {
+                    // Warps stay for the next job; a drained job is flushed and published by sweepers.
+                    uint32_t running = resident_job(p);
+                    if (sweeper && running != 0 && resident_all_claimed(p, running) && load_volatile(&ctl->in_flight) == 0)
+                        resident_drained(p, running, &flushed_seq, [&] { flush_counters(bc, c); });
+                } else {
+                    bool all_claimed = exhausted || load_volatile(&ctl->next_sample) >= ctl->end_sample;
+                    // Once every sample is claimed, an empty warp leaves unless it is its block's sweeper
+                    // (warp 0): sweepers stay until nothing is in flight and finish whatever is still
+                    // queued, so the rest need not poll (which would crowd the hot counters' L2 lines).
+                    done = all_claimed && (!sweeper || load_volatile(&ctl->in_flight) == 0);
+                }
                 if (!done) {
                     unsigned ns = 64u << min_i(backoff, p.backoff_max_shift);  // idle polling must not crowd L2
                     atomicAdd(&bc.idle, 1ull);
@@ -300,7 +336,11 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
 // registers). More warps hide more memory latency; fewer registers spill more.
 template <int kMinBlocks>
 __global__ void __launch_bounds__(kPersistentThreads, kMinBlocks) persistent_kernel(PersistentParams p) {
-    persistent_body(p);
+    persistent_body<false>(p);
+}
+
+__global__ void __launch_bounds__(kPersistentThreads, kResidentBlocksPerSm) resident_kernel(PersistentParams p) {
+    persistent_body<true>(p);
 }
 
 namespace {
@@ -329,6 +369,17 @@ cudaError_t launch_persistent(const PersistentParams& p, int blocks, int blocks_
         kernel<<<blocks, kPersistentThreads, 0, stream>>>(p);
         return cudaGetLastError();
     });
+}
+
+int resident_occupancy() {
+    int blocks = 0;
+    cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, resident_kernel, kPersistentThreads, 0);
+    return e == cudaSuccess ? blocks : 0;
+}
+
+cudaError_t launch_resident(const PersistentParams& p, int blocks, cudaStream_t stream) {
+    resident_kernel<<<blocks, kPersistentThreads, 0, stream>>>(p);
+    return cudaGetLastError();
 }
 
 }  // namespace pkrt

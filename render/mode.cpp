@@ -6,7 +6,7 @@ namespace pkrt {
 
 namespace {
 constexpr SchedulerMode kModes[] = {SchedulerMode::kPersistent, SchedulerMode::kRelaunch, SchedulerMode::kGraph,
-                                    SchedulerMode::kMegakernel};
+                                    SchedulerMode::kMegakernel, SchedulerMode::kResident};
 }
 
 const char* mode_name(SchedulerMode mode) {
@@ -15,6 +15,7 @@ const char* mode_name(SchedulerMode mode) {
         case SchedulerMode::kRelaunch: return "relaunch";
         case SchedulerMode::kGraph: return "graph";
         case SchedulerMode::kMegakernel: return "megakernel";
+        case SchedulerMode::kResident: return "resident";
     }
     return "?";
 }

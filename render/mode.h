@@ -7,13 +7,14 @@
 
 namespace pkrt {
 
-enum class SchedulerMode { kPersistent, kRelaunch, kGraph, kMegakernel };
+// kResident: the persistent kernel launched once and fed frames as jobs through mapped memory.
+enum class SchedulerMode { kPersistent, kRelaunch, kGraph, kMegakernel, kResident };
 
 const char* mode_name(SchedulerMode mode);
-// Throws Error("<what> <text>: '<text>' is not a mode (must be persistent, relaunch, graph or megakernel)").
+// Throws Error("<what> <text>: '<text>' is not a mode (must be persistent, relaunch, graph, megakernel or resident)").
 SchedulerMode parse_mode(const std::string& text, const std::string& what = "--mode");
 std::vector<SchedulerMode> all_modes();
-// "persistent, relaunch, graph or megakernel"
+// "persistent, relaunch, graph, megakernel or resident"
 std::string mode_list();
 
 }  // namespace pkrt

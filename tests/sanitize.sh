@@ -11,7 +11,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 status=0
 for tool in memcheck racecheck; do
-    for mode in persistent relaunch graph megakernel; do
+    for mode in persistent relaunch graph megakernel resident; do
         log="$out/$tool-$mode.log"
         "$sanitizer" --tool "$tool" --error-exitcode 3 "$pkrt" render "$scene" --backend cuda --mode "$mode" \
             --res 24x24 --spp 2 --max-depth 6 -q -o "$out/x.png" >"$log" 2>&1

@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 #include <cmath>
+#include <fstream>
 #include <future>
 #include <thread>
 
@@ -14,6 +15,9 @@
 #include "render/devices.h"
 #include "render/error.h"
 #include "render/scene.h"
+#if defined(PKRT_HAVE_CUDA)
+#include <cuda_runtime.h>
+#endif
 #include "test_render_util.h"
 #include "test_util.h"
 
@@ -27,7 +31,7 @@ namespace {
 
 const std::string kScenes = PKRT_SCENES_DIR;
 const SchedulerMode kModes[] = {SchedulerMode::kPersistent, SchedulerMode::kRelaunch, SchedulerMode::kGraph,
-                               SchedulerMode::kMegakernel};
+                               SchedulerMode::kMegakernel, SchedulerMode::kResident};
 
 #define REQUIRE_GPU()                                                                   \
     std::string why_no_gpu;                                                             \
@@ -377,3 +381,115 @@ TEST(Gpu, StatisticsDescribeTheFrame) {
     EXPECT_GT(last.warp_iterations, 0u);
 #endif
 }
+
+// ---- Resident mode: one kernel, many frames ----
+
+#if defined(PKRT_HAVE_CUDA)
+size_t resident_set_kib() {
+    std::ifstream statm("/proc/self/statm");
+    size_t pages = 0, rss = 0;
+    statm >> pages >> rss;
+    return rss * 4;
+}
+#endif
+
+TEST(Gpu, ResidentKernelServesThousandsOfFramesWithOneLaunch) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    Scene s = load_prepared(kScenes + "/cornell.json");
+    auto gpu = gpu_backend(gpus[0]);
+    gpu->set_scene(s);
+    gpu->reset(16, 16);
+    RenderSettings rs = settings(16, 16, 1, 6, 1, SchedulerMode::kResident);
+    RenderStats warm;
+    for (uint32_t i = 0; i < 100; ++i) gpu->accumulate(rs, i, 1, warm);
+    size_t free_before = 0, total = 0, rss_before = resident_set_kib();
+    cudaMemGetInfo(&free_before, &total);
+    RenderStats st;
+    const uint32_t frames = 10000;
+    for (uint32_t i = 100; i < 100 + frames; ++i) gpu->accumulate(rs, i, 1, st);
+    size_t free_after = 0;
+    cudaMemGetInfo(&free_after, &total);
+    EXPECT_EQ(warm.kernel_launches, 1u) << "the first frame launches the kernel";
+    EXPECT_EQ(st.kernel_launches, 0u) << "no frame after it launches anything";
+    EXPECT_EQ(st.frames, frames);
+    EXPECT_EQ(st.samples, uint64_t(frames) * 16 * 16);
+    EXPECT_EQ(st.paths_generated, st.samples);
+    EXPECT_EQ(st.enqueued, st.dequeued);
+    for (uint32_t c : gpu->sample_counts()) ASSERT_EQ(c, 100u + frames);
+    EXPECT_EQ(free_after, free_before) << "device memory does not grow with commands";
+    EXPECT_LT(resident_set_kib(), rss_before + 2048) << "host memory does not grow with commands";
+    for (double ms : st.frame_gpu_ms) ASSERT_GT(ms, 0.0);
+#endif
+}
+
+// A frame of another view after a frame of view A is a render of that view alone: no sample of A
+// reaches it (frames are jobs of one kernel, and the framebuffer was cleared between them).
+TEST(Gpu, ResidentFramesOfANewViewDoNotBlendTheOldOne) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    Scene s = load_prepared(kScenes + "/cornell.json");
+    auto gpu = gpu_backend(gpus[0]);
+    RenderSettings rs = settings(48, 48, 8, 6, 2, SchedulerMode::kResident);
+    render_image(*gpu, s, rs, nullptr);  // view A
+    CameraSpec b = s.camera;
+    b.eye = b.eye + Vec3{150.0f, -40.0f, 0.0f};
+    RenderOutput switched = render_view(*gpu, s, b, rs, nullptr);
+    EXPECT_EQ(switched.stats.kernel_launches, 0u) << "the same kernel rendered both views";
+    auto fresh = make_cpu_backend();
+    RenderSettings cpu_rs = rs;
+    cpu_rs.mode.reset();
+    RenderOutput ref = render_view(*fresh, s, b, cpu_rs, nullptr);
+    RenderSettings other = cpu_rs;
+    other.seed += 1000;
+    RenderOutput noise = render_view(*fresh, s, b, other, nullptr);
+    EXPECT_LT(rms_difference(ref.image, switched.image), 0.25 * rms_difference(ref.image, noise.image));
+#endif
+}
+
+TEST(Gpu, ResidentKernelQuitsWithinAHundredMilliseconds) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    Scene s = load_prepared(kScenes + "/spheres.json");
+    auto gpu = gpu_backend(gpus[0]);
+    RenderSettings rs = settings(256, 256, 4, 8, 1, SchedulerMode::kResident);
+    render_image(*gpu, s, rs, nullptr);
+    // Leaving the mode quits the kernel; the next persistent frame then has the GPU.
+    auto t0 = std::chrono::steady_clock::now();
+    RenderStats st;
+    gpu->accumulate(settings(256, 256, 1, 8, 1, SchedulerMode::kPersistent), 0, 1, st);
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_LT(ms, 100.0) << "quit and a small persistent frame took " << ms << " ms";
+    // Destroying the backend quits a running kernel too.
+    render_image(*gpu, s, rs, nullptr);
+    t0 = std::chrono::steady_clock::now();
+    gpu.reset();
+    ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_LT(ms, 100.0) << "quit took " << ms << " ms";
+#endif
+}
+
+TEST(Gpu, CancellingAResidentFrameKeepsTheKernel) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    Scene s = load_prepared(kScenes + "/spheres.json");
+    auto gpu = gpu_backend(gpus[0]);
+    gpu->set_scene(s);
+    gpu->reset(1920, 1080);
+    RenderStats st;
+    auto done = std::async(std::launch::async, [&] { gpu->accumulate(settings(1920, 1080, 512, 64, 1, SchedulerMode::kResident), 0, 512, st); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    ASSERT_EQ(done.wait_for(std::chrono::milliseconds(0)), std::future_status::timeout) << "the frame must be long";
+    auto cancel_at = std::chrono::steady_clock::now();
+    gpu->cancel();
+    done.get();
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - cancel_at).count();
+    EXPECT_LT(ms, 100.0) << "cancel took " << ms << " ms";
+    RenderStats next;
+    gpu->reset(1920, 1080);
+    gpu->accumulate(settings(1920, 1080, 1, 4, 1, SchedulerMode::kResident), 0, 1, next);
+    EXPECT_EQ(next.kernel_launches, 0u) << "the kernel survived the cancel";
+    EXPECT_EQ(next.samples, 1920u * 1080u);
+#endif
+}
+

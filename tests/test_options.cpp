@@ -23,13 +23,13 @@ std::string error_of(const std::function<void()>& f) {
 
 TEST(Modes, NamesRoundTrip) {
     for (SchedulerMode m : all_modes()) EXPECT_EQ(parse_mode(mode_name(m)), m);
-    EXPECT_EQ(all_modes().size(), 4u);
-    EXPECT_EQ(mode_list(), "persistent, relaunch, graph or megakernel");
+    EXPECT_EQ(all_modes().size(), 5u);
+    EXPECT_EQ(mode_list(), "persistent, relaunch, graph, megakernel or resident");
 }
 
 TEST(Modes, UnknownModeNamesTheFlag) {
     EXPECT_EQ(error_of([] { parse_mode("Persistent", "--modes"); }),
-              "--modes Persistent: 'Persistent' is not a mode (must be persistent, relaunch, graph or megakernel)");
+              "--modes Persistent: 'Persistent' is not a mode (must be persistent, relaunch, graph, megakernel or resident)");
     EXPECT_NE(error_of([] { parse_mode(""); }), "");
 }
 

@@ -53,6 +53,25 @@ std::string file_name(const std::string& path) { return std::filesystem::path(pa
 
 }  // namespace
 
+namespace {
+
+// Resident mode is not shown live yet: its kernel holds every SM, and the display's packing kernel
+// would wait for it (pkrt render and bench run it).
+std::vector<SchedulerMode> live_modes(const Backend& backend) {
+    std::vector<SchedulerMode> out;
+    for (SchedulerMode m : backend.modes())
+        if (m != SchedulerMode::kResident) out.push_back(m);
+    return out;
+}
+
+void check_live_mode(const Backend& backend, SchedulerMode mode, const std::string& flag) {
+    check_mode(backend, mode, flag);
+    if (mode == SchedulerMode::kResident)
+        throw Error(flag + " resident: the viewer does not show resident mode live yet (pkrt render and pkrt bench run it)");
+}
+
+}  // namespace
+
 ViewerApp::ViewerApp(const ViewerOptions& options) : options_(options) {
     batch_ = options_.frames > 0 || !options_.script.empty();
 
@@ -69,7 +88,7 @@ ViewerApp::ViewerApp(const ViewerOptions& options) : options_(options) {
     std::string why;
     backend_ = make_backend(BackendOptions{options_.backend, {}}, &why);
     std::fprintf(stderr, "pkrt-viewer: %s\n", why.c_str());
-    if (mode) check_mode(*backend_, *mode);
+    if (mode) check_live_mode(*backend_, *mode, "--mode");
     backends_ = {"cpu"};
     std::string no_cuda;
     if (cuda_built() && !cuda_devices(&no_cuda).empty()) backends_.push_back("cuda");
@@ -234,7 +253,7 @@ void ViewerApp::frame() {
         compare_requested_ = false;
     }
     if (req.start_compare) {
-        compare_.start(backend_->name(), backend_->modes(), *scene_, camera_spec_, progressive_.settings(),
+        compare_.start(backend_->name(), live_modes(*backend_), *scene_, camera_spec_, progressive_.settings(),
                        static_cast<uint32_t>(view_.spp_per_frame), view_.compare_frames, scene_name_);
         if (!compare_.running()) report_comparison();  // it failed to start
     }
@@ -477,7 +496,7 @@ void ViewerApp::script_screenshot(const std::string& path, bool with_ui) {
 
 void ViewerApp::script_mode(const std::string& name) {
     SchedulerMode mode = parse_mode(name, "script: mode");
-    check_mode(*backend_, mode, "script: mode");
+    check_live_mode(*backend_, mode, "script: mode");
     view_.mode = mode;
     progressive_.set_mode(mode);
 }
@@ -523,7 +542,7 @@ void ViewerApp::window_size(int* width, int* height) const { glfwGetWindowSize(w
 PanelData ViewerApp::panel_data() const {
     PanelData d;
     d.backends = backends_;
-    d.modes = backend_->modes();
+    d.modes = live_modes(*backend_);
     d.device = backend_->name() + ": " + backend_->device();
     d.gl_context = window_->context_description();
     d.scene_name = scene_name_;

@@ -33,13 +33,15 @@ public:
         frame_.allocate(1);
         counters_.allocate(1);
         // The persistent scheduler is made at once: its grid and queues are checked and sized here, so an
-        // impossible grid is refused before anything renders.
+        // impossible grid is refused before anything renders. Its queue set-up is a kernel.
+        quit_resident_kernels();
         scheduler(SchedulerMode::kPersistent);
     }
 
     ~CudaBackend() override {
         if (g_device_wedged) return;
-        if (pending_) cudaStreamSynchronize(stream_);  // a frame begun and never ended
+        if (pending_ && !pending_->resident()) cudaStreamSynchronize(stream_);  // a frame begun and never ended
+        quit_resident();  // before any free: a free waits for every kernel
         schedulers_ = {};
         for (cudaEvent_t e : {start_, done_, read_back_}) cudaEventDestroy(e);
         cudaStreamDestroy(display_stream_);
@@ -54,6 +56,7 @@ public:
         drain();
         camera_ = scene.camera;
         if (scene_ == &scene) return;
+        quit_resident();  // it reads the scene being replaced
         scene_ = &scene;
         dscene_.upload(scene);
         ++scene_id_;
@@ -64,12 +67,23 @@ public:
     void reset(int width, int height) override {
         drain();
         size_t n = static_cast<size_t>(width) * height;
+        if (width != width_ || height != height_) quit_resident();  // it renders into the buffers that go
         width_ = width;
         height_ = height;
         radiance_.allocate(3 * n);
         samples_.allocate(n);
-        check(cudaMemsetAsync(radiance_.get(), 0, 3 * n * sizeof(float), stream_), "clear framebuffer");
-        check(cudaMemsetAsync(samples_.get(), 0, n * sizeof(uint32_t), stream_), "clear framebuffer");
+        if (resident_running()) {
+            // Kernels (a memset among them) wait while a resident grid holds every SM; copy engines do not.
+            zeros_.resize(3 * n);
+            check(cudaMemcpyAsync(radiance_.get(), zeros_.data(), 3 * n * sizeof(float), cudaMemcpyHostToDevice, stream_),
+                  "clear framebuffer");
+            check(cudaMemcpyAsync(samples_.get(), zeros_.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice, stream_),
+                  "clear framebuffer");
+        } else {
+            quit_resident_kernels();  // another backend's: a memset is a kernel
+            check(cudaMemsetAsync(radiance_.get(), 0, 3 * n * sizeof(float), stream_), "clear framebuffer");
+            check(cudaMemsetAsync(samples_.get(), 0, n * sizeof(uint32_t), stream_), "clear framebuffer");
+        }
         check(cudaStreamSynchronize(stream_), "clear framebuffer");
     }
 
@@ -83,6 +97,7 @@ public:
     void begin_accumulate(const RenderSettings& rs, uint32_t first_sample, uint32_t samples) override {
         if (pending_) throw Error("internal: a CUDA frame was begun while another is in flight");
         GpuScheduler& s = scheduler(rs.mode.value_or(SchedulerMode::kPersistent));
+        if (!s.resident()) quit_resident_kernels();  // a resident grid would keep this mode's kernels waiting
         stop_flag_.host()[0] = 0;
         GpuFrame f;
         f.stream = stream_;
@@ -94,14 +109,22 @@ public:
         f.stop_device = stop_flag_.device();
         f.stop_host = stop_flag_.host();
         f.scene_id = scene_id_;
-        *frame_host_.host() = f.record;
-        check(cudaMemcpyAsync(frame_.get(), frame_host_.host(), sizeof(FrameRecord), cudaMemcpyHostToDevice, stream_), "frame record");
-        check(cudaMemsetAsync(counters_.get(), 0, sizeof(GpuCounters), stream_), "clear counters");
         // Aim the timeline at timeline_points from the time per path the last frame took, scaled to this
         // frame's paths (a viewer's frames change size). Warps look at the clock only every few
         // iterations, so short frames (mostly a tail of few busy warps) land nearer a third of the aim.
-        *interval_host_.host() = static_cast<unsigned>(
+        f.timeline_interval_ns = static_cast<unsigned>(
             std::clamp(ns_per_path_ * static_cast<double>(f.paths()) / opt_.timeline_points, 200.0, 1e7));
+        if (s.resident()) {  // the frame goes to the running kernel through mapped memory
+            if (!s.running()) resident_before_ = GpuCounters{};
+            s.begin(f);
+            pending_ = &s;
+            paths_ = f.paths();
+            return;
+        }
+        *frame_host_.host() = f.record;
+        check(cudaMemcpyAsync(frame_.get(), frame_host_.host(), sizeof(FrameRecord), cudaMemcpyHostToDevice, stream_), "frame record");
+        check(cudaMemsetAsync(counters_.get(), 0, sizeof(GpuCounters), stream_), "clear counters");
+        *interval_host_.host() = f.timeline_interval_ns;
         check(cudaMemcpyAsync(reinterpret_cast<char*>(counters_.get()) + offsetof(GpuCounters, timeline_interval_ns),
                               interval_host_.host(), sizeof(unsigned), cudaMemcpyHostToDevice, stream_),
               "timeline interval");
@@ -121,11 +144,22 @@ public:
         GpuScheduler& s = *pending_;
         pending_ = nullptr;
         s.wait(done_);
-        check(cudaEventSynchronize(read_back_), "frame");
-        check(cudaGetLastError(), "frame");
         float ms = 0.0f;
-        check(cudaEventElapsedTime(&ms, start_, done_), "cudaEventElapsedTime");
-        RenderStats f = frame_stats(*counters_host_.host(), ms, dev_.multiprocessors);
+        GpuCounters& c = *counters_host_.host();
+        if (s.resident()) {
+            // Running totals: this frame is what they gained since the last one.
+            check(cudaMemcpyAsync(&c, counters_.get(), sizeof(GpuCounters), cudaMemcpyDeviceToHost, stream_), "read counters");
+            check(cudaStreamSynchronize(stream_), "read counters");
+            GpuCounters now = c;
+            c = counters_since(now, resident_before_);
+            resident_before_ = now;
+            ms = s.frame_ms();
+        } else {
+            check(cudaEventSynchronize(read_back_), "frame");
+            check(cudaEventElapsedTime(&ms, start_, done_), "cudaEventElapsedTime");
+        }
+        check(cudaGetLastError(), "frame");
+        RenderStats f = frame_stats(c, ms, dev_.multiprocessors);
         s.end(ms, stop_flag_.host()[0] != 0, f);
         stats.merge(f);
         if (paths_ > 0 && ms > 0.0f) ns_per_path_ = ms * 1e6 / static_cast<double>(paths_);
@@ -140,6 +174,7 @@ public:
     bool output_on_device() const override { return true; }
 
     void copy_accumulation(float* rgba) const override {
+        display_needs_free_gpu();
         after_frame();
         DeviceFramebuffer fb{radiance_.get(), samples_.get()};
         uint32_t pixels = static_cast<uint32_t>(width_) * static_cast<uint32_t>(height_);
@@ -148,6 +183,7 @@ public:
     }
 
     bool copy_accumulation_to_surface(unsigned long long surface) const override {
+        display_needs_free_gpu();
         after_frame();
         DeviceFramebuffer fb{radiance_.get(), samples_.get()};
         check(launch_pack_accumulation_surface(fb, width_, height_, static_cast<cudaSurfaceObject_t>(surface), display_stream_),
@@ -181,9 +217,24 @@ private:
                 case SchedulerMode::kRelaunch: s = make_wavefront_scheduler(false, opt_); break;
                 case SchedulerMode::kGraph: s = make_wavefront_scheduler(true, opt_); break;
                 case SchedulerMode::kMegakernel: s = make_megakernel_scheduler(opt_); break;
+                case SchedulerMode::kResident: s = make_resident_scheduler(dev_, opt_); break;
             }
         }
         return *s;
+    }
+
+    bool resident_running() const {
+        const auto& r = schedulers_[static_cast<size_t>(SchedulerMode::kResident)];
+        return r && r->running();
+    }
+    void quit_resident() {
+        auto& r = schedulers_[static_cast<size_t>(SchedulerMode::kResident)];
+        if (r) r->quit();
+    }
+    // Packing is a kernel, and it would wait for a resident grid forever.
+    void display_needs_free_gpu() const {
+        if (resident_running()) throw Error("resident mode: the accumulation cannot be packed for display while the kernel runs");
+        quit_resident_kernels();  // another backend's
     }
 
     // The display stream's work waits for the last frame's work (a no-op before the first frame).
@@ -218,8 +269,10 @@ private:
     DeviceArray<GpuCounters> counters_;
     PinnedHost<GpuCounters> counters_host_;
     PinnedHost<unsigned> interval_host_;
+    std::vector<float> zeros_;  // resident mode: clears the framebuffer by copy
     MappedHost<int> stop_flag_;
-    std::array<std::unique_ptr<GpuScheduler>, 4> schedulers_;
+    std::array<std::unique_ptr<GpuScheduler>, 5> schedulers_;
+    GpuCounters resident_before_{};  // resident mode: the running counters at the last frame's end
     GpuScheduler* pending_ = nullptr;
     unsigned long long paths_ = 0;
     double ns_per_path_ = 6.0;  // first frames: about what an H200 takes on Crytek Sponza 1080p

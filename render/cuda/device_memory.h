@@ -17,6 +17,11 @@ namespace pkrt::cuda {
 // block forever, so destructors leave everything to the driver's teardown at process exit.
 inline std::atomic<bool> g_device_wedged{false};
 
+// Ends every resident kernel of the process (render/cuda/resident_scheduler.cpp). Freeing device or
+// pinned memory synchronises the whole device, and a kernel that never ends would make it wait forever:
+// every free here calls this first.
+void quit_resident_kernels();
+
 inline void check(cudaError_t e, const char* what) {
     if (e != cudaSuccess) {
         cudaGetLastError();
@@ -43,7 +48,10 @@ public:
         if (!v.empty()) check(cudaMemcpy(p_, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
     }
     void release() {
-        if (p_ && !g_device_wedged) cudaFree(p_);
+        if (p_ && !g_device_wedged) {
+            quit_resident_kernels();
+            cudaFree(p_);
+        }
         p_ = nullptr;
         n_ = 0;
     }
@@ -67,7 +75,9 @@ public:
         if (mapped) check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&d_), h_, 0), "cudaHostGetDevicePointer");
     }
     ~PinnedHost() {
-        if (!g_device_wedged) cudaFreeHost(h_);
+        if (g_device_wedged) return;
+        quit_resident_kernels();
+        cudaFreeHost(h_);
     }
     PinnedHost(const PinnedHost&) = delete;
     PinnedHost& operator=(const PinnedHost&) = delete;

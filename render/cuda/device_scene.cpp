@@ -4,6 +4,7 @@ namespace pkrt::cuda {
 
 void DeviceScene::release_textures() {
     if (g_device_wedged) return;
+    if (!objects_.empty() || !arrays_.empty()) quit_resident_kernels();
     for (auto o : objects_) cudaDestroyTextureObject(o);
     for (auto a : arrays_) cudaFreeArray(a);
     objects_.clear();

@@ -32,6 +32,7 @@ struct GpuFrame {
     const volatile int* stop_device = nullptr;  // the host's stop flag (mapped) as the device sees it
     const volatile int* stop_host = nullptr;
     unsigned long long scene_id = 0;     // changes with every scene upload
+    unsigned timeline_interval_ns = 1000;
 
     unsigned long long paths() const { return static_cast<unsigned long long>(record.pixels()) * record.samples; }
 };
@@ -45,11 +46,22 @@ public:
     virtual void end(float gpu_ms, bool cancelled, RenderStats& stats) = 0;
     // The scene or the buffers changed under it (a captured graph baked them in).
     virtual void invalidate() {}
+
+    // A scheduler whose kernel outlives frames (resident) takes no events or clears on the frame's
+    // stream: it times its frames on the device clock, and its counters keep running across frames.
+    virtual bool resident() const { return false; }
+    virtual bool running() const { return false; }  // its kernel is on the GPU now
+    virtual float frame_ms() const { return 0.0f; }
+    // Ends a kernel that outlives frames (another mode, a new size, quitting); false if none runs.
+    virtual bool quit() { return false; }
 };
 
 std::unique_ptr<GpuScheduler> make_persistent_scheduler(const GpuDevice& device, const SchedulerOptions& options);
 // Relaunch: the stages launched one by one; graph: the same launches captured once and replayed.
 std::unique_ptr<GpuScheduler> make_wavefront_scheduler(bool graph, const SchedulerOptions& options);
 std::unique_ptr<GpuScheduler> make_megakernel_scheduler(const SchedulerOptions& options);
+std::unique_ptr<GpuScheduler> make_resident_scheduler(const GpuDevice& device, const SchedulerOptions& options);
+// quit_resident_kernels() (device_memory.h): another kernel, or a free, would wait for a resident grid
+// to leave the GPU, forever.
 
 }  // namespace pkrt::cuda

@@ -76,7 +76,10 @@ private:
     }
 
     void drop() {
-        if (exec_ && !g_device_wedged) cudaGraphExecDestroy(exec_);
+        if (exec_ && !g_device_wedged) {
+            quit_resident_kernels();
+            cudaGraphExecDestroy(exec_);
+        }
         exec_ = nullptr;
     }
 

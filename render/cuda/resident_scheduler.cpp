@@ -1,0 +1,242 @@
+// Resident mode's host side: the persistent loop launched once (kernels/resident.cuh) and fed one job
+// per frame through a ring in mapped host memory, so a frame costs no launch at all. The kernel lives
+// until quit(): another mode, a new scene or size, or the backend's end. Completion, progress and the
+// frame's device time come back through mapped memory; counters are read with copy-engine copies,
+// which run beside the grid (any other kernel would wait for it to leave).
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <mutex>
+#include <vector>
+#include <thread>
+
+#include "ray_queues.h"
+#include "scheduler.h"
+
+namespace pkrt::cuda {
+
+namespace {
+
+constexpr int kStallSeconds = 10;
+using Clock = std::chrono::steady_clock;
+
+class ResidentScheduler;
+std::mutex g_running_mutex;
+std::vector<ResidentScheduler*> g_running;  // resident kernels on the GPU now, of every backend
+
+class ResidentScheduler final : public GpuScheduler {
+public:
+    ResidentScheduler(const GpuDevice& dev, const SchedulerOptions& opt) : dev_(dev), opt_(opt) {
+        quit_resident_kernels();  // another backend's: the queue set-up below is a kernel
+        if (opt_.blocks_per_sm != 0 && opt_.blocks_per_sm != kResidentBlocksPerSm)
+            throw Error("blocks_per_sm " + std::to_string(opt_.blocks_per_sm) + ": the resident kernel is built for " +
+                        std::to_string(kResidentBlocksPerSm) + " only");
+        int occupancy = resident_occupancy();
+        if (occupancy <= 0) throw Error("CUDA: the resident kernel cannot be resident on " + dev.name);
+        int resident = occupancy * dev.multiprocessors;
+        if (opt_.grid_blocks > resident)
+            throw Error("resident grid of " + std::to_string(opt_.grid_blocks) + " blocks exceeds the " + std::to_string(resident) +
+                        " that can be co-resident on " + dev.name);
+        blocks_ = opt_.grid_blocks > 0 ? opt_.grid_blocks : resident;
+        uint32_t lanes = static_cast<uint32_t>(blocks_) * kPersistentThreads;
+        uint32_t cap = opt_.queue_capacity;
+        if (cap == 0)
+            for (cap = 1; cap < 2 * lanes; cap <<= 1) {}
+        check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+        control_.allocate(1);
+        resident_control_.allocate(1);
+        paths_.allocate(cap, stream_);
+        shadows_.allocate(cap, stream_);
+        check(cudaStreamSynchronize(stream_), "queue init");
+    }
+
+    // Its own memory is freed after quit() (the members' destructors run after this body).
+    ~ResidentScheduler() override {
+        try {
+            quit();
+        } catch (...) {  // a wedged kernel: left to the driver's teardown (g_device_wedged)
+        }
+        if (!g_device_wedged) cudaStreamDestroy(stream_);
+    }
+
+    bool resident() const override { return true; }
+    bool running() const override { return running_; }
+    float frame_ms() const override { return static_cast<float>(status_.host()->end_ns - status_.host()->start_ns) * 1e-6f; }
+
+    void begin(const GpuFrame& f) override {
+        copy_stream_ = f.stream;
+        stop_host_ = f.stop_host;
+        launched_ = false;
+        std::array<const void*, 4> key{f.fb.radiance, f.frame, f.counters, reinterpret_cast<const void*>(f.scene_id)};
+        if (running_ && key != key_) quit();
+        if (!running_) launch(f);
+        key_ = key;
+        ResidentJob& job = ring_.host()->jobs[(seq_ + 1) % kResidentRingSlots];
+        job.frame = f.record;
+        job.command = kResidentRender;
+        job.timeline_interval_ns = f.timeline_interval_ns;
+        publish(++seq_);
+    }
+
+    void wait(cudaEvent_t) override {
+        const LiveStats* live = live_.host();
+        auto snapshot = [live] {
+            return std::array<long long, 4>{static_cast<long long>(live->rays), static_cast<long long>(live->samples_done),
+                                            live->path_queue, live->in_flight};
+        };
+        auto start = Clock::now(), last_change = start;
+        auto seen = snapshot();
+        bool cancelled = false;
+        while (status_.host()->completed != seq_) {
+            cudaError_t e = cudaStreamQuery(stream_);
+            if (e == cudaSuccess) throw Error("the resident kernel ended before job " + std::to_string(seq_) + " was done");
+            if (e != cudaErrorNotReady) check(e, "resident kernel");
+            if (!cancelled && *stop_host_) {  // cancel(): the job stops claiming samples and drains
+                ring_.host()->cancel = seq_;
+                cancelled = true;
+            }
+            auto now = Clock::now();
+            if (now - start > std::chrono::milliseconds(1)) std::this_thread::sleep_for(std::chrono::microseconds(100));
+            auto current = snapshot();
+            if (current != seen || !opt_.timeline) {
+                seen = current;
+                last_change = now;
+            } else if (now - last_change > std::chrono::seconds(kStallSeconds)) {
+                throw Error("resident kernel made no progress on job " + std::to_string(seq_) + " for " +
+                            std::to_string(kStallSeconds) + " s (" + std::to_string(seen[1]) + " samples done, " +
+                            std::to_string(seen[3]) + " in flight)");
+            }
+        }
+    }
+
+    void end(float ms, bool cancelled, RenderStats& stats) override {
+        (void)ms;
+        (void)cancelled;
+        std::array<QueueCounters, 2>& after = *after_.host();
+        check(cudaMemcpyAsync(&after[0], paths_.counters.get(), sizeof(QueueCounters), cudaMemcpyDeviceToHost, copy_stream_), "queue counters");
+        check(cudaMemcpyAsync(&after[1], shadows_.counters.get(), sizeof(QueueCounters), cudaMemcpyDeviceToHost, copy_stream_), "queue counters");
+        check(cudaStreamSynchronize(copy_stream_), "queue counters");
+        stats.kernel_launches += launched_ ? 1 : 0;
+        stats.enqueued += (after[0].tail - before_[0].tail) + (after[1].tail - before_[1].tail);
+        stats.dequeued += (after[0].head - before_[0].head) + (after[1].head - before_[1].head);
+        stats.peak_queue = std::max<uint64_t>(stats.peak_queue, static_cast<uint64_t>(after[0].peak) + after[1].peak);
+        before_ = after;
+        stats.grid_blocks = blocks_;
+        stats.blocks_per_sm = kResidentBlocksPerSm;
+        stats.shadows_queued = queue_shadows();
+        stats.stragglers_sorted = opt_.stragglers == Stragglers::kSorted;
+        stats.block_threads = kPersistentThreads;
+        stats.queue_capacity = static_cast<int>(paths_.capacity);
+    }
+
+    bool quit() override {
+        if (!running_) return false;
+        running_ = false;
+        {
+            std::lock_guard<std::mutex> lock(g_running_mutex);
+            g_running.erase(std::remove(g_running.begin(), g_running.end(), this), g_running.end());
+        }
+        if (status_.host()->completed != seq_) ring_.host()->cancel = seq_;  // a job begun and never waited for
+        ring_.host()->jobs[(seq_ + 1) % kResidentRingSlots].command = kResidentQuit;
+        publish(++seq_);
+        auto deadline = Clock::now() + std::chrono::seconds(5);
+        for (;;) {
+            cudaError_t e = cudaStreamQuery(stream_);
+            if (e == cudaSuccess) return true;
+            if (e != cudaErrorNotReady) check(e, "resident kernel");
+            if (Clock::now() > deadline) {
+                g_device_wedged = true;
+                throw Error("the resident kernel did not quit within 5 s; the GPU is left to the driver at exit");
+            }
+            std::this_thread::sleep_for(std::chrono::microseconds(50));
+        }
+    }
+
+    void invalidate() override { quit(); }
+
+private:
+    int queue_shadows() const { return opt_.shadow_rays == ShadowRays::kInline ? 0 : 1; }
+
+    void publish(uint32_t seq) {
+        ring_.host()->jobs[seq % kResidentRingSlots].seq = seq;
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        ring_.host()->head = seq;
+    }
+
+    void launch(const GpuFrame& f) {
+        quit_resident_kernels();  // another backend's would keep this one from starting
+        check(cudaMemsetAsync(control_.get(), 0, sizeof(FrameControl), stream_), "resident control");
+        check(cudaMemsetAsync(resident_control_.get(), 0, sizeof(ResidentControl), stream_), "resident control");
+        check(cudaMemsetAsync(f.counters, 0, sizeof(GpuCounters), stream_), "resident counters");
+        paths_.reset(stream_);
+        shadows_.reset(stream_);
+        check(cudaStreamSynchronize(stream_), "resident set-up");
+        std::memset(static_cast<void*>(ring_.host()), 0, sizeof(ResidentRing));
+        std::memset(static_cast<void*>(status_.host()), 0, sizeof(ResidentStatus));
+        before_ = {};
+        seq_ = 0;
+        PersistentParams p{};
+        p.scene = f.scene;
+        p.frame = f.frame;
+        p.job_frame = const_cast<FrameRecord*>(f.frame);
+        p.fb = f.fb;
+        p.paths = paths_.view();
+        p.shadows = shadows_.view();
+        p.control = control_.get();
+        p.counters = f.counters;
+        p.live = live_.device();
+        p.host_stop = nullptr;  // cancel() stops a job, not the kernel
+        p.fetch_threshold = opt_.fetch_threshold;
+        p.queue_shadows = queue_shadows();
+        p.sort_stragglers = opt_.stragglers == Stragglers::kSorted;
+        p.timeline = opt_.timeline;
+        p.backoff_max_shift = opt_.backoff_max_shift;
+        uint32_t lanes = static_cast<uint32_t>(blocks_) * kPersistentThreads;
+        p.low_water = static_cast<int>(std::min<uint32_t>(lanes, paths_.capacity / 2));
+        p.ring = ring_.device();
+        p.status = status_.device();
+        p.resident = resident_control_.get();
+        check(launch_resident(p, blocks_, stream_), "resident kernel launch");
+        running_ = true;
+        launched_ = true;
+        std::lock_guard<std::mutex> lock(g_running_mutex);
+        g_running.push_back(this);
+    }
+
+    GpuDevice dev_;
+    SchedulerOptions opt_;
+    int blocks_ = 0;
+    cudaStream_t stream_ = nullptr, copy_stream_ = nullptr;
+    QueueStorage<PathRecord> paths_;
+    QueueStorage<ShadowRecord> shadows_;
+    DeviceArray<FrameControl> control_;
+    DeviceArray<ResidentControl> resident_control_;
+    MappedHost<ResidentRing> ring_;
+    MappedHost<ResidentStatus> status_;
+    MappedHost<LiveStats> live_;
+    std::array<QueueCounters, 2> before_{};
+    PinnedHost<std::array<QueueCounters, 2>> after_;
+    std::array<const void*, 4> key_{};
+    uint32_t seq_ = 0;
+    bool running_ = false, launched_ = false;
+    const volatile int* stop_host_ = nullptr;
+};
+
+}  // namespace
+
+void quit_resident_kernels() {
+    std::vector<ResidentScheduler*> running;
+    {
+        std::lock_guard<std::mutex> lock(g_running_mutex);
+        running = g_running;
+    }
+    for (ResidentScheduler* s : running) s->quit();
+}
+
+std::unique_ptr<GpuScheduler> make_resident_scheduler(const GpuDevice& device, const SchedulerOptions& options) {
+    return std::make_unique<ResidentScheduler>(device, options);
+}
+
+}  // namespace pkrt::cuda
