@@ -88,6 +88,10 @@ void write_plot(const std::string& path, const nlohmann::json& out) {
 int run_bench(const BenchArgs& a) {
     if (a.repeat < 1 || a.repeat > 100000) throw Error("--repeat must be between 1 and 100000");
     if (a.spp < 1 || a.spp > 65536) throw Error("--spp must be between 1 and 65536");
+    // A warm-up that is negative, or that overflows warmup + repeat, would leave no measured frame.
+    if (a.warmup < 0 || a.warmup > 100000) throw Error("--warmup " + std::to_string(a.warmup) + ": must be between 0 and 100000");
+    for (int d : a.depths)
+        if (d < 0 || d > 1024) throw Error("--max-depth " + std::to_string(d) + ": must be between 0 and 1024");
     if (!a.json.empty()) check_output_path(a.json, {".json"}, "--json");
     if (!a.csv.empty()) check_output_path(a.csv, {".csv"}, "--csv");
     if (!a.plot.empty()) check_output_path(a.plot, {".png"}, "--plot");

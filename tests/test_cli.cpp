@@ -214,3 +214,12 @@ TEST(Cli, BenchWritesJsonCsvAndPlot) {
     expect_clean_failure(dir, "bench " + shell_quote(kCornell) + " --backend cpu --plot b.jpg", 1, "unsupported file type '.jpg'");
     expect_clean_failure(dir, "bench " + shell_quote(kCornell) + " --backend cpu --modes warp", 1, "'warp' is not a mode");
 }
+
+TEST(Cli, BenchRejectsBadWarmupAndDepth) {
+    TempDir dir;
+    std::string bench = "bench " + shell_quote(kCornell) + " --backend cpu --res 8x8 --repeat 1 -q";
+    expect_clean_failure(dir, bench + " --warmup -5", 1, "--warmup -5");
+    expect_clean_failure(dir, bench + " --warmup 2147483647", 1, "--warmup 2147483647");
+    expect_clean_failure(dir, bench + " --warmup 0 --max-depth -1", 1, "--max-depth -1");
+    expect_clean_failure(dir, bench + " --warmup 0 --max-depth 2,99999", 1, "--max-depth 99999");
+}
