@@ -136,7 +136,7 @@ int run_bench(const BenchArgs& a) {
     std::vector<std::string> csv_rows;
 
     for (const auto& scene_path : a.scenes) {
-        Scene scene = load_scene(scene_path);
+        Scene scene = load_scene(scene_path, a.limits);
         prepare_scene(scene);
         std::vector<std::pair<int, int>> res = sizes.empty() ? std::vector<std::pair<int, int>>{{scene.defaults.width, scene.defaults.height}} : sizes;
         std::vector<int> depths = a.depths.empty() ? std::vector<int>{scene.defaults.max_depth} : a.depths;

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/bench.h"
+#include "app/limit_options.h"
 #include "render/backend.h"
 #include "render/devices.h"
 #include "render/error.h"
@@ -43,6 +44,7 @@ struct RenderArgs {
     uint32_t seed = 0;
     float exposure = 0.0f;
     bool quiet = false;
+    pkrt::LoadLimits limits;
 };
 
 int run_render(const RenderArgs& a) {
@@ -72,7 +74,7 @@ int run_render(const RenderArgs& a) {
         }
     }
 
-    pkrt::Scene scene = pkrt::load_scene(scene_path);
+    pkrt::Scene scene = pkrt::load_scene(scene_path, a.limits);
     if (scene.load_stats.nonfinite_triangles)
         std::fprintf(stderr, "pkrt: warning: %s: dropped %zu triangles with NaN or infinite vertices\n",
                      scene_path.c_str(), scene.load_stats.nonfinite_triangles);
@@ -173,6 +175,7 @@ int main(int argc, char** argv) {
     render->add_option("--stats", ra.stats, "Write render statistics as JSON");
     render->add_option("--exposure", ra.exposure, "Exposure in stops for the PNG")->capture_default_str();
     render->add_flag("-q,--quiet", ra.quiet, "No progress or summary");
+    pkrt::add_limit_options(render, &ra.limits);
 
     CLI::App* info = app.add_subcommand("info", "List CUDA devices and the build configuration");
 
@@ -191,6 +194,7 @@ int main(int argc, char** argv) {
     bench->add_option("--plot", ba.plot, "Write a PNG chart of ms/frame against resolution, one line per mode");
     bench->add_flag("--micro", ba.micro, "Also run launch, graph, barrier, atomic and queue microbenchmarks");
     bench->add_flag("-q,--quiet", ba.quiet, "No progress");
+    pkrt::add_limit_options(bench, &ba.limits);
 
     if (argc > 1 && argv[1][0] != '-' && std::string(argv[1]) != "render" && std::string(argv[1]) != "info" &&
         std::string(argv[1]) != "bench") {

@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "render/load_limits.h"
+
 namespace pkrt::viewer {
 
 struct ViewerOptions {
@@ -21,6 +23,7 @@ struct ViewerOptions {
     std::string screenshot;         // batch output; interactive screenshots' name
     std::string shaders;            // directory holding display.vert and display.frag
     std::string script;             // scripted input (tests)
+    LoadLimits limits;              // resource limits of every scene opened
 };
 
 // Parses argv. Returns -1 to go on, or an exit code (0 after --help, 2 for a syntax error, which it has
