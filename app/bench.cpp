@@ -14,6 +14,7 @@
 #include "render/devices.h"
 #include "render/error.h"
 #include "render/image.h"
+#include "render/output_files.h"
 #include "render/plot.h"
 #include "render/progress.h"
 #include "render/scene.h"
@@ -39,7 +40,7 @@ double median(std::vector<double> v) {
 }
 
 // ms/frame against pixels per frame (log-log), one line per mode (and per scene and depth when several).
-void write_plot(const std::string& path, const nlohmann::json& out) {
+std::string plot_png(const nlohmann::json& out) {
     PlotSpec spec;
     spec.title = "pkrt bench: time per frame, " + out["device"].get<std::string>();
     spec.x_label = "resolution (pixels per frame)";
@@ -80,7 +81,7 @@ void write_plot(const std::string& path, const nlohmann::json& out) {
         spec.series.push_back(sorted);
     }
     for (const auto& [px, label] : ticks) spec.x_ticks.push_back({px, label});
-    write_line_plot(path, spec);
+    return line_plot_png(spec);
 }
 
 }  // namespace
@@ -134,9 +135,16 @@ int run_bench(const BenchArgs& a) {
         out["microbenchmarks"] = jm;
     }
     std::vector<std::string> csv_rows;
+    std::vector<OutputFile> outputs;
+    if (!a.json.empty()) outputs.push_back({"--json", a.json, {}});
+    if (!a.csv.empty()) outputs.push_back({"--csv", a.csv, {}});
+    if (!a.plot.empty()) outputs.push_back({"--plot", a.plot, {}});
+    std::vector<SceneInput> inputs;
 
     for (const auto& scene_path : a.scenes) {
         Scene scene = load_scene(scene_path, a.limits);
+        inputs.insert(inputs.end(), scene.inputs.begin(), scene.inputs.end());
+        check_outputs(outputs, inputs);
         prepare_scene(scene);
         std::vector<std::pair<int, int>> res = sizes.empty() ? std::vector<std::pair<int, int>>{{scene.defaults.width, scene.defaults.height}} : sizes;
         std::vector<int> depths = a.depths.empty() ? std::vector<int>{scene.defaults.max_depth} : a.depths;
@@ -222,13 +230,15 @@ int run_bench(const BenchArgs& a) {
             }
         }
     }
-    if (!a.json.empty()) write_file_atomically(a.json, out.dump(2) + "\n");
-    if (!a.csv.empty()) {
-        std::string text = "scene,width,height,spp,max_depth,mode,median_ms,min_ms,max_ms,rays_per_second,launches_per_frame,time_relative_to_persistent\n";
-        for (const auto& r : csv_rows) text += r + "\n";
-        write_file_atomically(a.csv, text);
+    for (auto& o : outputs) {
+        if (o.flag == "--json") o.bytes = out.dump(2) + "\n";
+        if (o.flag == "--plot") o.bytes = plot_png(out);
+        if (o.flag == "--csv") {
+            o.bytes = "scene,width,height,spp,max_depth,mode,median_ms,min_ms,max_ms,rays_per_second,launches_per_frame,time_relative_to_persistent\n";
+            for (const auto& r : csv_rows) o.bytes += r + "\n";
+        }
     }
-    if (!a.plot.empty()) write_plot(a.plot, out);
+    write_outputs(outputs, inputs);
     return 0;
 }
 

@@ -15,6 +15,7 @@
 #include "render/devices.h"
 #include "render/error.h"
 #include "render/image.h"
+#include "render/output_files.h"
 #include "render/progress.h"
 #include "render/scene.h"
 #include "render/stats.h"
@@ -81,6 +82,11 @@ int run_render(const RenderArgs& a) {
     if (scene.load_stats.degenerate_triangles)
         std::fprintf(stderr, "pkrt: warning: %s: dropped %zu degenerate (zero-area) triangles\n", scene_path.c_str(),
                      scene.load_stats.degenerate_triangles);
+    // Before the render, so that an output naming an input (or another output) fails in a second.
+    std::vector<pkrt::OutputFile> outputs = {{"-o", a.output, {}}};
+    if (!a.hdr.empty()) outputs.push_back({"--hdr", a.hdr, {}});
+    if (!a.stats.empty()) outputs.push_back({"--stats", a.stats, {}});
+    pkrt::check_outputs(outputs, scene.inputs);
     pkrt::prepare_scene(scene);
 
     pkrt::RenderSettings rs;
@@ -101,9 +107,13 @@ int run_render(const RenderArgs& a) {
                             a.quiet ? nullptr : stderr);
     pkrt::RenderOutput out = pkrt::render_image(*backend, scene, rs, &progress);
 
-    pkrt::write_png(a.output, out.image, a.exposure);
-    if (!a.hdr.empty()) pkrt::write_image(a.hdr, out.image);
-    if (!a.stats.empty()) pkrt::write_stats_json(a.stats, out.stats);
+    // All or nothing: a failed EXR leaves no PNG either.
+    outputs[0].bytes = pkrt::encode_png(out.image, a.exposure);
+    for (auto& o : outputs) {
+        if (o.flag == "--hdr") o.bytes = pkrt::encode_image(o.path, out.image);
+        if (o.flag == "--stats") o.bytes = pkrt::stats_json_text(out.stats);
+    }
+    pkrt::write_outputs(outputs, scene.inputs);
 
     const pkrt::RenderStats& st = out.stats;
     if (!a.quiet) {
@@ -157,6 +167,7 @@ int run_info() {
 }  // namespace
 
 int main(int argc, char** argv) {
+    pkrt::install_output_signal_handlers();
     CLI::App app{"pkrt: a path tracer with a persistent-kernel GPU scheduler"};
     app.require_subcommand(1);
     app.set_version_flag("--version", PKRT_VERSION);

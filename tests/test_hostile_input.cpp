@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 #include <jpeglib.h>
 #include <png.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <cstring>
@@ -336,4 +338,82 @@ TEST(HostileInput, JsonIsStrict) {
     EXPECT_EQ(far.find("parallel"), std::string::npos) << far;
     EXPECT_LOAD_ERROR(dir.write("up.json", R"({"camera": {"eye": [0, 5, 0], "up": [0, 1, 0]}, "meshes": [{"sphere": {}}]})"),
                       "camera.up: must not be parallel");
+}
+
+// ---- 4. Data lost or left behind ----
+
+namespace {
+const std::string kSphere = R"({"camera": {"eye": [0, 0, 4]}, "meshes": [{"sphere": {"subdivisions": 1}}]})";
+}
+
+TEST(HostileInput, OutputsNeverOverwriteInputs) {
+    TempDir dir;
+    dir.write("in_s.json", kSphere);
+    std::string render = "render in_s.json --res 8x8 --spp 1 -q";
+    expect_clean_failure(dir, render + " --stats in_s.json", 1, "--stats in_s.json: is the input");
+    fs::create_hard_link(dir.file("in_s.json"), dir.file("in_hard.json"));
+    expect_clean_failure(dir, render + " --stats in_hard.json", 1, "--stats in_hard.json: is the input");
+    fs::create_symlink("in_s.json", dir.file("in_sym.json"));
+    expect_clean_failure(dir, render + " --stats in_sym.json", 1, "is the input");
+    EXPECT_EQ(read_text(dir.file("in_s.json")), kSphere) << "the scene is untouched";
+    dir.write("in_tex.png", png_bytes(4, 4));
+    textured_scene(dir, "in_t.json", "in_tex.png");
+    expect_clean_failure(dir, "render in_t.json --res 8x8 --spp 1 -o in_tex.png", 1, "-o in_tex.png: is the input");
+    expect_clean_failure(dir, "render in_t.json --res 8x8 --spp 1 -o ./in_tex.png", 1, "is the input");
+    // Two outputs that are one file (hard links with different extensions).
+    dir.write("in_o.png", "x");
+    fs::create_hard_link(dir.file("in_o.png"), dir.file("in_o.pfm"));
+    expect_clean_failure(dir, "render in_s.json --res 8x8 --spp 1 -q -o in_o.png --hdr in_o.pfm", 1, "--hdr in_o.pfm: is the same file as -o");
+    // Bench outputs too.
+    expect_clean_failure(dir, "bench in_s.json --backend cpu --res 8x8 --repeat 1 --warmup 0 -q --json in_hard.json", 1,
+                         "--json in_hard.json: is the input");
+}
+
+TEST(HostileInput, OutputsAreAllOrNothing) {
+    TempDir dir;
+    dir.write("in_s.json", kSphere);
+    // The EXR's temporary name is too long for the file system: it fails after the PNG was encoded, and
+    // no PNG may be left behind.
+    std::string hdr = std::string(245, 'h') + ".exr";
+    expect_clean_failure(dir, "render in_s.json --res 8x8 --spp 1 -q -o out.png --hdr " + hdr, 1, hdr);
+    EXPECT_FALSE(fs::exists(dir.file("out.png")));
+}
+
+TEST(HostileInput, StaleTemporaryFilesOfDeadProcessesAreRemoved) {
+    TempDir dir;
+    dir.write("in_s.json", kSphere);
+    dir.write(".out.png.pkrt-4194305.tmp", "left by a killed run");  // above Linux's largest PID: dead
+    std::string live = ".out.png.pkrt-" + std::to_string(::getpid()) + ".tmp";
+    dir.write(live, "being written by a live process");
+    RunResult r = run_pkrt("render in_s.json --res 8x8 --spp 1 -q -o out.png", dir.path().string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_FALSE(fs::exists(dir.file(".out.png.pkrt-4194305.tmp")));
+    EXPECT_TRUE(fs::exists(dir.file(live))) << "a live process's file is not touched";
+}
+
+TEST(HostileInput, InterruptedRenderExitsWithTheSignalAndLeavesNothing) {
+    for (int sig : {SIGINT, SIGTERM}) {
+        TempDir dir;
+        dir.write("in_s.json", kSphere);
+        // A render of minutes, signalled after a moment.
+        std::string cmd = "(" + shell_quote(PKRT_BINARY) + " render in_s.json --backend cpu --res 512x512 --spp 100000 -q"
+                          " -o out.png --hdr out.exr --stats out.json & p=$!; sleep 1; kill -" + std::to_string(sig) +
+                          " $p; wait $p)";
+        RunResult r = run_in(cmd, dir.path().string());
+        EXPECT_EQ(r.code, 128 + sig) << r.err;
+        for (const auto& e : dir.entries()) EXPECT_EQ(e.rfind("in_", 0), 0u) << "left behind: " << e;
+    }
+}
+
+TEST(HostileInput, OutputSymlinkIsWrittenThrough) {
+    TempDir dir;
+    dir.write("in_s.json", kSphere);
+    fs::create_directory(dir.file("images"));
+    dir.write("images/target.png", "old");
+    fs::create_symlink("images/target.png", dir.file("link.png"));
+    RunResult r = run_pkrt("render in_s.json --res 8x8 --spp 1 -q -o link.png", dir.path().string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir.file("link.png")))) << "the link is kept";
+    std::string png = read_text(dir.file("images/target.png"));
+    EXPECT_EQ(png.substr(1, 3), "PNG") << "its target holds the image";
 }
