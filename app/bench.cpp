@@ -68,7 +68,8 @@ std::string plot_png(const nlohmann::json& out) {
             s.y.push_back(it.value()["median_ms"].get<double>());
         }
     }
-    for (auto& [name, s] : series) {
+    for (auto& entry : series) {  // not a structured binding: clang 14 cannot capture one in a lambda
+        PlotSeries& s = entry.second;
         // Points in resolution order, so lines connect neighbours.
         std::vector<size_t> idx(s.x.size());
         for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
