@@ -12,7 +12,7 @@ namespace pkrt {
 
 inline void add_limit_options(CLI::App* app, LoadLimits* limits) {
     const uint64_t most = uint64_t(1) << 40;
-    app->add_option("--max-triangles", limits->max_triangles, "Most triangles a scene may hold (about 256 bytes each)")
+    app->add_option("--max-triangles", limits->max_triangles, "Most triangles a scene may hold (about 600 bytes each)")
         ->check(CLI::Range(uint64_t(1), most))
         ->capture_default_str();
     app->add_option("--max-texels", limits->max_texels, "Most texture texels a scene may hold (4 bytes each)")

@@ -98,8 +98,12 @@ int run_render(const RenderArgs& a) {
     rs.mode = a.mode;
     if (!a.quiet) {
         std::fprintf(stderr, "pkrt: %s\n", why.c_str());
-        std::fprintf(stderr, "pkrt: %s: %zu triangles, BVH %zu nodes built in %.3f s (%s triangles/s)\n",
-                     scene_path.c_str(), scene.tris.size(), scene.nodes.size(), scene.bvh_build_seconds,
+        uint64_t texels = 0;
+        for (const auto& t : scene.textures) texels += static_cast<uint64_t>(t.width) * t.height;
+        std::fprintf(stderr, "pkrt: %s: %zu triangles, %llu texels (at most %s of host memory), BVH %zu nodes built in %.3f s (%s triangles/s)\n",
+                     scene_path.c_str(), scene.tris.size(), static_cast<unsigned long long>(texels),
+                     pkrt::format_bytes(pkrt::render_memory_estimate(scene.tris.size(), texels, static_cast<uint64_t>(rs.width) * rs.height)).c_str(), scene.nodes.size(),
+                     scene.bvh_build_seconds,
                      pkrt::Progress::format_rate(scene.bvh_build_seconds > 0 ? scene.tris.size() / scene.bvh_build_seconds : 0).c_str());
     }
 

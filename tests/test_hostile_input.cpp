@@ -5,6 +5,7 @@
 #include <jpeglib.h>
 #include <png.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -209,7 +210,7 @@ TEST(HostileInput, PolygonCornersAreLimited) {
         return obj + "\n";
     };
     dir.write("in_poly.obj", polygon(100000));
-    expect_clean_failure(dir, "render in_poly.obj -o out.png", 1, "face 1 has 100000 corners, more than the limit of 1024 (raise it with --max-polygon-corners)");
+    expect_clean_failure(dir, "render in_poly.obj -o out.png", 1, "face 1 has 100000 corners, more than the limit of 256 (raise it with --max-polygon-corners)");
     dir.write("in_poly2k.obj", polygon(2000));
     expect_clean_failure(dir, "render in_poly2k.obj -o out.png", 1, "--max-polygon-corners");
     RunResult r = run_pkrt("render in_poly2k.obj --max-polygon-corners 2000 --res 8x8 --spp 1 -q -o out.png", dir.path().string());
@@ -416,4 +417,23 @@ TEST(HostileInput, OutputSymlinkIsWrittenThrough) {
     EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir.file("link.png")))) << "the link is kept";
     std::string png = read_text(dir.file("images/target.png"));
     EXPECT_EQ(png.substr(1, 3), "PNG") << "its target holds the image";
+}
+
+TEST(HostileInput, RenderNeedsNoMoreMemoryThanItSays) {
+    TempDir dir;
+    dir.write("in_big.json", R"({"camera": {"eye": [0, 0, 8]}, "meshes": [{"sphere": {"subdivisions": 7}},
+        {"sphere": {"subdivisions": 7, "center": [2, 0, 0]}}, {"sphere": {"subdivisions": 7, "center": [-2, 0, 0]}}]})");
+    RunResult r = run_pkrt("render in_big.json --backend cpu --res 256x256 --spp 1 -o out.png --hdr out.exr", dir.path().string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    // "... (at most 123.4 MiB of host memory) ..."
+    size_t at = r.err.find("(at most ");
+    ASSERT_NE(at, std::string::npos) << r.err;
+    double value = std::stod(r.err.substr(at + 9));
+    std::string unit = r.err.substr(r.err.find(' ', at + 9) + 1, 3);
+    double said = value * (unit == "GiB" ? 1073741824.0 : unit == "MiB" ? 1048576.0 : 1024.0);
+    struct rusage ru {};
+    ASSERT_EQ(::getrusage(RUSAGE_CHILDREN, &ru), 0);
+    double peak = ru.ru_maxrss * 1024.0;  // the largest finished descendant: the pkrt just run
+    EXPECT_GT(peak, 0.0);
+    EXPECT_LT(peak, said) << r.err;
 }
