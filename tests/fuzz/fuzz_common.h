@@ -23,6 +23,14 @@ inline const std::string& work_dir() {
         if (!::mkdtemp(tmpl.data())) std::abort();
         return tmpl;
     }();
+    static const bool cleanup = [] {
+        std::atexit([] {
+            std::error_code ec;
+            std::filesystem::remove_all(work_dir(), ec);
+        });
+        return true;
+    }();
+    (void)cleanup;
     return dir;
 }
 
