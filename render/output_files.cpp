@@ -141,7 +141,17 @@ void write_outputs(const std::vector<OutputFile>& outputs, const std::vector<Sce
         discard();
         throw;
     }
-    // All written: rename each into place (atomic per file on POSIX file systems).
+    // All written: rename each into place (atomic per file on POSIX file systems). SIGINT and SIGTERM
+    // wait until all are renamed, so a signal never leaves some outputs new and others old.
+    sigset_t block, old_mask;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    ::pthread_sigmask(SIG_BLOCK, &block, &old_mask);
+    struct Unblock {
+        sigset_t* mask;
+        ~Unblock() { ::pthread_sigmask(SIG_SETMASK, mask, nullptr); }
+    } unblock{&old_mask};
     for (size_t i = 0; i < staged.size(); ++i) {
         if (::rename(staged[i].tmp.c_str(), staged[i].target.c_str()) != 0) {
             int err = errno;
