@@ -66,7 +66,7 @@ public:
     CheckedMtlReader(Scene& scene, std::string base_dir) : scene_(scene), base_dir_(std::move(base_dir)) {}
     bool operator()(const std::string& name, std::vector<tinyobj::material_t>* materials,
                     std::map<std::string, int>* material_map, std::string* warn, std::string* err) override {
-        std::string path = (std::filesystem::path(base_dir_) / name).string();
+        std::string path = base_dir_.empty() ? name : (std::filesystem::path(base_dir_) / name).string();
         InputFile f = read_input_file(path);
         scene_.inputs.push_back({path, f.id});
         std::string text = normalize_line_endings(std::move(f.bytes));
@@ -94,7 +94,7 @@ size_t load_obj(Scene& scene, const std::string& path, const ObjOptions& options
     std::vector<tinyobj::shape_t> shapes;
     std::vector<tinyobj::material_t> mtls;
     std::string warning, error;
-    CheckedMtlReader mtl_reader(scene, base_dir.empty() ? "." : base_dir);
+    CheckedMtlReader mtl_reader(scene, base_dir);
     std::istringstream in(text);
     if (!tinyobj::LoadObj(&attrib, &shapes, &mtls, &warning, &error, &in, &mtl_reader, /*triangulate=*/true,
                           /*default_vcols_fallback=*/false)) {
