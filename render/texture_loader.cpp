@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include <jpeglib.h>
+#include <jerror.h>
 #include <png.h>
 
 #include "error.h"
@@ -64,7 +65,13 @@ void jpeg_fail(j_common_ptr cinfo) {
     std::longjmp(err->jump, 1);
 }
 
-void jpeg_quiet(j_common_ptr, int) {}  // corrupt-data warnings: the image decodes or fails, no noise
+// libjpeg only warns about corrupt or truncated data and fills the missing pixels with grey: a JPEG cut
+// after its header would decode to a silently wrong texture. Such warnings are errors here, except
+// extraneous bytes between markers, which some cameras write and which lose no data.
+void jpeg_warning(j_common_ptr cinfo, int level) {
+    if (level >= 0 || cinfo->err->msg_code == JWRN_EXTRANEOUS_DATA) return;  // trace messages; padding
+    jpeg_fail(cinfo);
+}
 
 void jpeg_limit_scans(j_common_ptr cinfo) {
     auto* d = reinterpret_cast<j_decompress_ptr>(cinfo);
@@ -84,7 +91,7 @@ void decode_jpeg(const Scene& scene, const InputFile& f, TextureImage& t) {
     std::string size_error;
     cinfo.err = jpeg_std_error(&err.mgr);
     err.mgr.error_exit = jpeg_fail;
-    err.mgr.emit_message = jpeg_quiet;
+    err.mgr.emit_message = jpeg_warning;
     err.message[0] = '\0';
     if (setjmp(err.jump)) {
         jpeg_destroy_decompress(&cinfo);
