@@ -33,6 +33,15 @@ void check_size(const Scene& scene, const std::string& path, uint64_t w, uint64_
     check_texel_budget(scene.limits, path, used, w * h);
 }
 
+// Within the budget a header may still claim far more pixels than the file can hold: decoding would
+// allocate the texels and then fail or fill them with nothing. `min_bytes` is a safe lower bound on the
+// size of a file with that many pixels.
+void check_plausible(const InputFile& f, uint64_t w, uint64_t h, uint64_t min_bytes) {
+    if (f.bytes.size() < min_bytes)
+        throw Error(f.path + ": claims " + std::to_string(w) + "x" + std::to_string(h) + " pixels but has only " +
+                    std::to_string(f.bytes.size()) + " bytes (truncated, or a decompression bomb)");
+}
+
 void decode_png(const Scene& scene, const InputFile& f, TextureImage& t) {
     png_image img;
     std::memset(&img, 0, sizeof img);
@@ -41,6 +50,8 @@ void decode_png(const Scene& scene, const InputFile& f, TextureImage& t) {
         throw Error(f.path + ": cannot read PNG: " + img.message);
     try {
         check_size(scene, f.path, img.width, img.height);
+        // Rows of at least 1 bit a pixel plus a filter byte, deflated at most 1032:1 (zlib's limit).
+        check_plausible(f, img.width, img.height, uint64_t(img.height) * (1 + (uint64_t(img.width) + 7) / 8) / 1032);
     } catch (...) {
         png_image_free(&img);
         throw;
@@ -104,6 +115,9 @@ void decode_jpeg(const Scene& scene, const InputFile& f, TextureImage& t) {
     jpeg_read_header(&cinfo, TRUE);
     try {
         check_size(scene, f.path, cinfo.image_width, cinfo.image_height);
+        // Every 8x8 block of the first component costs at least one bit (its DC Huffman code).
+        uint64_t blocks = ((uint64_t(cinfo.image_width) + 7) / 8) * ((uint64_t(cinfo.image_height) + 7) / 8);
+        check_plausible(f, cinfo.image_width, cinfo.image_height, blocks / 8);
         t.width = static_cast<int>(cinfo.image_width);
         t.height = static_cast<int>(cinfo.image_height);
         t.texels.resize(static_cast<size_t>(t.width) * t.height);

@@ -251,6 +251,13 @@ TEST(HostileInput, TexelsAreCheckedFromTheHeaderBeforeDecoding) {
     dir.write("in_bomb2.jpg", jpeg_bytes(20000, 20000));
     textured_scene(dir, "in_jpgbomb2.json", "in_bomb2.jpg");
     expect_clean_failure(dir, "render in_jpgbomb2.json -o out.png", 1, "raise it with --max-texels");
+    // Within the budget, but far more pixels than the file can hold.
+    dir.write("in_claim.png", png_bomb(8000, 8000));
+    textured_scene(dir, "in_claim.json", "in_claim.png");
+    expect_clean_failure(dir, "render in_claim.json -o out.png", 1, "in_claim.png: claims 8000x8000 pixels but has only");
+    dir.write("in_claim.jpg", jpeg_bytes(16000, 16000));
+    textured_scene(dir, "in_claimj.json", "in_claim.jpg");
+    expect_clean_failure(dir, "render in_claimj.json -o out.png", 1, "in_claim.jpg: claims 16000x16000 pixels but has only");
     dir.write("in_small.png", png_bytes(16, 16));
     textured_scene(dir, "in_small.json", "in_small.png");
     expect_clean_failure(dir, "render in_small.json --max-texels 100 -o out.png", 1, "256 texels");
