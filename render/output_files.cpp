@@ -50,18 +50,26 @@ std::string temp_name(const fs::path& target) {
     return (target.parent_path() / (temp_prefix(target) + std::to_string(::getpid()) + ".tmp")).string();
 }
 
+// The PID in a temporary name of `target`: ".NAME.pkrt-PID.tmp", or ".NAME.tmpPID" as pkrt wrote them
+// before; 0 when `name` is neither.
+pid_t temp_owner(const fs::path& target, const std::string& name) {
+    std::string now = temp_prefix(target), before = "." + target.filename().string() + ".tmp";
+    std::string pid;
+    if (name.rfind(now, 0) == 0 && name.size() > now.size() + 4 && name.substr(name.size() - 4) == ".tmp")
+        pid = name.substr(now.size(), name.size() - now.size() - 4);
+    else if (name.rfind(before, 0) == 0)
+        pid = name.substr(before.size());
+    if (pid.empty() || pid.size() > 9 || pid.find_first_not_of("0123456789") != std::string::npos) return 0;
+    return static_cast<pid_t>(std::stol(pid));
+}
+
 void remove_stale_temps(const fs::path& target) {
     fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
-    std::string prefix = temp_prefix(target);
     DIR* d = ::opendir(dir.c_str());
     if (!d) return;
     while (dirent* e = ::readdir(d)) {
-        std::string name = e->d_name;
-        if (name.rfind(prefix, 0) != 0 || name.size() < prefix.size() + 5 || name.substr(name.size() - 4) != ".tmp") continue;
-        std::string pid = name.substr(prefix.size(), name.size() - prefix.size() - 4);
-        if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos || pid.size() > 9) continue;
-        pid_t p = static_cast<pid_t>(std::stol(pid));
-        if (p != ::getpid() && ::kill(p, 0) != 0 && errno == ESRCH) ::unlink((dir / name).c_str());
+        pid_t p = temp_owner(target, e->d_name);
+        if (p > 0 && p != ::getpid() && ::kill(p, 0) != 0 && errno == ESRCH) ::unlink((dir / e->d_name).c_str());
     }
     ::closedir(d);
 }

@@ -398,11 +398,13 @@ TEST(HostileInput, StaleTemporaryFilesOfDeadProcessesAreRemoved) {
     TempDir dir;
     dir.write("in_s.json", kSphere);
     dir.write(".out.png.pkrt-4194305.tmp", "left by a killed run");  // above Linux's largest PID: dead
+    dir.write(".out.png.tmp4194306", "left by a killed run of an older pkrt");
     std::string live = ".out.png.pkrt-" + std::to_string(::getpid()) + ".tmp";
     dir.write(live, "being written by a live process");
     RunResult r = run_pkrt("render in_s.json --res 8x8 --spp 1 -q -o out.png", dir.path().string());
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_FALSE(fs::exists(dir.file(".out.png.pkrt-4194305.tmp")));
+    EXPECT_FALSE(fs::exists(dir.file(".out.png.tmp4194306")));
     EXPECT_TRUE(fs::exists(dir.file(live))) << "a live process's file is not touched";
 }
 
