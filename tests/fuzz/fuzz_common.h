@@ -54,8 +54,6 @@ inline void load_and_prepare(const std::string& path) {
     try {
         pkrt::Scene s = pkrt::load_scene(path, small_limits());
         pkrt::prepare_scene(s);
-        pkrt::SceneView v = pkrt::view_scene(s, 16, 16);
-        (void)v;
     } catch (const pkrt::Error&) {
     } catch (const std::bad_alloc&) {
         std::abort();  // the limits must keep allocations small; running out of memory is a finding
