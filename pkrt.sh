@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # pkrt.sh: set up, build, render and test pkrt on Debian 12.
 #   ./pkrt.sh demo    install what is missing, build, render the Cornell box to pkrt.png
-#   ./pkrt.sh test    install what is missing, build, run the whole test suite
+#   ./pkrt.sh test    install what is missing, build, run the whole test suite and the fuzz targets
 #   ./pkrt.sh build   build only
 # CUDA is optional: the GPU backend is built when nvcc is found (PATH or /usr/local/cuda).
 set -euo pipefail
 cd "$(dirname "$0")"
 
 PACKAGES=(cmake ninja-build g++ pkg-config libglm-dev libtinyobjloader-dev libstb-dev libcli11-dev
+          libpng-dev libjpeg62-turbo-dev
           nlohmann-json3-dev libgtest-dev libopenexr-dev
-          libglfw3-dev libimgui-dev libgl-dev libgl1-mesa-dri xvfb)  # pkrt-viewer: window, UI, GL; its tests run on Xvfb
+          libglfw3-dev libimgui-dev libgl-dev libgl1-mesa-dri xvfb   # pkrt-viewer: window, UI, GL; its tests run on Xvfb
+          clang libclang-rt-14-dev)                                   # fuzz targets (tests/fuzz/): libFuzzer, ASan, UBSan
 
 install_deps() {
     local missing=()
@@ -29,6 +31,13 @@ build() {
     cmake --build build -j "$(nproc)"
 }
 
+# The fuzz targets, everything built by clang with ASan and UBSan (tests/fuzz/README.md).
+build_fuzz() {
+    CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPKRT_FUZZ=ON \
+        -DPKRT_ENABLE_CUDA=OFF -DPKRT_BUILD_VIEWER=OFF -DBUILD_TESTING=OFF
+    cmake --build build-fuzz -j "$(nproc)"
+}
+
 case "${1:-}" in
     demo)
         install_deps
@@ -39,6 +48,8 @@ case "${1:-}" in
         install_deps
         build
         ctest --test-dir build --output-on-failure -j "$(nproc)"
+        build_fuzz
+        ctest --test-dir build-fuzz --output-on-failure -j "$(nproc)" -L fuzz  # crash reproducers, then 45 s a target
         ;;
     build)
         install_deps

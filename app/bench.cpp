@@ -15,6 +15,7 @@
 #include "render/devices.h"
 #include "render/error.h"
 #include "render/image.h"
+#include "render/output_files.h"
 #include "render/plot.h"
 #include "render/progress.h"
 #include "render/scene.h"
@@ -41,7 +42,7 @@ double median(std::vector<double> v) {
 }
 
 // ms/frame against pixels per frame (log-log), one line per mode (and per scene and depth when several).
-void write_plot(const std::string& path, const nlohmann::json& out) {
+std::string plot_png(const nlohmann::json& out) {
     PlotSpec spec;
     spec.title = "pkrt bench: time per frame, " + out["device"].get<std::string>();
     spec.x_label = "resolution (pixels per frame)";
@@ -69,7 +70,8 @@ void write_plot(const std::string& path, const nlohmann::json& out) {
             s.y.push_back(it.value()["median_ms"].get<double>());
         }
     }
-    for (auto& [name, s] : series) {
+    for (auto& entry : series) {  // not a structured binding: clang 14 cannot capture one in a lambda
+        PlotSeries& s = entry.second;
         // Points in resolution order, so lines connect neighbours.
         std::vector<size_t> idx(s.x.size());
         for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
@@ -82,7 +84,7 @@ void write_plot(const std::string& path, const nlohmann::json& out) {
         spec.series.push_back(sorted);
     }
     for (const auto& [px, label] : ticks) spec.x_ticks.push_back({px, label});
-    write_line_plot(path, spec);
+    return line_plot_png(spec);
 }
 
 }  // namespace
@@ -90,6 +92,10 @@ void write_plot(const std::string& path, const nlohmann::json& out) {
 int run_bench(const BenchArgs& a) {
     if (a.repeat < 1 || a.repeat > 100000) throw Error("--repeat must be between 1 and 100000");
     if (a.spp < 1 || a.spp > 65536) throw Error("--spp must be between 1 and 65536");
+    // A warm-up that is negative, or that overflows warmup + repeat, would leave no measured frame.
+    if (a.warmup < 0 || a.warmup > 100000) throw Error("--warmup " + std::to_string(a.warmup) + ": must be between 0 and 100000");
+    for (int d : a.depths)
+        if (d < 0 || d > 1024) throw Error("--max-depth " + std::to_string(d) + ": must be between 0 and 1024");
     if (!a.json.empty()) check_output_path(a.json, {".json"}, "--json");
     if (!a.csv.empty()) check_output_path(a.csv, {".csv"}, "--csv");
     if (!a.plot.empty()) check_output_path(a.plot, {".png"}, "--plot");
@@ -133,9 +139,16 @@ int run_bench(const BenchArgs& a) {
         out["microbenchmarks"] = jm;
     }
     std::vector<std::string> csv_rows;
+    std::vector<OutputFile> outputs;
+    if (!a.json.empty()) outputs.push_back({"--json", a.json, {}});
+    if (!a.csv.empty()) outputs.push_back({"--csv", a.csv, {}});
+    if (!a.plot.empty()) outputs.push_back({"--plot", a.plot, {}});
+    std::vector<SceneInput> inputs;
 
     for (const auto& scene_path : a.scenes) {
-        Scene scene = load_scene(scene_path);
+        Scene scene = load_scene(scene_path, a.limits);
+        inputs.insert(inputs.end(), scene.inputs.begin(), scene.inputs.end());
+        check_outputs(outputs, inputs);
         prepare_scene(scene);
         std::vector<std::pair<int, int>> res = sizes.empty() ? std::vector<std::pair<int, int>>{{scene.defaults.width, scene.defaults.height}} : sizes;
         std::vector<int> depths = a.depths.empty() ? std::vector<int>{scene.defaults.max_depth} : a.depths;
@@ -229,13 +242,15 @@ int run_bench(const BenchArgs& a) {
             }
         }
     }
-    if (!a.json.empty()) write_file_atomically(a.json, out.dump(2) + "\n");
-    if (!a.csv.empty()) {
-        std::string text = "scene,width,height,spp,max_depth,mode,median_ms,min_ms,max_ms,rays_per_second,launches_per_frame,time_relative_to_persistent\n";
-        for (const auto& r : csv_rows) text += r + "\n";
-        write_file_atomically(a.csv, text);
+    for (auto& o : outputs) {
+        if (o.flag == "--json") o.bytes = out.dump(2) + "\n";
+        if (o.flag == "--plot") o.bytes = plot_png(out);
+        if (o.flag == "--csv") {
+            o.bytes = "scene,width,height,spp,max_depth,mode,median_ms,min_ms,max_ms,rays_per_second,launches_per_frame,time_relative_to_persistent\n";
+            for (const auto& r : csv_rows) o.bytes += r + "\n";
+        }
     }
-    if (!a.plot.empty()) write_plot(a.plot, out);
+    write_outputs(outputs, inputs);
     return 0;
 }
 

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "render/load_limits.h"
+
 namespace pkrt {
 
 struct BenchArgs {
@@ -21,6 +23,7 @@ struct BenchArgs {
     std::string plot;
     bool micro = false;  // launch/graph/barrier/atomic/queue microbenchmarks first (CUDA only)
     bool quiet = false;
+    LoadLimits limits;
 };
 
 int run_bench(const BenchArgs& args);

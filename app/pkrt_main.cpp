@@ -12,10 +12,12 @@
 #include <CLI/CLI.hpp>
 
 #include "app/bench.h"
+#include "app/limit_options.h"
 #include "render/backend.h"
 #include "render/devices.h"
 #include "render/error.h"
 #include "render/image.h"
+#include "render/output_files.h"
 #include "render/progress.h"
 #include "render/scene.h"
 #include "render/stats.h"
@@ -46,6 +48,7 @@ struct RenderArgs {
     uint32_t seed = 0;
     float exposure = 0.0f;
     bool quiet = false;
+    pkrt::LoadLimits limits;
 };
 
 int run_render(const RenderArgs& a) {
@@ -68,13 +71,18 @@ int run_render(const RenderArgs& a) {
     std::unique_ptr<pkrt::Backend> backend = pkrt::make_backend({a.backend, a.set}, &why);
     if (mode) pkrt::check_mode(*backend, *mode);
 
-    pkrt::Scene scene = pkrt::load_scene(scene_path);
+    pkrt::Scene scene = pkrt::load_scene(scene_path, a.limits);
     if (scene.load_stats.nonfinite_triangles)
         std::fprintf(stderr, "pkrt: warning: %s: dropped %zu triangles with NaN or infinite vertices\n",
                      scene_path.c_str(), scene.load_stats.nonfinite_triangles);
     if (scene.load_stats.degenerate_triangles)
         std::fprintf(stderr, "pkrt: warning: %s: dropped %zu degenerate (zero-area) triangles\n", scene_path.c_str(),
                      scene.load_stats.degenerate_triangles);
+    // Before the render, so that an output naming an input (or another output) fails in a second.
+    std::vector<pkrt::OutputFile> outputs = {{"-o", a.output, {}}};
+    if (!a.hdr.empty()) outputs.push_back({"--hdr", a.hdr, {}});
+    if (!a.stats.empty()) outputs.push_back({"--stats", a.stats, {}});
+    pkrt::check_outputs(outputs, scene.inputs);
     pkrt::prepare_scene(scene);
 
     pkrt::RenderSettings rs;
@@ -86,8 +94,12 @@ int run_render(const RenderArgs& a) {
     rs.mode = mode;
     if (!a.quiet) {
         std::fprintf(stderr, "pkrt: %s\n", why.c_str());
-        std::fprintf(stderr, "pkrt: %s: %zu triangles, BVH %zu nodes built in %.3f s (%s triangles/s)\n",
-                     scene_path.c_str(), scene.tris.size(), scene.bvh.node_count(), scene.bvh_build_seconds,
+        uint64_t texels = 0;
+        for (const auto& t : scene.textures) texels += static_cast<uint64_t>(t.width) * t.height;
+        std::fprintf(stderr, "pkrt: %s: %zu triangles, %llu texels (at most %s of host memory), BVH %zu nodes built in %.3f s (%s triangles/s)\n",
+                     scene_path.c_str(), scene.tris.size(), static_cast<unsigned long long>(texels),
+                     pkrt::format_bytes(pkrt::render_memory_estimate(scene.tris.size(), texels, static_cast<uint64_t>(rs.width) * rs.height)).c_str(),
+                     scene.bvh.node_count(), scene.bvh_build_seconds,
                      pkrt::Progress::format_rate(scene.bvh_build_seconds > 0 ? scene.tris.size() / scene.bvh_build_seconds : 0).c_str());
     }
 
@@ -95,9 +107,13 @@ int run_render(const RenderArgs& a) {
                             a.quiet ? nullptr : stderr);
     pkrt::RenderOutput out = pkrt::render_image(*backend, scene, rs, &progress);
 
-    pkrt::write_png(a.output, out.image, a.exposure);
-    if (!a.hdr.empty()) pkrt::write_image(a.hdr, out.image);
-    if (!a.stats.empty()) pkrt::write_stats_json(a.stats, out.stats);
+    // All or nothing: a failed EXR leaves no PNG either.
+    outputs[0].bytes = pkrt::encode_png(out.image, a.exposure);
+    for (auto& o : outputs) {
+        if (o.flag == "--hdr") o.bytes = pkrt::encode_image(o.path, out.image);
+        if (o.flag == "--stats") o.bytes = pkrt::stats_json_text(out.stats);
+    }
+    pkrt::write_outputs(outputs, scene.inputs);
 
     const pkrt::RenderStats& st = out.stats;
     if (!a.quiet) {
@@ -151,6 +167,7 @@ int run_info() {
 }  // namespace
 
 int main(int argc, char** argv) {
+    pkrt::install_output_signal_handlers();
     CLI::App app{"pkrt: a path tracer with a persistent-kernel GPU scheduler"};
     app.require_subcommand(1);
     app.set_version_flag("--version", PKRT_VERSION);
@@ -170,6 +187,7 @@ int main(int argc, char** argv) {
     render->add_option("--stats", ra.stats, "Write render statistics as JSON");
     render->add_option("--exposure", ra.exposure, "Exposure in stops for the PNG")->capture_default_str();
     render->add_flag("-q,--quiet", ra.quiet, "No progress or summary");
+    pkrt::add_limit_options(render, &ra.limits);
 
     CLI::App* info = app.add_subcommand("info", "List CUDA devices and the build configuration");
     CLI::App* help_settings = app.add_subcommand("help-settings", "List the scheduler settings that --set takes");
@@ -190,6 +208,7 @@ int main(int argc, char** argv) {
     bench->add_option("--plot", ba.plot, "Write a PNG chart of ms/frame against resolution, one line per mode");
     bench->add_flag("--micro", ba.micro, "Also run launch, graph, barrier, atomic and queue microbenchmarks");
     bench->add_flag("-q,--quiet", ba.quiet, "No progress");
+    pkrt::add_limit_options(bench, &ba.limits);
 
     auto is_command = [&](const std::string& c) {
         for (const CLI::App* sub : std::as_const(app).get_subcommands([](const CLI::App*) { return true; }))

@@ -8,16 +8,19 @@
 #include <fstream>
 #include <random>
 #include <regex>
+#include <sstream>
 
 #include <ImfChannelList.h>
 #include <ImfFrameBuffer.h>
 #include <ImfHeader.h>
 #include <ImfInputFile.h>
 #include <ImfOutputFile.h>
+#include <ImfStdIO.h>
 #include <stb_image_write.h>
 #include <unistd.h>
 
 #include "error.h"
+#include "output_files.h"
 
 namespace pkrt {
 
@@ -27,38 +30,6 @@ std::string lower_ext(const std::string& path) {
     std::string ext = std::filesystem::path(path).extension().string();
     for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return ext;
-}
-
-// A sibling temporary name; the final rename is atomic on POSIX file systems.
-std::string temp_name(const std::string& path) {
-    std::filesystem::path p(path);
-    return (p.parent_path() / ("." + p.filename().string() + ".tmp" + std::to_string(::getpid()))).string();
-}
-
-void commit(const std::string& tmp, const std::string& path) {
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) {
-        std::filesystem::remove(tmp, ec);
-        throw Error(path + ": cannot write: " + ec.message());
-    }
-}
-
-void write_bytes_atomically(const std::string& path, const char* data, size_t size) {
-    std::string tmp = temp_name(path);
-    {
-        std::ofstream out(tmp, std::ios::binary);
-        if (!out) throw Error(path + ": cannot write (" + std::strerror(errno) + ")");
-        out.write(data, static_cast<std::streamsize>(size));
-        out.flush();
-        if (!out) {
-            out.close();
-            std::error_code ec;
-            std::filesystem::remove(tmp, ec);
-            throw Error(path + ": write failed (" + std::strerror(errno) + ")");
-        }
-    }
-    commit(tmp, path);
 }
 
 }  // namespace
@@ -71,7 +42,7 @@ unsigned char linear_to_srgb8(float v) {
 }
 
 void write_file_atomically(const std::string& path, const std::string& bytes) {
-    write_bytes_atomically(path, bytes.data(), bytes.size());
+    write_outputs({{"", path, bytes}}, {});
 }
 
 void parse_resolution(const std::string& text, int* width, int* height, int min_side, int max_side) {
@@ -86,7 +57,7 @@ void parse_resolution(const std::string& text, int* width, int* height, int min_
     *height = static_cast<int>(h);
 }
 
-void write_png(const std::string& path, const Image& image, float exposure_stops) {
+std::string encode_png(const Image& image, float exposure_stops) {
     float scale = std::exp2(exposure_stops);
     std::vector<unsigned char> rgb(static_cast<size_t>(image.width) * image.height * 3);
     for (size_t i = 0; i < image.pixels.size(); ++i) {
@@ -94,27 +65,31 @@ void write_png(const std::string& path, const Image& image, float exposure_stops
         rgb[3 * i + 1] = linear_to_srgb8(image.pixels[i].y * scale);
         rgb[3 * i + 2] = linear_to_srgb8(image.pixels[i].z * scale);
     }
-    write_png_rgb8(path, image.width, image.height, rgb);
+    return encode_png_rgb8(image.width, image.height, rgb);
+}
+
+std::string encode_png_rgb8(int width, int height, const std::vector<unsigned char>& rgb) {
+    std::string png;
+    auto sink = [](void* ctx, void* data, int size) { static_cast<std::string*>(ctx)->append(static_cast<char*>(data), size); };
+    if (!stbi_write_png_to_func(sink, &png, width, height, 3, rgb.data(), width * 3)) throw Error("PNG encoding failed");
+    return png;
+}
+
+void write_png(const std::string& path, const Image& image, float exposure_stops) {
+    write_file_atomically(path, encode_png(image, exposure_stops));
 }
 
 void write_png_rgb8(const std::string& path, int width, int height, const std::vector<unsigned char>& rgb) {
-    std::vector<unsigned char> png;
-    auto sink = [](void* ctx, void* data, int size) {
-        auto* v = static_cast<std::vector<unsigned char>*>(ctx);
-        v->insert(v->end(), static_cast<unsigned char*>(data), static_cast<unsigned char*>(data) + size);
-    };
-    if (!stbi_write_png_to_func(sink, &png, width, height, 3, rgb.data(), width * 3))
-        throw Error(path + ": PNG encoding failed");
-    write_bytes_atomically(path, reinterpret_cast<const char*>(png.data()), png.size());
+    write_file_atomically(path, encode_png_rgb8(width, height, rgb));
 }
 
-void write_pfm(const std::string& path, const Image& image) {
+std::string encode_pfm(const Image& image) {
     // PFM: "PF\n<w> <h>\n-1.0\n" then little-endian float RGB rows, bottom row first.
     std::string header = "PF\n" + std::to_string(image.width) + " " + std::to_string(image.height) + "\n-1.0\n";
-    std::vector<unsigned char> bytes(header.begin(), header.end());
+    std::string bytes = header;
     size_t row = static_cast<size_t>(image.width) * 12;
     bytes.resize(header.size() + row * image.height);
-    unsigned char* dst = bytes.data() + header.size();
+    char* dst = bytes.data() + header.size();
     for (int y = image.height - 1; y >= 0; --y) {
         for (int x = 0; x < image.width; ++x) {
             const Vec3& p = image.at(x, y);
@@ -123,17 +98,20 @@ void write_pfm(const std::string& path, const Image& image) {
             dst += 12;
         }
     }
-    write_bytes_atomically(path, reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    return bytes;
 }
 
-void write_exr(const std::string& path, const Image& image) {
-    std::string tmp = temp_name(path);
+void write_pfm(const std::string& path, const Image& image) { write_file_atomically(path, encode_pfm(image)); }
+
+std::string encode_exr(const Image& image) {
+    std::ostringstream out;
     try {
         Imf::Header header(image.width, image.height);
         header.channels().insert("R", Imf::Channel(Imf::FLOAT));
         header.channels().insert("G", Imf::Channel(Imf::FLOAT));
         header.channels().insert("B", Imf::Channel(Imf::FLOAT));
-        Imf::OutputFile file(tmp.c_str(), header);
+        Imf::StdOSStream stream;
+        Imf::OutputFile file(stream, header);
         Imf::FrameBuffer fb;
         char* base = reinterpret_cast<char*>(const_cast<Vec3*>(image.pixels.data()));
         size_t xs = sizeof(Vec3), ys = sizeof(Vec3) * image.width;
@@ -142,21 +120,23 @@ void write_exr(const std::string& path, const Image& image) {
         fb.insert("B", Imf::Slice(Imf::FLOAT, base + 8, xs, ys));
         file.setFrameBuffer(fb);
         file.writePixels(image.height);
+        return stream.str();
     } catch (const std::exception& e) {
-        std::error_code ec;
-        std::filesystem::remove(tmp, ec);
-        throw Error(path + ": cannot write EXR: " + e.what());
+        throw Error(std::string("cannot encode EXR: ") + e.what());
     }
-    commit(tmp, path);
 }
 
-void write_image(const std::string& path, const Image& image) {
+void write_exr(const std::string& path, const Image& image) { write_file_atomically(path, encode_exr(image)); }
+
+std::string encode_image(const std::string& path, const Image& image, float exposure_stops) {
     std::string ext = lower_ext(path);
-    if (ext == ".png") write_png(path, image);
-    else if (ext == ".exr") write_exr(path, image);
-    else if (ext == ".pfm") write_pfm(path, image);
-    else throw Error(path + ": unknown image type '" + ext + "'");
+    if (ext == ".png") return encode_png(image, exposure_stops);
+    if (ext == ".exr") return encode_exr(image);
+    if (ext == ".pfm") return encode_pfm(image);
+    throw Error(path + ": unknown image type '" + ext + "'");
 }
+
+void write_image(const std::string& path, const Image& image) { write_file_atomically(path, encode_image(path, image)); }
 
 Image read_pfm(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -212,7 +192,7 @@ void check_output_path(const std::string& path, const std::vector<std::string>& 
         for (const auto& e : extensions) list += (list.empty() ? "" : ", ") + e;
         throw Error(flag + " " + path + ": unsupported file type '" + ext + "' (use " + list + ")");
     }
-    std::filesystem::path dir = std::filesystem::path(path).parent_path();
+    std::filesystem::path dir = std::filesystem::path(output_target(path)).parent_path();
     if (dir.empty()) dir = ".";
     std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec)) throw Error(flag + " " + path + ": directory " + dir.string() + " does not exist");

@@ -1,4 +1,5 @@
-// Linear RGB float images and their files: tone-mapped sRGB PNG, linear OpenEXR and PFM. Writers go
+// Linear RGB float images and their files: tone-mapped sRGB PNG, linear OpenEXR and PFM. Encoders give
+// the file's bytes, for write_outputs (output_files.h: all of a command's outputs or none); writers go
 // through a temporary file in the target's directory and rename it into place, so a failed or
 // interrupted write never leaves a half-written output behind.
 #pragma once
@@ -25,6 +26,13 @@ void write_exr(const std::string& path, const Image& image);
 void write_pfm(const std::string& path, const Image& image);
 // By extension: .png, .exr or .pfm.
 void write_image(const std::string& path, const Image& image);
+
+std::string encode_png(const Image& image, float exposure_stops = 0.0f);
+std::string encode_png_rgb8(int width, int height, const std::vector<unsigned char>& rgb);
+std::string encode_exr(const Image& image);
+std::string encode_pfm(const Image& image);
+// By the extension of `path`: .png (with the exposure), .exr or .pfm.
+std::string encode_image(const std::string& path, const Image& image, float exposure_stops = 0.0f);
 
 Image read_pfm(const std::string& path);
 Image read_exr(const std::string& path);

@@ -1,5 +1,6 @@
-// File loaders that add to a Scene: Wavefront OBJ/MTL (tinyobjloader), textures (stb_image), and the
-// procedural shapes that JSON scenes may use. Each throws Error with the file name on bad input.
+// File loaders that add to a Scene: Wavefront OBJ/MTL (tinyobjloader after a strict pass, obj_scan.h),
+// textures (libpng, libjpeg-turbo), and the procedural shapes that JSON scenes may use. Each throws Error
+// with the file name on bad input, and checks the scene's limits (load_limits.h) before allocating.
 #pragma once
 
 #include <string>
@@ -18,7 +19,7 @@ struct ObjOptions {
 // Returns the number of triangles added.
 size_t load_obj(Scene& scene, const std::string& path, const ObjOptions& options);
 
-// Loads (once per path) an 8-bit image as an sRGB texture; returns its index in scene.textures.
+// Loads (once per file identity) a PNG or JPEG as an sRGB texture; returns its index in scene.textures.
 int32_t load_texture(Scene& scene, const std::string& path);
 
 // A geodesic sphere (subdivided icosahedron) with smooth normals; `inward` flips its faces so the

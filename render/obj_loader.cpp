@@ -1,7 +1,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
+#include <map>
 #include <limits>
 #include <sstream>
 #include <unordered_map>
@@ -9,6 +9,8 @@
 #include <tiny_obj_loader.h>
 
 #include "error.h"
+#include "input_file.h"
+#include "obj_scan.h"
 #include "loaders.h"
 #include "mesh_builder.h"
 
@@ -57,57 +59,56 @@ Material convert_material(Scene& scene, const tinyobj::material_t& m, const std:
     return out;
 }
 
-// tinyobjloader reads "nan", "inf" and non-numbers as 0 without a word, which would silently move
-// vertices. This scan finds such coordinates first: NaN and infinities mark the vertex as non-finite
-// (its triangles are then dropped and counted, like overflowing values), anything else that is not a
-// number is an error. Plain numeric tokens are skipped by a character check, so the scan is cheap.
-std::vector<bool> scan_nonfinite_vertices(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::vector<bool> bad;
-    std::string line;
-    size_t line_no = 0;
-    while (std::getline(in, line)) {
-        ++line_no;
-        size_t i = line.find_first_not_of(" \t");
-        if (i == std::string::npos || line[i] != 'v' || i + 1 >= line.size() || (line[i + 1] != ' ' && line[i + 1] != '\t'))
-            continue;
-        bad.push_back(false);
-        std::istringstream tokens(line.substr(i + 2));
-        std::string tok;
-        for (int k = 0; k < 3 && (tokens >> tok); ++k) {
-            if (tok.find_first_not_of("0123456789.eE+-") == std::string::npos) continue;
-            char* end = nullptr;
-            float v = std::strtof(tok.c_str(), &end);
-            if (end != tok.c_str() + tok.size())
-                throw Error(path + ":" + std::to_string(line_no) + ": vertex coordinate '" + tok + "' is not a number");
-            if (!std::isfinite(v)) bad.back() = true;
-        }
+// tinyobjloader opens MTL files by name itself; this reader opens them through read_input_file (regular
+// files only), records them as scene inputs and checks their values before tinyobjloader parses them.
+class CheckedMtlReader : public tinyobj::MaterialReader {
+public:
+    CheckedMtlReader(Scene& scene, std::string base_dir) : scene_(scene), base_dir_(std::move(base_dir)) {}
+    bool operator()(const std::string& name, std::vector<tinyobj::material_t>* materials,
+                    std::map<std::string, int>* material_map, std::string* warn, std::string* err) override {
+        std::string path = base_dir_.empty() ? name : (std::filesystem::path(base_dir_) / name).string();
+        InputFile f = read_input_file(path);
+        scene_.inputs.push_back({path, f.id});
+        std::string text = normalize_line_endings(std::move(f.bytes));
+        scan_mtl(path, text);
+        std::istringstream in(text);
+        tinyobj::LoadMtl(material_map, materials, &in, warn, err);
+        return true;
     }
-    return bad;
-}
+
+private:
+    Scene& scene_;
+    std::string base_dir_;
+};
 
 }  // namespace
 
 size_t load_obj(Scene& scene, const std::string& path, const ObjOptions& options) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec))
-        throw Error(path + ": no such file");
-    std::vector<bool> nonfinite = scan_nonfinite_vertices(path);
+    InputFile file = read_input_file(path);
+    scene.inputs.push_back({path, file.id});
+    std::string text = normalize_line_endings(std::move(file.bytes));
+    ObjScan scan = scan_obj(path, text, scene.limits.max_polygon_corners);
+    check_triangle_budget(scene.limits, path, scene.tris.size(), scan.triangles);
     std::string base_dir = std::filesystem::path(path).parent_path().string();
-    tinyobj::ObjReaderConfig config;
-    config.triangulate = true;
-    config.vertex_color = false;
-    config.mtl_search_path = base_dir.empty() ? "./" : base_dir + "/";
-    tinyobj::ObjReader reader;
-    if (!reader.ParseFromFile(path, config)) {
-        std::string why = first_line(reader.Error());
+    tinyobj::attrib_t attrib;
+    std::vector<tinyobj::shape_t> shapes;
+    std::vector<tinyobj::material_t> mtls;
+    std::string warning, error;
+    CheckedMtlReader mtl_reader(scene, base_dir);
+    std::istringstream in(text);
+    if (!tinyobj::LoadObj(&attrib, &shapes, &mtls, &warning, &error, &in, &mtl_reader, /*triangulate=*/true,
+                          /*default_vcols_fallback=*/false)) {
+        std::string why = first_line(error);
         throw Error(path + ": cannot parse OBJ" + (why.empty() ? "" : ": " + why));
     }
-    const tinyobj::attrib_t& attrib = reader.GetAttrib();
-    const auto& shapes = reader.GetShapes();
-    const auto& mtls = reader.GetMaterials();
-    // tinyobjloader reports a missing or unreadable MTL only as a warning; treat it as the error it is.
-    std::string warning = reader.Warning();
+    if (attrib.vertices.size() != scan.positions.size() || attrib.normals.size() != scan.normals.size() ||
+        attrib.texcoords.size() != scan.texcoords.size())
+        throw Error(path + ": the OBJ library read a different number of elements than the file has");
+    // The strict pass's values, parsed and rounded correctly, replace the library's.
+    attrib.vertices = scan.positions;
+    attrib.normals = scan.normals;
+    attrib.texcoords = scan.texcoords;
+    // An MTL that was found but names no such material is an error, not a silent grey.
     if (warning.find("not found") != std::string::npos || warning.find("Failed to load material") != std::string::npos)
         throw Error(path + ": " + first_line(warning));
 
@@ -153,8 +154,6 @@ size_t load_obj(Scene& scene, const std::string& path, const ObjOptions& options
                 }
                 const float* p = &attrib.vertices[3 * static_cast<size_t>(idx.vertex_index)];
                 v[k].p = {p[0], p[1], p[2]};
-                if (static_cast<size_t>(idx.vertex_index) < nonfinite.size() && nonfinite[idx.vertex_index])
-                    v[k].p.x = std::numeric_limits<float>::quiet_NaN();
                 v[k].n = {0.0f, 0.0f, 0.0f};
                 if (idx.normal_index >= 0) {
                     if (static_cast<size_t>(idx.normal_index) >= nn)
@@ -179,6 +178,8 @@ size_t load_obj(Scene& scene, const std::string& path, const ObjOptions& options
         }
     }
     if (faces == 0) throw Error(path + ": no faces (is this an OBJ file?)");
+    // Triangles the library's triangulation left out (degenerate polygons) are counted, not lost silently.
+    if (faces < scan.triangles) scene.load_stats.degenerate_triangles += scan.triangles - faces;
     return builder.added();
 }
 

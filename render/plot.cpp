@@ -117,7 +117,7 @@ std::vector<double> ticks(double lo, double hi, bool log_axis) {
 
 }  // namespace
 
-void write_line_plot(const std::string& path, const PlotSpec& spec, int width, int height) {
+std::string line_plot_png(const PlotSpec& spec, int width, int height) {
     double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
     for (const auto& s : spec.series)
         for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
@@ -127,7 +127,7 @@ void write_line_plot(const std::string& path, const PlotSpec& spec, int width, i
             ylo = std::min(ylo, s.y[i]);
             yhi = std::max(yhi, s.y[i]);
         }
-    if (!(xlo <= xhi) || !(ylo <= yhi)) throw Error(path + ": nothing to plot");
+    if (!(xlo <= xhi) || !(ylo <= yhi)) throw Error("plot: nothing to plot");
     // Pad the ranges so points do not sit on the frame.
     auto pad = [](double& lo, double& hi, bool log_axis) {
         if (log_axis) {
@@ -200,7 +200,11 @@ void write_line_plot(const std::string& path, const PlotSpec& spec, int width, i
         cv.text(left + 70, ly, s.name, ink);
         ly += 26;
     }
-    write_png_rgb8(path, width, height, cv.pixels());
+    return encode_png_rgb8(width, height, cv.pixels());
+}
+
+void write_line_plot(const std::string& path, const PlotSpec& spec, int width, int height) {
+    write_file_atomically(path, line_plot_png(spec, width, height));
 }
 
 }  // namespace pkrt

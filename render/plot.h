@@ -22,5 +22,7 @@ struct PlotSpec {
 };
 
 void write_line_plot(const std::string& path, const PlotSpec& spec, int width = 1000, int height = 640);
+// The same chart as PNG bytes.
+std::string line_plot_png(const PlotSpec& spec, int width = 1000, int height = 640);
 
 }  // namespace pkrt

@@ -7,11 +7,12 @@
 #include "bvh_build.h"
 #include "kernels/lights.h"
 #include "error.h"
+#include "input_file.h"
 #include "loaders.h"
 
 namespace pkrt {
 
-Scene load_scene_json(const std::string& path);  // scene_json.cpp
+Scene load_scene_json(const InputFile& file, const LoadLimits& limits);  // scene_json.cpp
 
 namespace {
 
@@ -22,9 +23,10 @@ std::string lower_extension(const std::string& path) {
 }
 
 // A bare OBJ: look at its bounding box from the front, a little above, under a daylight sky.
-Scene load_bare_obj(const std::string& path) {
+Scene load_bare_obj(const std::string& path, const LoadLimits& limits) {
     Scene scene;
     scene.source = path;
+    scene.limits = limits;
     load_obj(scene, path, ObjOptions{});
     if (scene.tris.empty()) throw Error(path + ": no valid triangles");
     Vec3 lo = splat(kInfinity), hi = splat(-kInfinity);
@@ -48,13 +50,11 @@ Scene load_bare_obj(const std::string& path) {
 
 }  // namespace
 
-Scene load_scene(const std::string& path) {
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) throw Error(path + ": no such file");
-    if (!std::filesystem::is_regular_file(path, ec)) throw Error(path + ": not a regular file");
+Scene load_scene(const std::string& path, const LoadLimits& limits) {
     std::string ext = lower_extension(path);
-    if (ext == ".json") return load_scene_json(path);
-    if (ext == ".obj") return load_bare_obj(path);
+    if (ext == ".json") return load_scene_json(read_input_file(path), limits);
+    check_input_file(path);
+    if (ext == ".obj") return load_bare_obj(path, limits);
     throw Error(path + ": unknown scene type '" + ext + "' (expected .json or .obj)");
 }
 

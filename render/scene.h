@@ -9,13 +9,16 @@
 #include <vector>
 
 #include "bvh_layout.h"
+#include "input_file.h"
 #include "kernels/frame.h"
 #include "kernels/scene_view.h"
+#include "load_limits.h"
 
 namespace pkrt {
 
 struct TextureImage {
     std::string path;
+    FileIdentity id;  // textures are shared by file identity, not by path string
     int width = 0, height = 0;
     std::vector<uint32_t> texels;  // RGBA8, sRGB-encoded colour, row 0 at the top
 };
@@ -39,8 +42,16 @@ struct SceneLoadStats {
     size_t degenerate_triangles = 0;   // dropped: zero area
 };
 
+// A file the scene was read from, so that no output may overwrite it.
+struct SceneInput {
+    std::string path;
+    FileIdentity id;
+};
+
 struct Scene {
     std::string source;  // file it came from, for messages
+    LoadLimits limits;   // checked by the loaders as the scene grows
+    std::vector<SceneInput> inputs;  // every file read: scene, OBJ, MTL, textures
     CameraSpec camera;
     RenderDefaults defaults;
     Environment environment{kEnvNone, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
@@ -64,7 +75,7 @@ struct Scene {
 };
 
 // Loads a .json scene or a bare .obj (framed by an automatic camera under a sky). Throws Error.
-Scene load_scene(const std::string& path);
+Scene load_scene(const std::string& path, const LoadLimits& limits = {});
 
 // BVH in `layout`, triangle order, light tables. Throws Error if the scene has no triangles.
 void prepare_scene(Scene& scene, BvhLayout layout = BvhLayout::kBvh2);

@@ -1,9 +1,9 @@
 // The JSON scene format (README.md, "Scene format"). Strict: an unknown key or a value of the wrong
 // type is an error naming the file and the key's path, because a silently ignored typo renders a
 // different picture than the one asked for.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <initializer_list>
 #include <map>
 #include <sstream>
@@ -11,8 +11,10 @@
 #include <nlohmann/json.hpp>
 
 #include "error.h"
+#include "input_file.h"
 #include "loaders.h"
 #include "mesh_builder.h"
+#include "obj_scan.h"
 #include "scene.h"
 
 namespace pkrt {
@@ -98,9 +100,20 @@ void read_camera(const Reader& r, const json& j, Scene& scene) {
         if (!(scene.camera.vfov_degrees > 0.0f && scene.camera.vfov_degrees < 180.0f))
             r.fail("camera.fov", "must be between 0 and 180 degrees");
     }
-    Vec3 fwd = scene.camera.look_at - scene.camera.eye;
-    if (!(length(fwd) > 0.0f)) r.fail("camera", "eye and look_at must differ");
-    if (!(length(cross(normalize(fwd), scene.camera.up)) > 1e-6f)) r.fail("camera.up", "must not be parallel to the view direction");
+    // In double: the difference of two finite floats, and its length, may overflow float (eye at 1e20
+    // is then no "up parallel to the view").
+    const CameraSpec& c = scene.camera;
+    double fx = double(c.look_at.x) - c.eye.x, fy = double(c.look_at.y) - c.eye.y, fz = double(c.look_at.z) - c.eye.z;
+    double dist = std::sqrt(fx * fx + fy * fy + fz * fz);
+    if (!(dist > 0.0)) r.fail("camera", "eye and look_at must differ");
+    double scale = std::max({std::fabs(c.eye.x), std::fabs(c.eye.y), std::fabs(c.eye.z), std::fabs(c.look_at.x),
+                             std::fabs(c.look_at.y), std::fabs(c.look_at.z)});
+    if (scale > 1e18 || dist > 1e18) r.fail("camera", "eye and look_at must be within 1e18 of the origin (single precision)");
+    double ux = c.up.x, uy = c.up.y, uz = c.up.z;
+    double cx = fy * uz - fz * uy, cy = fz * ux - fx * uz, cz = fx * uy - fy * ux;
+    double ulen = std::sqrt(ux * ux + uy * uy + uz * uz);
+    if (!(ulen > 0.0)) r.fail("camera.up", "must not be zero");
+    if (!(std::sqrt(cx * cx + cy * cy + cz * cz) > 1e-6 * dist * ulen)) r.fail("camera.up", "must not be parallel to the view direction");
 }
 
 void read_render(const Reader& r, const json& j, Scene& scene) {
@@ -134,6 +147,10 @@ void read_environment(const Reader& r, const json& j, Scene& scene) {
     } else {
         r.fail("environment.type", "must be \"none\", \"constant\" or \"sky\", not \"" + type + "\"");
     }
+    // Colours and intensity are each finite; their product may not be (3e38 x 10).
+    for (Vec3 c : {env.color, env.zenith, env.horizon, env.ground})
+        if (!all_finite(c) || max_component(c) > kMaxRadiance)
+            r.fail("environment", "colour times intensity must be at most 1e20");
 }
 
 Material read_material(const Reader& r, const json& j, const std::string& where, Scene& scene,
@@ -147,7 +164,10 @@ Material read_material(const Reader& r, const json& j, const std::string& where,
     else r.fail(where + ".type", "must be \"diffuse\", \"conductor\" or \"dielectric\", not \"" + type + "\"");
     if (j.contains("albedo")) m.albedo = r.colour(j["albedo"], where + ".albedo");
     if (j.contains("texture")) m.albedo_texture = load_texture(scene, resolve(scene_path, r.string(j["texture"], where + ".texture")));
-    if (j.contains("emission")) m.emission = r.colour(j["emission"], where + ".emission");
+    if (j.contains("emission")) {
+        m.emission = r.colour(j["emission"], where + ".emission");
+        if (max_component(m.emission) > kMaxRadiance) r.fail(where + ".emission", "must be at most 1e20");
+    }
     if (j.contains("roughness")) {
         float rough = r.number(j["roughness"], where + ".roughness");
         if (rough < 0.0f || rough > 1.0f) r.fail(where + ".roughness", "must be between 0 and 1");
@@ -189,22 +209,29 @@ glm::mat4 read_transform(const Reader& r, const json& j, const std::string& wher
 
 }  // namespace
 
-Scene load_scene_json(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw Error(path + ": cannot open");
+Scene load_scene_json(const InputFile& file, const LoadLimits& limits) {
+    const std::string& path = file.path;
+    // nlohmann's lexer takes a NUL byte for the end of the input and would ignore what follows.
+    size_t nul = file.bytes.find('\0');
+    if (nul != std::string::npos) throw Error(path + ": invalid JSON: NUL byte at offset " + std::to_string(nul));
     json doc;
     try {
-        doc = json::parse(in, nullptr, true, /*ignore_comments=*/true);
-    } catch (const json::parse_error& e) {
+        // Parsed from the whole file as one string: anything after the document (garbage, a NUL byte) is
+        // an error.
+        doc = json::parse(file.bytes.begin(), file.bytes.end(), nullptr, true, /*ignore_comments=*/true);
+    } catch (const json::exception& e) {
+        // Syntax errors and number overflows alike. nlohmann's text: "[json.exception.parse_error.101]
+        // parse error at line 3, column 5: ..." or "[json.exception.out_of_range.406] number overflow ...".
         std::string what = e.what();
-        // nlohmann's text: "[json.exception.parse_error.101] parse error at line 3, column 5: ..."
-        auto pos = what.find("parse error");
-        throw Error(path + ": invalid JSON: " + (pos == std::string::npos ? what : what.substr(pos)));
+        auto pos = what.find("] ");
+        throw Error(path + ": invalid JSON: " + (pos == std::string::npos ? what : what.substr(pos + 2)));
     }
     Reader r(path);
     r.only_keys(doc, "top level", {"camera", "render", "environment", "materials", "meshes"});
     Scene scene;
     scene.source = path;
+    scene.limits = limits;
+    scene.inputs.push_back({path, file.id});
     if (doc.contains("camera")) read_camera(r, doc["camera"], scene);
     if (doc.contains("render")) read_render(r, doc["render"], scene);
     if (doc.contains("environment")) read_environment(r, doc["environment"], scene);
@@ -258,6 +285,7 @@ Scene load_scene_json(const std::string& path) {
             float radius = s.contains("radius") ? r.number(s["radius"], where + ".sphere.radius") : 1.0f;
             if (!(radius > 0.0f)) r.fail(where + ".sphere.radius", "must be positive");
             int sub = s.contains("subdivisions") ? r.integer(s["subdivisions"], where + ".sphere.subdivisions", 0, 7) : 4;
+            check_triangle_budget(scene.limits, path + ": " + where + ".sphere", scene.tris.size(), uint64_t(20) << (2 * sub));
             bool inward = s.contains("inward") && r.boolean(s["inward"], where + ".sphere.inward");
             add_sphere(scene, xf, c, radius, sub, inward, material_or_default());
         } else {
@@ -265,6 +293,7 @@ Scene load_scene_json(const std::string& path) {
             if (!q.is_array() || q.size() != 4) r.fail(where + ".quad", "must be an array of 4 corners");
             Vec3 corners[4];
             for (int k = 0; k < 4; ++k) corners[k] = r.vec3(q[k], where + ".quad[" + std::to_string(k) + "]");
+            check_triangle_budget(scene.limits, path + ": " + where + ".quad", scene.tris.size(), 2);
             add_quad(scene, xf, corners, material_or_default());
         }
     }

@@ -111,8 +111,8 @@ nlohmann::json to_json(const RenderStats& s) {
     return j;
 }
 
-void write_stats_json(const std::string& path, const RenderStats& stats) {
-    write_file_atomically(path, to_json(stats).dump(2) + "\n");
-}
+std::string stats_json_text(const RenderStats& stats) { return to_json(stats).dump(2) + "\n"; }
+
+void write_stats_json(const std::string& path, const RenderStats& stats) { write_file_atomically(path, stats_json_text(stats)); }
 
 }  // namespace pkrt

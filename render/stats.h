@@ -60,5 +60,6 @@ struct RenderStats {
 
 nlohmann::json to_json(const RenderStats& stats);
 void write_stats_json(const std::string& path, const RenderStats& stats);
+std::string stats_json_text(const RenderStats& stats);
 
 }  // namespace pkrt

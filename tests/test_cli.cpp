@@ -9,29 +9,13 @@
 
 #include "render/devices.h"
 #include "render/image.h"
-#include "test_util.h"
+#include "test_cli_util.h"
 
 using namespace pkrt_test;
 
 namespace {
 
 const std::string kCornell = std::string(PKRT_SCENES_DIR) + "/cornell.json";
-
-int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
-
-// Every failure: non-zero exit, exactly one line on stderr that contains `needle`, no files left.
-void expect_clean_failure(const TempDir& dir, const std::string& args, int code, const std::string& needle) {
-    SCOPED_TRACE("pkrt " + args);
-    RunResult r = run_pkrt(args, dir.path().string());
-    EXPECT_EQ(r.code, code) << r.err;
-    EXPECT_EQ(count_lines(r.err), 1) << r.err;
-    EXPECT_NE(r.err.find("pkrt: error: "), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find(needle), std::string::npos) << "stderr: " << r.err;
-    for (const auto& e : dir.entries()) {
-        bool input = e.rfind("in", 0) == 0 || e.rfind("b.", 0) == 0;  // inputs, or outputs of an earlier success
-        EXPECT_TRUE(input) << "left a file behind: " << e;
-    }
-}
 
 }  // namespace
 
@@ -229,4 +213,13 @@ TEST(Cli, BenchWritesJsonCsvAndPlot) {
     // Bad bench flags fail cleanly too.
     expect_clean_failure(dir, "bench " + shell_quote(kCornell) + " --backend cpu --plot b.jpg", 1, "unsupported file type '.jpg'");
     expect_clean_failure(dir, "bench " + shell_quote(kCornell) + " --backend cpu --modes warp", 1, "'warp' is not a mode");
+}
+
+TEST(Cli, BenchRejectsBadWarmupAndDepth) {
+    TempDir dir;
+    std::string bench = "bench " + shell_quote(kCornell) + " --backend cpu --res 8x8 --repeat 1 -q";
+    expect_clean_failure(dir, bench + " --warmup -5", 1, "--warmup -5");
+    expect_clean_failure(dir, bench + " --warmup 2147483647", 1, "--warmup 2147483647");
+    expect_clean_failure(dir, bench + " --warmup 0 --max-depth -1", 1, "--max-depth -1");
+    expect_clean_failure(dir, bench + " --warmup 0 --max-depth 2,99999", 1, "--max-depth 99999");
 }

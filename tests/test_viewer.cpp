@@ -191,7 +191,15 @@ TEST(ViewerCli, BadFlagsAndFilesGiveOneErrorLine) {
         int code;
     };
     dir.write("bad.txt", "frames 2\nwiggle 3\n");
+    // Hostile input (issue 14): a 16-bit PGM texture crashed the viewer in stb_image; a script that is
+    // not a regular file would hang it; the limit flags apply to the viewer's scenes too.
+    dir.write("grey.pgm", "P5\n1024 1024\n65535\n" + std::string(2u * 1024 * 1024, '\x7f'));
+    dir.write("pgm.json", R"({"materials": {"t": {"texture": "grey.pgm"}}, "meshes": [{"quad": [[0,0,0],[1,0,0],[1,1,0],[0,1,0]], "material": "t"}]})");
+    dir.write("big.json", R"({"meshes": [{"sphere": {"subdivisions": 7}}]})");
     std::vector<Case> cases = {
+        {shell_quote(dir.file("pgm.json")), "grey.pgm: unsupported texture format", 1},
+        {"--backend cpu --script /dev/zero", "/dev/zero: is not a regular file", 1},
+        {"--max-triangles 1000 " + shell_quote(dir.file("big.json")), "raise it with --max-triangles", 1},
         {"--res 10x10", "--res 10x10", 2},
         {"--res banana", "expected WIDTHxHEIGHT", 2},
         {"--frames", "--frames", 2},
@@ -231,6 +239,6 @@ TEST(ViewerCli, HelpListsTheFlags) {
     RunResult r = run_viewer("--help", dir.path().string(), false);
     EXPECT_EQ(r.code, 0);
     for (const char* flag : {"--backend", "--mode", "--res", "--spp-per-frame", "--max-depth", "--frames", "--screenshot",
-                             "--shaders", "--script"})
+                             "--shaders", "--script", "--max-triangles", "--max-texels", "--max-polygon-corners"})
         EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
 }

@@ -6,17 +6,14 @@
 #include <vector>
 
 #include "render/error.h"
+#include "render/input_file.h"
 
 namespace pkrt::viewer {
 
 namespace {
 
 std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(path + ": cannot read shader (use --shaders DIR to point at the shaders/ directory)");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    return read_input_file(path, "cannot read shader (use --shaders DIR to point at the shaders/ directory)").bytes;
 }
 
 // The first non-empty line of a GL info log: drivers write several lines, the first says what and where.

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "render/error.h"
+#include "app/limit_options.h"
 #include "render/image.h"
 
 namespace pkrt::viewer {
@@ -25,6 +26,7 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
     CLI::Option* frames = app.add_option("--frames", o->frames, "Render this many frames, save --screenshot (the image, without the UI), exit");
     app.add_option("--screenshot", o->screenshot, "PNG for --frames/--script, and the name P uses (default pkrt-screenshot-N.png)");
     app.add_option("--shaders", o->shaders, "Directory with display.vert and display.frag")->capture_default_str();
+    pkrt::add_limit_options(&app, &o->limits);
     app.add_option("--script", o->script, "Drive the viewer from a script of input events (see app/viewer/script.h)");
     app.add_option("--interop", o->interop, "CUDA-GL interop: texture (CUDA writes it) or buffer (a pixel buffer GL copies)")
         ->capture_default_str();

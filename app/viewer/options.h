@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "render/load_limits.h"
+
 namespace pkrt::viewer {
 
 struct ViewerOptions {
@@ -22,6 +24,7 @@ struct ViewerOptions {
     std::string shaders;            // directory holding display.vert and display.frag
     std::string script;             // scripted input (tests)
     std::string interop = "texture"; // CUDA-GL interop: texture (written through a surface) | buffer (pixel buffer)
+    LoadLimits limits;              // resource limits of every scene opened
 };
 
 // Parses argv. Returns -1 to go on, or an exit code (0 after --help, 2 for a syntax error, which it has

@@ -7,6 +7,7 @@
 #include <GLFW/glfw3.h>
 
 #include "render/error.h"
+#include "render/input_file.h"
 
 namespace pkrt::viewer {
 
@@ -58,8 +59,8 @@ int key_from_name(const std::string& name) {
 }
 
 std::vector<ScriptStep> parse_script(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw Error(path + ": cannot read the script");
+    // Regular files only: a FIFO or /dev/zero named as the script must not hang the viewer.
+    std::istringstream in(read_input_file(path, "cannot read the script (no such file)").bytes);
     std::vector<ScriptStep> steps;
     std::string line;
     int number = 0;

@@ -77,7 +77,7 @@ ViewerApp::ViewerApp(const ViewerOptions& options) : options_(options) {
 
     // Everything that can fail without a window fails first: scene, backend, mode.
     std::string scene_path = options_.scene.empty() ? std::string(PKRT_SCENES_DIR "/cornell.json") : options_.scene;
-    scene_ = std::make_unique<Scene>(load_scene(scene_path));
+    scene_ = std::make_unique<Scene>(load_scene(scene_path, options_.limits));
     prepare_scene(*scene_);
     scene_name_ = file_name(scene_path);
 
@@ -346,7 +346,7 @@ void ViewerApp::switch_backend(const std::string& kind) {
 }
 
 void ViewerApp::open_scene(const std::string& path) {
-    auto scene = std::make_unique<Scene>(load_scene(path));
+    auto scene = std::make_unique<Scene>(load_scene(path, options_.limits));
     prepare_scene(*scene);
     compare_.cancel();
     progressive_.set_scene(scene.get());  // the backend moves to the new scene before the old one is freed

@@ -1,0 +1,26 @@
+// The flags that raise a scene's resource limits (render/load_limits.h), shared by pkrt render, pkrt
+// bench and pkrt-viewer.
+#pragma once
+
+#include <cstdint>
+
+#include <CLI/CLI.hpp>
+
+#include "render/load_limits.h"
+
+namespace pkrt {
+
+inline void add_limit_options(CLI::App* app, LoadLimits* limits) {
+    const uint64_t most = uint64_t(1) << 40;
+    app->add_option("--max-triangles", limits->max_triangles, "Most triangles a scene may hold (about 600 bytes each)")
+        ->check(CLI::Range(uint64_t(1), most))
+        ->capture_default_str();
+    app->add_option("--max-texels", limits->max_texels, "Most texture texels a scene may hold (4 bytes each)")
+        ->check(CLI::Range(uint64_t(1), most))
+        ->capture_default_str();
+    app->add_option("--max-polygon-corners", limits->max_polygon_corners, "Most corners of one OBJ polygon")
+        ->check(CLI::Range(uint64_t(3), uint64_t(1) << 24))
+        ->capture_default_str();
+}
+
+}  // namespace pkrt

@@ -1,0 +1,37 @@
+// Input files are opened here and nowhere else: a library that opens a path itself may block on a FIFO,
+// read /dev/zero forever or follow a symlink loop. read_input_file() opens without blocking, checks that
+// it got a regular file (fstat on the open descriptor, so nothing can be swapped in between) and returns
+// the bytes with the file's identity, which dedups textures and keeps outputs off inputs.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+
+namespace pkrt {
+
+struct FileIdentity {
+    uint64_t device = 0, inode = 0;
+    bool operator==(const FileIdentity& o) const { return device == o.device && inode == o.inode; }
+    bool operator<(const FileIdentity& o) const { return device != o.device ? device < o.device : inode < o.inode; }
+};
+
+struct InputFile {
+    std::string path;
+    FileIdentity id;
+    std::string bytes;
+};
+
+// Throws Error "<path>: <not_found>" when it does not exist, else "<path>: is a directory",
+// "is not a regular file", "symlink loop", "larger than ... bytes" or the system's reason.
+InputFile read_input_file(const std::string& path, const std::string& not_found = "no such file",
+                          uint64_t max_bytes = uint64_t(1) << 34);
+
+// The same checks without reading: for files that are read later, by name, by a library.
+FileIdentity check_input_file(const std::string& path, const std::string& not_found = "no such file");
+
+// The identity of an existing path (following symlinks); false when it does not exist.
+bool file_identity(const std::string& path, FileIdentity* id);
+
+}  // namespace pkrt

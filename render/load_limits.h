@@ -1,0 +1,39 @@
+// Resource limits of one scene, so that a small hostile file cannot make pkrt allocate without bound:
+// total triangles (OBJ faces, sphere subdivisions, quads), total texels, and corners per OBJ polygon
+// (the OBJ library's ear clipping is quadratic in them). Each is checked before the memory is allocated;
+// the flags --max-triangles, --max-texels and --max-polygon-corners raise them (README.md, "Limits").
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace pkrt {
+
+struct LoadLimits {
+    uint64_t max_triangles = uint64_t(8) << 20;   // about 4.7 GiB of host memory at kBytesPerTriangle
+    uint64_t max_texels = uint64_t(256) << 20;    // 1 GiB of RGBA8
+    uint64_t max_polygon_corners = 256;  // worst case measured: about 1 ms per polygon to triangulate
+};
+
+// Peak host memory per triangle while loading and preparing: vertices and shading (112 B), the OBJ text
+// and the OBJ library's copies, BVH nodes and the build's scratch arrays. An upper estimate: peak RSS
+// per triangle measured 566 B on Crytek Sponza (OBJ), 296 B on geodesic spheres.
+constexpr uint64_t kBytesPerTriangle = 600;
+constexpr uint64_t kBytesPerTexel = 4;
+
+// Per pixel of the frame: accumulation and image (RGB float each), 8-bit copy and the encoded outputs.
+constexpr uint64_t kBytesPerPixel = 64;
+
+// The most host memory a render of this size needs (what `pkrt render` says before rendering).
+inline uint64_t render_memory_estimate(uint64_t triangles, uint64_t texels, uint64_t pixels) {
+    return triangles * kBytesPerTriangle + texels * kBytesPerTexel + pixels * kBytesPerPixel;
+}
+
+// "1.5 GiB" and the like, for messages.
+std::string format_bytes(uint64_t bytes);
+
+// Throw Error naming `what` (a file, or a JSON key) when `used + more` exceeds the limit.
+void check_triangle_budget(const LoadLimits& limits, const std::string& what, uint64_t used, uint64_t more);
+void check_texel_budget(const LoadLimits& limits, const std::string& what, uint64_t used, uint64_t more);
+
+}  // namespace pkrt
