@@ -12,6 +12,8 @@
 #include <CLI/CLI.hpp>
 
 #include "app/bench.h"
+#include "app/sequence_cli.h"
+#include "render/sequence.h"
 #include "app/limit_options.h"
 #include "render/backend.h"
 #include "render/devices.h"
@@ -38,6 +40,8 @@ struct RenderArgs {
     std::string output = "pkrt.png";
     std::string hdr;
     std::string stats;
+    int frames = 0;            // > 0: an image sequence (app/sequence_cli.h)
+    std::string camera_path;
     std::string res;
     std::string backend = "auto";
     std::string mode;
@@ -54,8 +58,13 @@ struct RenderArgs {
 int run_render(const RenderArgs& a) {
     std::string scene_path = a.scene.empty() ? kDefaultScene : a.scene;
     // Validate everything cheap before loading anything.
-    pkrt::check_output_path(a.output, {".png"}, "-o");
-    if (!a.hdr.empty()) pkrt::check_output_path(a.hdr, {".exr", ".pfm"}, "--hdr");
+    const bool sequence = a.frames > 0 || !a.camera_path.empty();
+    if (sequence) pkrt::check_sequence_flags(a.frames, a.camera_path, a.output, a.hdr);
+    // A sequence's outputs are checked as its first frame's names.
+    std::string output = sequence ? pkrt::frame_path(a.output, 0) : a.output;
+    std::string hdr = sequence && !a.hdr.empty() ? pkrt::frame_path(a.hdr, 0) : a.hdr;
+    pkrt::check_output_path(output, {".png"}, "-o");
+    if (!hdr.empty()) pkrt::check_output_path(hdr, {".exr", ".pfm"}, "--hdr");
     if (!a.stats.empty()) pkrt::check_output_path(a.stats, {".json"}, "--stats");
     if (a.spp_set && (a.spp < 1 || a.spp > kMaxSpp))
         throw pkrt::Error("--spp " + std::to_string(a.spp) + ": must be between 1 and " + std::to_string(kMaxSpp));
@@ -78,9 +87,11 @@ int run_render(const RenderArgs& a) {
     if (scene.load_stats.degenerate_triangles)
         std::fprintf(stderr, "pkrt: warning: %s: dropped %zu degenerate (zero-area) triangles\n", scene_path.c_str(),
                      scene.load_stats.degenerate_triangles);
+    std::optional<pkrt::CameraPath> camera_path;  // orbits start from the scene's camera
+    if (sequence) camera_path = pkrt::parse_camera_path(a.camera_path, scene.camera);
     // Before the render, so that an output naming an input (or another output) fails in a second.
-    std::vector<pkrt::OutputFile> outputs = {{"-o", a.output, {}}};
-    if (!a.hdr.empty()) outputs.push_back({"--hdr", a.hdr, {}});
+    std::vector<pkrt::OutputFile> outputs = {{"-o", output, {}}};
+    if (!hdr.empty()) outputs.push_back({"--hdr", hdr, {}});
     if (!a.stats.empty()) outputs.push_back({"--stats", a.stats, {}});
     pkrt::check_outputs(outputs, scene.inputs);
     pkrt::prepare_scene(scene);
@@ -103,6 +114,10 @@ int run_render(const RenderArgs& a) {
                      pkrt::Progress::format_rate(scene.bvh_build_seconds > 0 ? scene.tris.size() / scene.bvh_build_seconds : 0).c_str());
     }
 
+    if (sequence) {
+        pkrt::SequenceOutputs seq{a.output, a.hdr, a.stats, a.exposure, scene.inputs};
+        return pkrt::run_sequence(*backend, scene, rs, *camera_path, a.frames, seq, a.quiet);
+    }
     pkrt::Progress progress("rendering", static_cast<uint64_t>(rs.width) * rs.height * rs.spp, "samples",
                             a.quiet ? nullptr : stderr);
     pkrt::RenderOutput out = pkrt::render_image(*backend, scene, rs, &progress);
@@ -185,6 +200,8 @@ int main(int argc, char** argv) {
     render->add_option("--seed", ra.seed, "Random seed")->capture_default_str();
     render->add_option("--hdr", ra.hdr, "Also write linear radiance to .exr or .pfm");
     render->add_option("--stats", ra.stats, "Write render statistics as JSON");
+    render->add_option("--frames", ra.frames, "Render an image sequence of N frames (-o out_%04d.png, with --camera-path)");
+    render->add_option("--camera-path", ra.camera_path, "Sequence cameras: orbit[:DEGREES] about the up axis, or a keyframe .json");
     render->add_option("--exposure", ra.exposure, "Exposure in stops for the PNG")->capture_default_str();
     render->add_flag("-q,--quiet", ra.quiet, "No progress or summary");
     pkrt::add_limit_options(render, &ra.limits);

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "render/devices.h"
@@ -12,6 +14,7 @@
 #include "test_cli_util.h"
 
 using namespace pkrt_test;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -222,4 +225,37 @@ TEST(Cli, BenchRejectsBadWarmupAndDepth) {
     expect_clean_failure(dir, bench + " --warmup 2147483647", 1, "--warmup 2147483647");
     expect_clean_failure(dir, bench + " --warmup 0 --max-depth -1", 1, "--max-depth -1");
     expect_clean_failure(dir, bench + " --warmup 0 --max-depth 2,99999", 1, "--max-depth 99999");
+}
+
+// Image sequences: one file per frame from the -o pattern, the sequence's statistics once all are
+// written; every bad sequence flag is one line before anything renders.
+TEST(Cli, SequencesWriteOneFilePerFrame) {
+    TempDir dir;
+    std::string scene = shell_quote(kCornell);
+    RunResult r = run_pkrt("render " + scene + " --frames 3 --camera-path orbit:30 --res 16x16 --spp 2 --max-depth 3 -q "
+                           "-o f_%02d.png --hdr f_%02d.pfm --stats seq.json",
+                           dir.path().string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    for (const char* f : {"f_00.png", "f_01.png", "f_02.png", "f_00.pfm", "f_02.pfm", "seq.json"})
+        EXPECT_TRUE(fs::exists(dir.file(f))) << f;
+    EXPECT_FALSE(fs::exists(dir.file("f_03.png")));
+    auto j = nlohmann::json::parse(read_text(dir.file("seq.json")));
+    EXPECT_EQ(j["samples"].get<uint64_t>(), 3u * 16u * 16u * 2u);
+    // Different cameras: different pictures.
+    EXPECT_NE(read_text(dir.file("f_00.pfm")), read_text(dir.file("f_02.pfm")));
+}
+
+TEST(Cli, BadSequenceFlagsFailBeforeRendering) {
+    TempDir dir;
+    std::string scene = shell_quote(kCornell);
+    expect_clean_failure(dir, "render " + scene + " --frames 3 -o in_%02d.png", 1, "needs --camera-path");
+    expect_clean_failure(dir, "render " + scene + " --camera-path orbit -o in_%02d.png", 1, "needs --frames");
+    expect_clean_failure(dir, "render " + scene + " --frames 3 --camera-path orbit -o in.png", 1, "exactly one frame number");
+    expect_clean_failure(dir, "render " + scene + " --frames 3 --camera-path orbit -o in_%s.png", 1, "only %d or %0Nd");
+    expect_clean_failure(dir, "render " + scene + " --frames 200000 --camera-path orbit -o in_%d.png", 1, "between 1 and 100000");
+    expect_clean_failure(dir, "render " + scene + " --frames 2 --camera-path orbit:x -o in_%d.png", 1, "orbit:DEGREES");
+    expect_clean_failure(dir, "render " + scene + " --frames 2 --camera-path in_missing.json -o in_%d.png", 1, "cannot open");
+    std::ofstream(dir.file("in_keys.json")) << R"({"keys": [{"time": 0, "eye": [0, 0, 1]}]})";
+    expect_clean_failure(dir, "render " + scene + " --frames 2 --camera-path in_keys.json -o in_%d.png", 1,
+                         "in_keys.json: keys[0]: needs 'look_at'");
 }

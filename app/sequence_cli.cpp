@@ -1,0 +1,68 @@
+#include "sequence_cli.h"
+
+#include <chrono>
+#include <cstdio>
+
+#include "render/error.h"
+#include "render/image.h"
+#include "render/output_files.h"
+#include "render/progress.h"
+#include "render/sequence.h"
+#include "render/stats.h"
+
+namespace pkrt {
+
+namespace {
+constexpr int kMaxFrames = 100000;
+}
+
+void check_sequence_flags(int frames, const std::string& camera_path, const std::string& output, const std::string& hdr) {
+    if (frames <= 0 && !camera_path.empty()) throw Error("--camera-path " + camera_path + ": needs --frames N");
+    if (frames > 0 && camera_path.empty()) throw Error("--frames " + std::to_string(frames) + ": needs --camera-path orbit[:DEGREES] or a keyframe file");
+    if (frames > kMaxFrames) throw Error("--frames " + std::to_string(frames) + ": must be between 1 and " + std::to_string(kMaxFrames));
+    check_frame_pattern(output, "-o");
+    if (!hdr.empty()) check_frame_pattern(hdr, "--hdr");
+}
+
+int run_sequence(Backend& backend, const Scene& scene, const RenderSettings& settings, const CameraPath& path, int frames,
+                 const SequenceOutputs& out, bool quiet) {
+    Progress progress("sequence", static_cast<uint64_t>(settings.width) * settings.height * settings.spp * frames, "samples",
+                      quiet ? nullptr : stderr);
+    auto t0 = std::chrono::steady_clock::now();
+    int written = 0;
+    RenderStats total = render_sequence(backend, scene, settings, path, frames, &progress,
+                                        [&](const SequenceFrame& f, const RenderOutput& r) {
+                                            std::vector<OutputFile> files = {
+                                                {"-o", frame_path(out.png_pattern, f.index), encode_png(r.image, out.exposure)}};
+                                            if (!out.hdr_pattern.empty()) {
+                                                std::string hdr = frame_path(out.hdr_pattern, f.index);
+                                                files.push_back({"--hdr", hdr, encode_image(hdr, r.image)});
+                                            }
+                                            write_outputs(files, out.inputs);
+                                            ++written;
+                                        });
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    total.backend = backend.name();
+    total.device = backend.device();
+    total.mode = backend.mode_label(settings);
+    total.width = settings.width;
+    total.height = settings.height;
+    total.spp = settings.spp;
+    total.max_depth = settings.max_depth;
+    total.triangles = scene.tris.size();
+    total.bvh_build_seconds = scene.bvh_build_seconds;
+    if (!out.stats.empty()) write_outputs({{"--stats", out.stats, stats_json_text(total)}}, out.inputs);
+    if (!quiet) {
+        std::fprintf(stderr, "pkrt: %d frames of %dx%d, %d spp in %.3f s: %.2f frames/s (image files included), %s mode, %llu kernel launches\n",
+                     written, settings.width, settings.height, settings.spp, seconds, written / (seconds > 0 ? seconds : 1e-9),
+                     total.mode.c_str(), static_cast<unsigned long long>(total.kernel_launches));
+        if (total.nonfinite_samples)
+            std::fprintf(stderr, "pkrt: warning: %llu samples were NaN or infinite and were dropped\n",
+                         static_cast<unsigned long long>(total.nonfinite_samples));
+        std::fprintf(stderr, "pkrt: wrote %s .. %s%s%s\n", frame_path(out.png_pattern, 0).c_str(),
+                     frame_path(out.png_pattern, frames - 1).c_str(), out.stats.empty() ? "" : ", ", out.stats.c_str());
+    }
+    return 0;
+}
+
+}  // namespace pkrt

@@ -1,0 +1,29 @@
+// `pkrt render --frames N --camera-path orbit|keys.json -o out_%04d.png`: the image sequence's flags
+// and its run. Each frame's files are written as the frame completes, all or nothing per frame; the
+// --stats file (the whole sequence) is written only once every frame is. So a sequence that fails or
+// is cancelled (SIGINT, SIGTERM) leaves the frames that completed, each whole, and no statistics file.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "render/backend.h"
+#include "render/camera_path.h"
+
+namespace pkrt {
+
+// Throws Error for: --frames without --camera-path or the reverse, --frames out of 1-100000, and
+// -o / --hdr patterns without exactly one frame number.
+void check_sequence_flags(int frames, const std::string& camera_path, const std::string& output, const std::string& hdr);
+
+struct SequenceOutputs {
+    std::string png_pattern, hdr_pattern, stats;
+    float exposure = 0.0f;
+    std::vector<SceneInput> inputs;  // never overwritten
+};
+
+// Renders and writes the sequence; prints progress and a summary unless quiet. Returns the exit code.
+int run_sequence(Backend& backend, const Scene& scene, const RenderSettings& settings, const CameraPath& path, int frames,
+                 const SequenceOutputs& out, bool quiet);
+
+}  // namespace pkrt
