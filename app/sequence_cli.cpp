@@ -42,15 +42,6 @@ int run_sequence(Backend& backend, const Scene& scene, const RenderSettings& set
                                             ++written;
                                         });
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    total.backend = backend.name();
-    total.device = backend.device();
-    total.mode = backend.mode_label(settings);
-    total.width = settings.width;
-    total.height = settings.height;
-    total.spp = settings.spp;
-    total.max_depth = settings.max_depth;
-    total.triangles = scene.tris.size();
-    total.bvh_build_seconds = scene.bvh_build_seconds;
     if (!out.stats.empty()) write_outputs({{"--stats", out.stats, stats_json_text(total)}}, out.inputs);
     if (!quiet) {
         std::fprintf(stderr, "pkrt: %d frames of %dx%d, %d spp in %.3f s: %.2f frames/s (image files included), %s mode, %llu kernel launches\n",

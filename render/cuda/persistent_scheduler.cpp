@@ -71,23 +71,9 @@ public:
                           std::to_string(f.record.height) + " d" + std::to_string(f.record.max_depth);
         policy_ = tuner_.next(key, candidates(total), &trial_);
         int blocks = grid_.at(policy_.blocks_per_sm);
-        PersistentParams p{};
-        p.scene = f.scene;
-        p.frame = f.frame;
-        p.fb = f.fb;
-        p.paths = paths_.view();
-        p.shadows = shadows_.view();
-        p.control = control_.get();
-        p.counters = f.counters;
-        p.live = live_.device();
+        PersistentParams p = persistent_params(f, opt_, paths_, shadows_, control_.get(), live_.device(), blocks,
+                                               policy_.queue_shadows, policy_.sort_stragglers);
         p.host_stop = opt_.poll_stop ? f.stop_device : nullptr;
-        p.fetch_threshold = opt_.fetch_threshold;
-        p.queue_shadows = policy_.queue_shadows;
-        p.sort_stragglers = policy_.sort_stragglers;
-        p.timeline = opt_.timeline;
-        p.backoff_max_shift = opt_.backoff_max_shift;
-        uint32_t lanes = static_cast<uint32_t>(blocks) * kPersistentThreads;
-        p.low_water = static_cast<int>(std::min<uint32_t>(lanes, paths_.capacity / 2));
         live_.host()->running = 1;
         check(launch_persistent(p, blocks, policy_.blocks_per_sm, f.stream), "persistent kernel launch");
     }

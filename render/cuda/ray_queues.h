@@ -1,8 +1,12 @@
-// Storage of one device ray queue (kernels/gpu_queue.cuh): counters, per-slot sequence numbers, slots.
+// Storage of one device ray queue (kernels/gpu_queue.cuh): counters, per-slot sequence numbers, slots;
+// and the kernel parameters of the persistent loop that uses them.
 #pragma once
+
+#include <algorithm>
 
 #include "device_memory.h"
 #include "kernels/gpu_launch.h"
+#include "scheduler.h"
 
 namespace pkrt::cuda {
 
@@ -23,5 +27,29 @@ struct QueueStorage {
     void reset(cudaStream_t stream) { check(launch_queue_init(view(), stream), "queue init"); }
     DeviceQueue<Record> view() const { return DeviceQueue<Record>{counters.get(), seq.get(), slots.get(), capacity}; }
 };
+
+// What both schedulers of the persistent loop (persistent, resident) give its kernel, but for the
+// per-mode fields (stop flag, resident ring).
+inline PersistentParams persistent_params(const GpuFrame& f, const SchedulerOptions& opt, const QueueStorage<PathRecord>& paths,
+                                          const QueueStorage<ShadowRecord>& shadows, FrameControl* control, LiveStats* live,
+                                          int blocks, int queue_shadows, int sort_stragglers) {
+    PersistentParams p{};
+    p.scene = f.scene;
+    p.frame = f.frame;
+    p.fb = f.fb;
+    p.paths = paths.view();
+    p.shadows = shadows.view();
+    p.control = control;
+    p.counters = f.counters;
+    p.live = live;
+    p.fetch_threshold = opt.fetch_threshold;
+    p.queue_shadows = queue_shadows;
+    p.sort_stragglers = sort_stragglers;
+    p.timeline = opt.timeline;
+    p.backoff_max_shift = opt.backoff_max_shift;
+    uint32_t lanes = static_cast<uint32_t>(blocks) * kPersistentThreads;
+    p.low_water = static_cast<int>(std::min<uint32_t>(lanes, paths.capacity / 2));
+    return p;
+}
 
 }  // namespace pkrt::cuda

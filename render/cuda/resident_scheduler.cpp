@@ -177,24 +177,10 @@ private:
         std::memset(static_cast<void*>(status_.host()), 0, sizeof(ResidentStatus));
         before_ = {};
         seq_ = 0;
-        PersistentParams p{};
-        p.scene = f.scene;
-        p.frame = f.frame;
-        p.job_frame = const_cast<FrameRecord*>(f.frame);
-        p.fb = f.fb;
-        p.paths = paths_.view();
-        p.shadows = shadows_.view();
-        p.control = control_.get();
-        p.counters = f.counters;
-        p.live = live_.device();
+        PersistentParams p = persistent_params(f, opt_, paths_, shadows_, control_.get(), live_.device(), blocks_,
+                                               queue_shadows(), opt_.stragglers == Stragglers::kSorted);
         p.host_stop = nullptr;  // cancel() stops a job, not the kernel
-        p.fetch_threshold = opt_.fetch_threshold;
-        p.queue_shadows = queue_shadows();
-        p.sort_stragglers = opt_.stragglers == Stragglers::kSorted;
-        p.timeline = opt_.timeline;
-        p.backoff_max_shift = opt_.backoff_max_shift;
-        uint32_t lanes = static_cast<uint32_t>(blocks_) * kPersistentThreads;
-        p.low_water = static_cast<int>(std::min<uint32_t>(lanes, paths_.capacity / 2));
+        p.job_frame = const_cast<FrameRecord*>(f.frame);
         p.ring = ring_.device();
         p.status = status_.device();
         p.resident = resident_control_.get();
