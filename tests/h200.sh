@@ -29,7 +29,7 @@ stage() {
     if [ -n "${1:-}" ]; then mkdir -p .stage/base && cp "$1" .stage/base/pkrt && strip .stage/base/pkrt; fi
     # Libraries the device's Ubuntu lacks (GL, GLFW and X come from .gpu and .gpu-x there).
     ldd .stage/pkrt | awk '/=>/ {print $3}' |
-        grep -E "tinyobj|libstb|OpenEXR|Imath|Iex|IlmThread|cudart" | xargs -r -I{} cp -L {} .stage/lib/
+        grep -E "tinyobj|libstb|OpenEXR|Imath|Iex|IlmThread|cudart|libjpeg|libpng" | xargs -r -I{} cp -L {} .stage/lib/
     mkdir -p .scenes/crytek-sponza-geometry
     cp -r ../shared/scenes/cornell-box ../shared/scenes/dabrovic-sponza .scenes/
     cp ../shared/scenes/crytek-sponza-geometry/sponza_geometry.mtl .scenes/crytek-sponza-geometry/
