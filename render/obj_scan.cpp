@@ -111,7 +111,9 @@ float to_float(double d) {
 
 std::string normalize_line_endings(std::string text) {
     size_t out = 0;
-    for (size_t i = 0; i < text.size(); ++i) {
+    // A UTF-8 byte order mark (Windows editors write one) would glue itself to the first keyword.
+    size_t start = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
+    for (size_t i = start; i < text.size(); ++i) {
         if (text[i] == '\r') {
             text[out++] = '\n';
             if (i + 1 < text.size() && text[i + 1] == '\n') ++i;

@@ -11,7 +11,7 @@
 
 namespace pkrt {
 
-// CR LF and lone CR become LF, so every reader sees the same lines.
+// CR LF and lone CR become LF, so every reader sees the same lines; a leading UTF-8 BOM is dropped.
 std::string normalize_line_endings(std::string text);
 
 struct ObjScan {

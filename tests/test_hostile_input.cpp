@@ -305,6 +305,9 @@ TEST(HostileInput, ObjIndicesAndFacesAreStrict) {
 
 TEST(HostileInput, CrOnlyLineEndingsAreLines) {
     TempDir dir;
+    dir.write("bom.obj", "\xEF\xBB\xBFv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+    pkrt::Scene b;
+    EXPECT_EQ(pkrt::load_obj(b, dir.file("bom.obj"), pkrt::ObjOptions{}), 1u) << "a byte order mark is not part of the first line";
     dir.write("cr.obj", "v 0 0 0\rv 1 0 0\rv 0 1 0\rv nan 0 0\rf 1 2 3\rf 1 2 4\r");
     pkrt::Scene s;
     EXPECT_EQ(pkrt::load_obj(s, dir.file("cr.obj"), pkrt::ObjOptions{}), 1u);
