@@ -24,11 +24,20 @@ struct alignas(16) BvhNode {
 };
 static_assert(sizeof(BvhNode) == 64, "BvhNode must stay four 16-byte rows");
 
+struct CwbvhNode;  // kernels/bvh_cwbvh.h
+
+// Which node array a BvhView's traversal reads (kernels/bvh_traverse.h dispatches on it).
+enum class BvhViewLayout : int32_t { kBvh2 = 0, kCwbvh = 1 };
+
 struct BvhView {
-    const BvhNode* nodes;
+    const BvhNode* nodes;  // bvh2 nodes (kBvh2)
     const TriVerts* tris;
-    int32_t num_nodes;
+    int32_t num_nodes;     // nodes of whichever layout the view holds
     int32_t num_tris;
+    // No default member initializers (the view must stay trivial for kernel parameters and shared
+    // memory): a view braced from its first four members is a bvh2 view, as zero is kBvh2.
+    const CwbvhNode* wide_nodes;  // cwbvh nodes (kCwbvh)
+    BvhViewLayout layout;
 };
 
 // Slab test against a box given as extents; returns the entry distance or +inf on a miss.
@@ -145,14 +154,6 @@ PKRT_HD Hit traverse_bvh(const BvhView& bvh, const Ray& ray, float tmin, float t
         entry = stack[--sp];
     }
     return hit;
-}
-
-PKRT_HD Hit intersect_closest(const BvhView& bvh, const Ray& ray, float tmax = kInfinity) {
-    return traverse_bvh<false>(bvh, ray, 0.0f, tmax);
-}
-
-PKRT_HD bool occluded(const BvhView& bvh, const Ray& ray, float tmax) {
-    return traverse_bvh<true>(bvh, ray, 0.0f, tmax).prim >= 0;
 }
 
 }  // namespace pkrt

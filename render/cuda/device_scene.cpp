@@ -12,6 +12,7 @@ void DeviceScene::release_textures() {
 
 void DeviceScene::upload(const Scene& s) {
     nodes_.upload(s.bvh.bvh2_nodes);
+    wide_nodes_.upload(s.bvh.cwbvh_nodes);  // empty unless the scene is cwbvh
     tris_.upload(s.tris);
     shading_.upload(s.shading);
     materials_.upload(s.materials);
@@ -46,6 +47,7 @@ void DeviceScene::upload(const Scene& s) {
 
     view_ = view_scene(s);  // environment and counts
     view_.bvh.nodes = nodes_.get();
+    view_.bvh.wide_nodes = wide_nodes_.get();
     view_.bvh.tris = tris_.get();
     view_.shading = shading_.get();
     view_.materials = materials_.get();

@@ -22,6 +22,7 @@ private:
     void release_textures();
 
     DeviceArray<BvhNode> nodes_;
+    DeviceArray<CwbvhNode> wide_nodes_;
     DeviceArray<TriVerts> tris_;
     DeviceArray<TriShading> shading_;
     DeviceArray<Material> materials_;
