@@ -93,6 +93,7 @@ int run_bench(const BenchArgs& a) {
     if (!a.json.empty()) check_output_path(a.json, {".json"}, "--json");
     if (!a.csv.empty()) check_output_path(a.csv, {".csv"}, "--csv");
     if (!a.plot.empty()) check_output_path(a.plot, {".png"}, "--plot");
+    const BvhLayout layout = parse_bvh_layout(a.bvh, "--bvh");
     std::vector<SchedulerMode> asked;
     for (const auto& m : a.modes) asked.push_back(parse_mode(m, "--modes"));
     const BackendOptions backend_options{a.backend, a.set};
@@ -114,6 +115,7 @@ int run_bench(const BenchArgs& a) {
     out["device"] = probe->device();
     out["spp"] = a.spp;
     out["repeat"] = a.repeat;
+    out["bvh"] = bvh_layout_name(layout);
     out["results"] = nlohmann::json::array();
     probe.reset();
 
@@ -136,7 +138,7 @@ int run_bench(const BenchArgs& a) {
 
     for (const auto& scene_path : a.scenes) {
         Scene scene = load_scene(scene_path);
-        prepare_scene(scene);
+        prepare_scene(scene, layout);
         std::vector<std::pair<int, int>> res = sizes.empty() ? std::vector<std::pair<int, int>>{{scene.defaults.width, scene.defaults.height}} : sizes;
         std::vector<int> depths = a.depths.empty() ? std::vector<int>{scene.defaults.max_depth} : a.depths;
         for (auto [w, h] : res) {

@@ -39,6 +39,7 @@ struct RenderArgs {
     std::string res;
     std::string backend = "auto";
     std::string mode;
+    std::string bvh = "bvh2";
     std::vector<std::string> set;
     int spp = 0;          // meaningful only when spp_set
     int max_depth = 0;    // meaningful only when max_depth_set
@@ -64,6 +65,7 @@ int run_render(const RenderArgs& a) {
 
     std::optional<pkrt::SchedulerMode> mode;
     if (!a.mode.empty()) mode = pkrt::parse_mode(a.mode);
+    pkrt::BvhLayout layout = pkrt::parse_bvh_layout(a.bvh, "--bvh");
     std::string why;
     std::unique_ptr<pkrt::Backend> backend = pkrt::make_backend({a.backend, a.set}, &why);
     if (mode) pkrt::check_mode(*backend, *mode);
@@ -75,7 +77,7 @@ int run_render(const RenderArgs& a) {
     if (scene.load_stats.degenerate_triangles)
         std::fprintf(stderr, "pkrt: warning: %s: dropped %zu degenerate (zero-area) triangles\n", scene_path.c_str(),
                      scene.load_stats.degenerate_triangles);
-    pkrt::prepare_scene(scene);
+    pkrt::prepare_scene(scene, layout);
 
     pkrt::RenderSettings rs;
     rs.width = w ? w : scene.defaults.width;
@@ -86,8 +88,9 @@ int run_render(const RenderArgs& a) {
     rs.mode = mode;
     if (!a.quiet) {
         std::fprintf(stderr, "pkrt: %s\n", why.c_str());
-        std::fprintf(stderr, "pkrt: %s: %zu triangles, BVH %zu nodes built in %.3f s (%s triangles/s)\n",
-                     scene_path.c_str(), scene.tris.size(), scene.bvh.node_count(), scene.bvh_build_seconds,
+        std::fprintf(stderr, "pkrt: %s: %zu triangles, %s BVH of %zu nodes built in %.3f s (%s triangles/s)\n",
+                     scene_path.c_str(), scene.tris.size(), pkrt::bvh_layout_name(scene.bvh.layout).c_str(), scene.bvh.node_count(),
+                     scene.bvh_build_seconds,
                      pkrt::Progress::format_rate(scene.bvh_build_seconds > 0 ? scene.tris.size() / scene.bvh_build_seconds : 0).c_str());
     }
 
@@ -164,6 +167,7 @@ int main(int argc, char** argv) {
     CLI::Option* depth_opt = render->add_option("--max-depth", ra.max_depth, "Maximum bounces (default: the scene's)");
     render->add_option("--backend", ra.backend, "auto, cpu or cuda")->capture_default_str();
     render->add_option("--mode", ra.mode, "GPU scheduler: persistent, relaunch, graph, megakernel");
+    render->add_option("--bvh", ra.bvh, "BVH layout: bvh2 (binary) or cwbvh (8-wide, compressed)")->capture_default_str();
     render->add_option("--set", ra.set, "Scheduler setting KEY=VALUE for experiments (repeatable; see pkrt help-settings)");
     render->add_option("--seed", ra.seed, "Random seed")->capture_default_str();
     render->add_option("--hdr", ra.hdr, "Also write linear radiance to .exr or .pfm");
@@ -184,6 +188,7 @@ int main(int argc, char** argv) {
     bench->add_option("--repeat", ba.repeat, "Measured frames per mode")->capture_default_str();
     bench->add_option("--warmup", ba.warmup, "Unmeasured frames per mode first")->capture_default_str();
     bench->add_option("--backend", ba.backend, "auto, cpu or cuda")->capture_default_str();
+    bench->add_option("--bvh", ba.bvh, "BVH layout: bvh2 (binary) or cwbvh (8-wide, compressed)")->capture_default_str();
     bench->add_option("--set", ba.set, "Scheduler setting KEY=VALUE for experiments (repeatable; see pkrt help-settings)");
     bench->add_option("--json", ba.json, "Write every measurement as JSON");
     bench->add_option("--csv", ba.csv, "Write one row per scene, resolution, depth and mode as CSV");
