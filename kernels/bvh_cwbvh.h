@@ -108,12 +108,13 @@ PKRT_HD uint32_t cwbvh_intersect_children(const uint32_t (&w)[20], Vec3 ray_o, V
     for (int s = 0; s < 8; ++s) {
         int h = s >> 2, k = s & 3;  // word half and byte within the word
         uint32_t meta = (w[6 + h] >> (8 * k)) & 0xffu;
+        if (meta == 0) continue;  // empty slot
         float tx0 = cwbvh_byte(w[8 + h], k) * adj_d.x + adj_o.x, tx1 = cwbvh_byte(w[14 + h], k) * adj_d.x + adj_o.x;
         float ty0 = cwbvh_byte(w[10 + h], k) * adj_d.y + adj_o.y, ty1 = cwbvh_byte(w[16 + h], k) * adj_d.y + adj_o.y;
         float tz0 = cwbvh_byte(w[12 + h], k) * adj_d.z + adj_o.z, tz1 = cwbvh_byte(w[18 + h], k) * adj_d.z + adj_o.z;
         float t_near = max_f(max_f(min_f(tx0, tx1), min_f(ty0, ty1)), max_f(min_f(tz0, tz1), tmin));
         float t_far = min_f(min_f(max_f(tx0, tx1), max_f(ty0, ty1)), min_f(max_f(tz0, tz1), tmax));
-        if (meta != 0 && t_near <= t_far * 1.0000004f) {
+        if (t_near <= t_far * 1.0000004f) {
             uint32_t index = meta & 31u;
             if (index >= 24u) index ^= oct_inv;  // inner: 24 + slot, permuted within 24..31
             hits |= (meta >> 5) << index;
