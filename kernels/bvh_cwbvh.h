@@ -94,13 +94,21 @@ PKRT_HD float cwbvh_byte(uint32_t word, int k) { return static_cast<float>((word
 // Tests the node's eight children; returns the hit mask: bits 24-31 for inner children (slot order
 // permuted by the octant, see above), bits 0-23 for the triangles of hit leaves.
 // The slab test is bvh2's (kernels/bvh.h: intersect_box), with the box bound written as
-// (origin - o) / d + q * (2^exp / d), and the same 1 + 2*gamma(3) widening of t_far.
+// (origin - o) / d + q * (2^exp / d), and the same 1 + 2*gamma(3) widening of t_far. Where bvh2 takes
+// min and max of a slab's two distances, the near and far planes are picked once per node by the sign
+// of the direction: rounding is monotonic, so the result is the same and the per-child work is less.
 PKRT_HD uint32_t cwbvh_intersect_children(const uint32_t (&w)[20], Vec3 ray_o, Vec3 inv_d, uint32_t oct_inv,
                                           float tmin, float tmax) {
     Vec3 org{int_as_float_bits(static_cast<int32_t>(w[0])), int_as_float_bits(static_cast<int32_t>(w[1])),
              int_as_float_bits(static_cast<int32_t>(w[2]))};
     Vec3 adj_o = (org - ray_o) * inv_d;
     Vec3 adj_d{cwbvh_scale(w[3]) * inv_d.x, cwbvh_scale(w[3] >> 8) * inv_d.y, cwbvh_scale(w[3] >> 16) * inv_d.z};
+    // Words of the near and far planes per axis, two words (slots 0-3, 4-7) each. oct_inv has a bit
+    // set for each positive direction component (x: 4, y: 2, z: 1).
+    bool px = oct_inv & 4u, py = oct_inv & 2u, pz = oct_inv & 1u;
+    uint32_t near_x[2] = {px ? w[8] : w[14], px ? w[9] : w[15]}, far_x[2] = {px ? w[14] : w[8], px ? w[15] : w[9]};
+    uint32_t near_y[2] = {py ? w[10] : w[16], py ? w[11] : w[17]}, far_y[2] = {py ? w[16] : w[10], py ? w[17] : w[11]};
+    uint32_t near_z[2] = {pz ? w[12] : w[18], pz ? w[13] : w[19]}, far_z[2] = {pz ? w[18] : w[12], pz ? w[19] : w[13]};
     uint32_t hits = 0;
 #if defined(__CUDA_ARCH__)
 #pragma unroll
@@ -109,11 +117,10 @@ PKRT_HD uint32_t cwbvh_intersect_children(const uint32_t (&w)[20], Vec3 ray_o, V
         int h = s >> 2, k = s & 3;  // word half and byte within the word
         uint32_t meta = (w[6 + h] >> (8 * k)) & 0xffu;
         if (meta == 0) continue;  // empty slot
-        float tx0 = cwbvh_byte(w[8 + h], k) * adj_d.x + adj_o.x, tx1 = cwbvh_byte(w[14 + h], k) * adj_d.x + adj_o.x;
-        float ty0 = cwbvh_byte(w[10 + h], k) * adj_d.y + adj_o.y, ty1 = cwbvh_byte(w[16 + h], k) * adj_d.y + adj_o.y;
-        float tz0 = cwbvh_byte(w[12 + h], k) * adj_d.z + adj_o.z, tz1 = cwbvh_byte(w[18 + h], k) * adj_d.z + adj_o.z;
-        float t_near = max_f(max_f(min_f(tx0, tx1), min_f(ty0, ty1)), max_f(min_f(tz0, tz1), tmin));
-        float t_far = min_f(min_f(max_f(tx0, tx1), max_f(ty0, ty1)), min_f(max_f(tz0, tz1), tmax));
+        float t_near = max_f(max_f(cwbvh_byte(near_x[h], k) * adj_d.x + adj_o.x, cwbvh_byte(near_y[h], k) * adj_d.y + adj_o.y),
+                             max_f(cwbvh_byte(near_z[h], k) * adj_d.z + adj_o.z, tmin));
+        float t_far = min_f(min_f(cwbvh_byte(far_x[h], k) * adj_d.x + adj_o.x, cwbvh_byte(far_y[h], k) * adj_d.y + adj_o.y),
+                            min_f(cwbvh_byte(far_z[h], k) * adj_d.z + adj_o.z, tmax));
         if (t_near <= t_far * 1.0000004f) {
             uint32_t index = meta & 31u;
             if (index >= 24u) index ^= oct_inv;  // inner: 24 + slot, permuted within 24..31
@@ -136,7 +143,9 @@ PKRT_HD Hit traverse_cwbvh(const CwbvhNode* nodes, const TriVerts* tris, int32_t
     if (num_nodes == 0) return hit;
     WatertightRay wr = make_watertight_ray(ray.d);
     Vec3 inv_d = safe_inverse(ray.d);
-    uint32_t oct_inv = 7u - ((ray.d.x < 0.0f ? 4u : 0u) | (ray.d.y < 0.0f ? 2u : 0u) | (ray.d.z < 0.0f ? 1u : 0u));
+    // The octant from inv_d's signs, not d's: a -0 component has a negative inverse, and the slab
+    // test picks near and far planes by these bits.
+    uint32_t oct_inv = 7u - ((inv_d.x < 0.0f ? 4u : 0u) | (inv_d.y < 0.0f ? 2u : 0u) | (inv_d.z < 0.0f ? 1u : 0u));
     uint32_t stack_base[kMaxTraversalStack], stack_mask[kMaxTraversalStack];
     int sp = 0;
     // The root as a group of one: its only hit bit is the first one visited, imask 0 so it is child 0.

@@ -93,11 +93,17 @@ private:
         }
     }
 
+    // A wide node's children (binary node indices), without a heap allocation per node.
+    struct Kids {
+        std::array<int32_t, kWidth> node;
+        int count = 0;
+    };
+
     // The roots of the forest (n, i): binary subtrees that become one child each.
-    void forest(int32_t n, int i, std::vector<int32_t>& roots) {
+    void forest(int32_t n, int i, Kids& roots) {
         const BinaryBvhNode& b = bvh_.nodes[n];
         if (i == 1 || b.is_leaf()) {
-            roots.push_back(n);
+            roots.node[roots.count++] = n;
             return;
         }
         const Choice& c = at(n, i);
@@ -108,11 +114,11 @@ private:
 
     // The children of the wide node made from binary node n (the root of a subtree of at most three
     // triangles included: its one child is itself, as a leaf).
-    std::vector<int32_t> children_of(int32_t n) {
-        std::vector<int32_t> roots;
+    Kids children_of(int32_t n) {
+        Kids roots;
         const BinaryBvhNode& b = bvh_.nodes[n];
         if (b.is_leaf()) {
-            roots.push_back(n);
+            roots.node[roots.count++] = n;
             return roots;
         }
         forest(b.left, root_split_[n], roots);
@@ -125,26 +131,31 @@ private:
     // Slot per child: slot s is visited first by rays of octant s, so it should hold the child lying
     // furthest against that octant's direction. Greedy over all (child, slot) pairs, cheapest first
     // (the paper uses an auction; greedy is within noise of it for eight slots).
-    std::array<int32_t, kWidth> assign_slots(const std::vector<int32_t>& kids, const Aabb& parent) {
+    std::array<int32_t, kWidth> assign_slots(const Kids& kids, const Aabb& parent) {
         std::array<int32_t, kWidth> slot_child;
         slot_child.fill(-1);
         Vec3 pc = (parent.lo + parent.hi) * 0.5f;
         struct Pair { float cost; int child, slot; };
-        std::vector<Pair> pairs;
-        for (int c = 0; c < static_cast<int>(kids.size()); ++c) {
-            const Aabb& box = bvh_.nodes[kids[c]].box;
+        std::array<Pair, kWidth * kWidth> pairs;
+        int count = 0;
+        for (int c = 0; c < kids.count; ++c) {
+            const Aabb& box = bvh_.nodes[kids.node[c]].box;
             Vec3 off = (box.lo + box.hi) * 0.5f - pc;
             for (int s = 0; s < kWidth; ++s) {
                 Vec3 dir{(s & 4) ? -1.0f : 1.0f, (s & 2) ? -1.0f : 1.0f, (s & 1) ? -1.0f : 1.0f};
-                pairs.push_back({dot(off, dir), c, s});
+                pairs[count++] = {dot(off, dir), c, s};
             }
         }
-        std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) { return a.cost < b.cost; });
+        // Ties broken by (child, slot), so the assignment does not depend on the sort's stability.
+        std::sort(pairs.begin(), pairs.begin() + count, [](const Pair& a, const Pair& b) {
+            return a.cost != b.cost ? a.cost < b.cost : (a.child != b.child ? a.child < b.child : a.slot < b.slot);
+        });
         std::array<bool, kWidth> placed{};
-        for (const Pair& p : pairs) {
+        for (int i = 0; i < count; ++i) {
+            const Pair& p = pairs[i];
             if (placed[p.child] || slot_child[p.slot] >= 0) continue;
             placed[p.child] = true;
-            slot_child[p.slot] = kids[p.child];
+            slot_child[p.slot] = kids.node[p.child];
         }
         return slot_child;
     }
@@ -152,10 +163,10 @@ private:
     // One wide node from binary node n into out_.nodes[index]; returns the inner children to emit,
     // with the indices allocated for them (contiguous, in slot order).
     void make_node(int32_t n, uint32_t index, std::vector<std::pair<int32_t, uint32_t>>& pending) {
-        std::vector<int32_t> kids = children_of(n);
+        Kids kids = children_of(n);
         Aabb node_box;
         std::array<Aabb, kWidth> boxes;
-        for (size_t c = 0; c < kids.size(); ++c) node_box.grow(padded(bvh_.nodes[kids[c]].box));
+        for (int c = 0; c < kids.count; ++c) node_box.grow(padded(bvh_.nodes[kids.node[c]].box));
         std::array<int32_t, kWidth> slots = assign_slots(kids, bvh_.nodes[n].box);
 
         CwbvhNode nd{};
