@@ -29,15 +29,16 @@ struct CwbvhNode;  // kernels/bvh_cwbvh.h
 // Which node array a BvhView's traversal reads (kernels/bvh_traverse.h dispatches on it).
 enum class BvhViewLayout : int32_t { kBvh2 = 0, kCwbvh = 1 };
 
+// 24 bytes whatever the layout: the view is a by-value argument of the out-of-line traversal calls
+// (kernels/persistent.cu), and every byte more there is a register more at each call site.
 struct BvhView {
-    const BvhNode* nodes;  // bvh2 nodes (kBvh2)
+    union {
+        const BvhNode* nodes;         // kBvh2
+        const CwbvhNode* wide_nodes;  // kCwbvh
+    };
     const TriVerts* tris;
     int32_t num_nodes;     // nodes of whichever layout the view holds
-    int32_t num_tris;
-    // No default member initializers (the view must stay trivial for kernel parameters and shared
-    // memory): a view braced from its first four members is a bvh2 view, as zero is kBvh2.
-    const CwbvhNode* wide_nodes;  // cwbvh nodes (kCwbvh)
-    BvhViewLayout layout;
+    BvhViewLayout layout;  // which member of the union is set
 };
 
 // Slab test against a box given as extents; returns the entry distance or +inf on a miss.

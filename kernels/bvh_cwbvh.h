@@ -42,20 +42,17 @@ static_assert(sizeof(CwbvhNode) == 80, "CwbvhNode must stay five 16-byte rows");
 
 constexpr int kCwbvhMaxLeafSize = 3;  // three unary bits in a child's meta byte
 
-// The node as 20 words, as the traversal reads it (registers on the GPU: five 16-byte loads).
-PKRT_HD void load_cwbvh_node(const CwbvhNode* nodes, uint32_t i, uint32_t (&w)[20]) {
+// Row r (0-4) of node i as four words (on the GPU one 16-byte load). The traversal loads rows 0-1
+// before rows 2-4, so that only part of the node is live in registers at a time.
+PKRT_HD void load_cwbvh_row(const CwbvhNode* nodes, uint32_t i, int r, uint32_t (&q)[4]) {
 #if defined(__CUDA_ARCH__)
-    const uint4* p = reinterpret_cast<const uint4*>(nodes + i);
-#pragma unroll
-    for (int r = 0; r < 5; ++r) {
-        uint4 q = __ldg(p + r);
-        w[4 * r] = q.x;
-        w[4 * r + 1] = q.y;
-        w[4 * r + 2] = q.z;
-        w[4 * r + 3] = q.w;
-    }
+    uint4 v = __ldg(reinterpret_cast<const uint4*>(nodes + i) + r);
+    q[0] = v.x;
+    q[1] = v.y;
+    q[2] = v.z;
+    q[3] = v.w;
 #else
-    std::memcpy(w, nodes + i, sizeof(CwbvhNode));
+    std::memcpy(q, reinterpret_cast<const unsigned char*>(nodes + i) + 16 * r, 16);
 #endif
 }
 
@@ -91,43 +88,55 @@ PKRT_HD float cwbvh_scale(uint32_t exp_byte) {
 
 PKRT_HD float cwbvh_byte(uint32_t word, int k) { return static_cast<float>((word >> (8 * k)) & 0xffu); }
 
-// Tests the node's eight children; returns the hit mask: bits 24-31 for inner children (slot order
-// permuted by the octant, see above), bits 0-23 for the triangles of hit leaves.
-// The slab test is bvh2's (kernels/bvh.h: intersect_box), with the box bound written as
-// (origin - o) / d + q * (2^exp / d), and the same 1 + 2*gamma(3) widening of t_far. Where bvh2 takes
-// min and max of a slab's two distances, the near and far planes are picked once per node by the sign
-// of the direction: rounding is monotonic, so the result is the same and the per-child work is less.
-PKRT_HD uint32_t cwbvh_intersect_children(const uint32_t (&w)[20], Vec3 ray_o, Vec3 inv_d, uint32_t oct_inv,
-                                          float tmin, float tmax) {
-    Vec3 org{int_as_float_bits(static_cast<int32_t>(w[0])), int_as_float_bits(static_cast<int32_t>(w[1])),
-             int_as_float_bits(static_cast<int32_t>(w[2]))};
+// What a node visit yields: the hit mask (bits 24-31 for inner children, slot order permuted by the
+// octant, see above; bits 0-23 for the triangles of hit leaves) and the node's bases and imask.
+struct CwbvhVisit {
+    uint32_t hits, child_base, tri_base, imask;
+};
+
+// Tests node i's eight children. The slab test is bvh2's (kernels/bvh.h: intersect_box), with the box
+// bound written as (origin - o) / d + q * (2^exp / d), and the same 1 + 2*gamma(3) widening of t_far.
+// Where bvh2 takes min and max of a slab's two distances, the near and far planes are picked once per
+// node by the sign of the direction: rounding is monotonic, so the result is the same for less work.
+PKRT_HD CwbvhVisit cwbvh_intersect_children(const CwbvhNode* nodes, uint32_t i, Vec3 ray_o, Vec3 inv_d,
+                                            uint32_t oct_inv, float tmin, float tmax) {
+    uint32_t r0[4], r1[4];
+    load_cwbvh_row(nodes, i, 0, r0);
+    load_cwbvh_row(nodes, i, 1, r1);
+    Vec3 org{int_as_float_bits(static_cast<int32_t>(r0[0])), int_as_float_bits(static_cast<int32_t>(r0[1])),
+             int_as_float_bits(static_cast<int32_t>(r0[2]))};
     Vec3 adj_o = (org - ray_o) * inv_d;
-    Vec3 adj_d{cwbvh_scale(w[3]) * inv_d.x, cwbvh_scale(w[3] >> 8) * inv_d.y, cwbvh_scale(w[3] >> 16) * inv_d.z};
-    // Words of the near and far planes per axis, two words (slots 0-3, 4-7) each. oct_inv has a bit
-    // set for each positive direction component (x: 4, y: 2, z: 1).
+    Vec3 adj_d{cwbvh_scale(r0[3]) * inv_d.x, cwbvh_scale(r0[3] >> 8) * inv_d.y, cwbvh_scale(r0[3] >> 16) * inv_d.z};
+    CwbvhVisit out{0u, r1[0], r1[1], r0[3] >> 24};
+    uint32_t meta[2] = {r1[2], r1[3]};
+    // Rows 2-4: lo_x, lo_y | lo_z, hi_x | hi_y, hi_z, two words (slots 0-3, 4-7) each. Near and far
+    // words per axis; oct_inv has a bit set for each positive direction component (x: 4, y: 2, z: 1).
+    uint32_t r2[4], r3[4], r4[4];
+    load_cwbvh_row(nodes, i, 2, r2);
+    load_cwbvh_row(nodes, i, 3, r3);
+    load_cwbvh_row(nodes, i, 4, r4);
     bool px = oct_inv & 4u, py = oct_inv & 2u, pz = oct_inv & 1u;
-    uint32_t near_x[2] = {px ? w[8] : w[14], px ? w[9] : w[15]}, far_x[2] = {px ? w[14] : w[8], px ? w[15] : w[9]};
-    uint32_t near_y[2] = {py ? w[10] : w[16], py ? w[11] : w[17]}, far_y[2] = {py ? w[16] : w[10], py ? w[17] : w[11]};
-    uint32_t near_z[2] = {pz ? w[12] : w[18], pz ? w[13] : w[19]}, far_z[2] = {pz ? w[18] : w[12], pz ? w[19] : w[13]};
-    uint32_t hits = 0;
+    uint32_t near_x[2] = {px ? r2[0] : r3[2], px ? r2[1] : r3[3]}, far_x[2] = {px ? r3[2] : r2[0], px ? r3[3] : r2[1]};
+    uint32_t near_y[2] = {py ? r2[2] : r4[0], py ? r2[3] : r4[1]}, far_y[2] = {py ? r4[0] : r2[2], py ? r4[1] : r2[3]};
+    uint32_t near_z[2] = {pz ? r3[0] : r4[2], pz ? r3[1] : r4[3]}, far_z[2] = {pz ? r4[2] : r3[0], pz ? r4[3] : r3[1]};
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
     for (int s = 0; s < 8; ++s) {
         int h = s >> 2, k = s & 3;  // word half and byte within the word
-        uint32_t meta = (w[6 + h] >> (8 * k)) & 0xffu;
-        if (meta == 0) continue;  // empty slot
+        uint32_t m = (meta[h] >> (8 * k)) & 0xffu;
+        if (m == 0) continue;  // empty slot
         float t_near = max_f(max_f(cwbvh_byte(near_x[h], k) * adj_d.x + adj_o.x, cwbvh_byte(near_y[h], k) * adj_d.y + adj_o.y),
                              max_f(cwbvh_byte(near_z[h], k) * adj_d.z + adj_o.z, tmin));
         float t_far = min_f(min_f(cwbvh_byte(far_x[h], k) * adj_d.x + adj_o.x, cwbvh_byte(far_y[h], k) * adj_d.y + adj_o.y),
                             min_f(cwbvh_byte(far_z[h], k) * adj_d.z + adj_o.z, tmax));
         if (t_near <= t_far * 1.0000004f) {
-            uint32_t index = meta & 31u;
+            uint32_t index = m & 31u;
             if (index >= 24u) index ^= oct_inv;  // inner: 24 + slot, permuted within 24..31
-            hits |= (meta >> 5) << index;
+            out.hits |= (m >> 5) << index;
         }
     }
-    return hits;
+    return out;
 }
 
 // Closest hit in (tmin, tmax), or any hit when kAnyHit; same contract as traverse_bvh (kernels/bvh.h).
@@ -162,13 +171,11 @@ PKRT_HD Hit traverse_cwbvh(const CwbvhNode* nodes, const TriVerts* tris, int32_t
                 stack_mask[sp] = group_mask;
                 ++sp;
             }
-            uint32_t w[20];
-            load_cwbvh_node(nodes, child, w);
-            uint32_t hits = cwbvh_intersect_children(w, ray.o, inv_d, oct_inv, tmin, hit.t);
-            group_base = w[4];
-            group_mask = (hits & 0xff000000u) | (w[3] >> 24);
-            tri_base = w[5];
-            tri_hits = hits & 0x00ffffffu;
+            CwbvhVisit v = cwbvh_intersect_children(nodes, child, ray.o, inv_d, oct_inv, tmin, hit.t);
+            group_base = v.child_base;
+            group_mask = (v.hits & 0xff000000u) | v.imask;
+            tri_base = v.tri_base;
+            tri_hits = v.hits & 0x00ffffffu;
         }
         while (tri_hits) {
             uint32_t i = tri_base + cwbvh_lowest_bit(tri_hits);
@@ -178,8 +185,6 @@ PKRT_HD Hit traverse_cwbvh(const CwbvhNode* nodes, const TriVerts* tris, int32_t
             float t, u, v;
             if (intersect_triangle(wr, ray.o, p0, p1, p2, tmin, t, u, v, hit.t)) {
                 hit.t = t;
-                hit.u = u;
-                hit.v = v;
                 hit.prim = static_cast<int32_t>(i);
                 if (kAnyHit) return hit;
             }
@@ -190,6 +195,14 @@ PKRT_HD Hit traverse_cwbvh(const CwbvhNode* nodes, const TriVerts* tris, int32_t
             group_base = stack_base[sp];
             group_mask = stack_mask[sp];
         }
+    }
+    // Barycentrics are not carried through the loop (two registers fewer while boxes are tested): the
+    // test is deterministic, so redoing it on the closest triangle gives the same t, u and v.
+    if (hit.prim >= 0) {
+        Vec3 p0, p1, p2;
+        load_tri(tris, hit.prim, p0, p1, p2);
+        float t;
+        intersect_triangle(wr, ray.o, p0, p1, p2, tmin, t, hit.u, hit.v, kInfinity);
     }
     return hit;
 }

@@ -166,8 +166,9 @@ SceneBvh convert_bvh(const BinaryBvh& bvh, BvhLayout layout, std::vector<uint32_
 }
 
 BvhView bvh_view(const SceneBvh& bvh, const std::vector<TriVerts>& tris) {
-    BvhView v{nullptr, tris.data(), static_cast<int32_t>(bvh.node_count()), static_cast<int32_t>(tris.size()), nullptr,
-              BvhViewLayout::kBvh2};
+    BvhView v{};
+    v.tris = tris.data();
+    v.num_nodes = static_cast<int32_t>(bvh.node_count());
     switch (bvh.layout) {
         case BvhLayout::kBvh2: v.nodes = bvh.bvh2_nodes.data(); return v;
         case BvhLayout::kCwbvh:

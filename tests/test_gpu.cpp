@@ -70,10 +70,14 @@ void expect_matches_cpu(const Scene& scene, Backend& gpu, const RenderSettings& 
 TEST(Gpu, EveryModeMatchesTheCpuOnTheCornellBox) {
     REQUIRE_GPU();
 #if defined(PKRT_HAVE_CUDA)
-    Scene s = load_prepared(kScenes + "/cornell.json");
-    for (SchedulerMode mode : kModes) {
-        auto gpu = gpu_backend(gpus[0]);
-        expect_matches_cpu(s, *gpu, settings(64, 64, 16, 8, 1, mode), std::string("cornell ") + mode_name(mode));
+    for (BvhLayout layout : all_bvh_layouts()) {  // each layout's GPU traversal against the CPU's
+        Scene s = load_scene(kScenes + "/cornell.json");
+        prepare_scene(s, layout);
+        for (SchedulerMode mode : kModes) {
+            auto gpu = gpu_backend(gpus[0]);
+            expect_matches_cpu(s, *gpu, settings(64, 64, 16, 8, 1, mode),
+                               "cornell " + bvh_layout_name(layout) + " " + mode_name(mode));
+        }
     }
 #endif
 }
@@ -86,10 +90,14 @@ TEST(Gpu, EveryModeMatchesTheCpuOnDabrovicSponza) {
     s.camera.eye = {-14, 3, 0};  // the camera the scene's README suggests
     s.camera.look_at = {10, 5, 0};
     s.camera.vfov_degrees = 60;
-    prepare_scene(s);
-    for (SchedulerMode mode : kModes) {
-        auto gpu = gpu_backend(gpus[0]);
-        expect_matches_cpu(s, *gpu, settings(64, 48, 16, 6, 3, mode), std::string("sponza ") + mode_name(mode));
+    for (BvhLayout layout : all_bvh_layouts()) {
+        Scene p = s;
+        prepare_scene(p, layout);
+        for (SchedulerMode mode : kModes) {
+            auto gpu = gpu_backend(gpus[0]);
+            expect_matches_cpu(p, *gpu, settings(64, 48, 16, 6, 3, mode),
+                               "sponza " + bvh_layout_name(layout) + " " + mode_name(mode));
+        }
     }
 #endif
 }

@@ -11,7 +11,7 @@ void DeviceScene::release_textures() {
 }
 
 void DeviceScene::upload(const Scene& s) {
-    nodes_.upload(s.bvh.bvh2_nodes);
+    nodes_.upload(s.bvh.bvh2_nodes);        // empty unless the scene is bvh2
     wide_nodes_.upload(s.bvh.cwbvh_nodes);  // empty unless the scene is cwbvh
     tris_.upload(s.tris);
     shading_.upload(s.shading);
@@ -46,8 +46,10 @@ void DeviceScene::upload(const Scene& s) {
     textures_.upload(views);
 
     view_ = view_scene(s);  // environment and counts
-    view_.bvh.nodes = nodes_.get();
-    view_.bvh.wide_nodes = wide_nodes_.get();
+    if (view_.bvh.layout == BvhViewLayout::kCwbvh)  // one pointer for either layout's nodes
+        view_.bvh.wide_nodes = wide_nodes_.get();
+    else
+        view_.bvh.nodes = nodes_.get();
     view_.bvh.tris = tris_.get();
     view_.shading = shading_.get();
     view_.materials = materials_.get();
