@@ -99,6 +99,7 @@ int run_bench(const BenchArgs& a) {
     if (!a.json.empty()) check_output_path(a.json, {".json"}, "--json");
     if (!a.csv.empty()) check_output_path(a.csv, {".csv"}, "--csv");
     if (!a.plot.empty()) check_output_path(a.plot, {".png"}, "--plot");
+    const BvhLayout layout = parse_bvh_layout(a.bvh, "--bvh");
     std::vector<SchedulerMode> asked;
     for (const auto& m : a.modes) asked.push_back(parse_mode(m, "--modes"));
     const BackendOptions backend_options{a.backend, a.set};
@@ -120,6 +121,7 @@ int run_bench(const BenchArgs& a) {
     out["device"] = probe->device();
     out["spp"] = a.spp;
     out["repeat"] = a.repeat;
+    out["bvh"] = bvh_layout_name(layout);
     out["results"] = nlohmann::json::array();
     probe.reset();
 
@@ -149,7 +151,7 @@ int run_bench(const BenchArgs& a) {
         Scene scene = load_scene(scene_path, a.limits);
         inputs.insert(inputs.end(), scene.inputs.begin(), scene.inputs.end());
         check_outputs(outputs, inputs);
-        prepare_scene(scene);
+        prepare_scene(scene, layout);
         std::vector<std::pair<int, int>> res = sizes.empty() ? std::vector<std::pair<int, int>>{{scene.defaults.width, scene.defaults.height}} : sizes;
         std::vector<int> depths = a.depths.empty() ? std::vector<int>{scene.defaults.max_depth} : a.depths;
         for (auto [w, h] : res) {

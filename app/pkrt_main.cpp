@@ -45,6 +45,7 @@ struct RenderArgs {
     std::string res;
     std::string backend = "auto";
     std::string mode;
+    std::string bvh = "bvh2";
     std::vector<std::string> set;
     int spp = 0;          // meaningful only when spp_set
     int max_depth = 0;    // meaningful only when max_depth_set
@@ -76,6 +77,7 @@ int run_render(const RenderArgs& a) {
 
     std::optional<pkrt::SchedulerMode> mode;
     if (!a.mode.empty()) mode = pkrt::parse_mode(a.mode);
+    pkrt::BvhLayout layout = pkrt::parse_bvh_layout(a.bvh, "--bvh");
     std::string why;
     std::unique_ptr<pkrt::Backend> backend = pkrt::make_backend({a.backend, a.set}, &why);
     if (mode) pkrt::check_mode(*backend, *mode);
@@ -94,7 +96,7 @@ int run_render(const RenderArgs& a) {
     if (!hdr.empty()) outputs.push_back({"--hdr", hdr, {}});
     if (!a.stats.empty()) outputs.push_back({"--stats", a.stats, {}});
     pkrt::check_outputs(outputs, scene.inputs);
-    pkrt::prepare_scene(scene);
+    pkrt::prepare_scene(scene, layout);
 
     pkrt::RenderSettings rs;
     rs.width = w ? w : scene.defaults.width;
@@ -107,10 +109,10 @@ int run_render(const RenderArgs& a) {
         std::fprintf(stderr, "pkrt: %s\n", why.c_str());
         uint64_t texels = 0;
         for (const auto& t : scene.textures) texels += static_cast<uint64_t>(t.width) * t.height;
-        std::fprintf(stderr, "pkrt: %s: %zu triangles, %llu texels (at most %s of host memory), BVH %zu nodes built in %.3f s (%s triangles/s)\n",
+        std::fprintf(stderr, "pkrt: %s: %zu triangles, %llu texels (at most %s of host memory), %s BVH of %zu nodes built in %.3f s (%s triangles/s)\n",
                      scene_path.c_str(), scene.tris.size(), static_cast<unsigned long long>(texels),
                      pkrt::format_bytes(pkrt::render_memory_estimate(scene.tris.size(), texels, static_cast<uint64_t>(rs.width) * rs.height)).c_str(),
-                     scene.bvh.node_count(), scene.bvh_build_seconds,
+                     pkrt::bvh_layout_name(scene.bvh.layout).c_str(), scene.bvh.node_count(), scene.bvh_build_seconds,
                      pkrt::Progress::format_rate(scene.bvh_build_seconds > 0 ? scene.tris.size() / scene.bvh_build_seconds : 0).c_str());
     }
 
@@ -196,6 +198,7 @@ int main(int argc, char** argv) {
     CLI::Option* depth_opt = render->add_option("--max-depth", ra.max_depth, "Maximum bounces (default: the scene's)");
     render->add_option("--backend", ra.backend, "auto, cpu or cuda")->capture_default_str();
     render->add_option("--mode", ra.mode, "GPU scheduler: persistent, relaunch, graph, megakernel");
+    render->add_option("--bvh", ra.bvh, "BVH layout: bvh2 (binary) or cwbvh (8-wide, compressed)")->capture_default_str();
     render->add_option("--set", ra.set, "Scheduler setting KEY=VALUE for experiments (repeatable; see pkrt help-settings)");
     render->add_option("--seed", ra.seed, "Random seed")->capture_default_str();
     render->add_option("--hdr", ra.hdr, "Also write linear radiance to .exr or .pfm");
@@ -219,6 +222,7 @@ int main(int argc, char** argv) {
     bench->add_option("--repeat", ba.repeat, "Measured frames per mode")->capture_default_str();
     bench->add_option("--warmup", ba.warmup, "Unmeasured frames per mode first")->capture_default_str();
     bench->add_option("--backend", ba.backend, "auto, cpu or cuda")->capture_default_str();
+    bench->add_option("--bvh", ba.bvh, "BVH layout: bvh2 (binary) or cwbvh (8-wide, compressed)")->capture_default_str();
     bench->add_option("--set", ba.set, "Scheduler setting KEY=VALUE for experiments (repeatable; see pkrt help-settings)");
     bench->add_option("--json", ba.json, "Write every measurement as JSON");
     bench->add_option("--csv", ba.csv, "Write one row per scene, resolution, depth and mode as CSV");

@@ -24,11 +24,21 @@ struct alignas(16) BvhNode {
 };
 static_assert(sizeof(BvhNode) == 64, "BvhNode must stay four 16-byte rows");
 
+struct CwbvhNode;  // kernels/bvh_cwbvh.h
+
+// Which node array a BvhView's traversal reads (kernels/bvh_traverse.h dispatches on it).
+enum class BvhViewLayout : int32_t { kBvh2 = 0, kCwbvh = 1 };
+
+// 24 bytes whatever the layout: the view is a by-value argument of the out-of-line traversal calls
+// (kernels/persistent.cu), and every byte more there is a register more at each call site.
 struct BvhView {
-    const BvhNode* nodes;
+    union {
+        const BvhNode* nodes;         // kBvh2
+        const CwbvhNode* wide_nodes;  // kCwbvh
+    };
     const TriVerts* tris;
-    int32_t num_nodes;
-    int32_t num_tris;
+    int32_t num_nodes;     // nodes of whichever layout the view holds
+    BvhViewLayout layout;  // which member of the union is set
 };
 
 // Slab test against a box given as extents; returns the entry distance or +inf on a miss.
@@ -145,14 +155,6 @@ PKRT_HD Hit traverse_bvh(const BvhView& bvh, const Ray& ray, float tmin, float t
         entry = stack[--sp];
     }
     return hit;
-}
-
-PKRT_HD Hit intersect_closest(const BvhView& bvh, const Ray& ray, float tmax = kInfinity) {
-    return traverse_bvh<false>(bvh, ray, 0.0f, tmax);
-}
-
-PKRT_HD bool occluded(const BvhView& bvh, const Ray& ray, float tmax) {
-    return traverse_bvh<true>(bvh, ray, 0.0f, tmax).prim >= 0;
 }
 
 }  // namespace pkrt

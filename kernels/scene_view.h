@@ -3,7 +3,7 @@
 // cannot tell the difference.
 #pragma once
 
-#include "bvh.h"
+#include "bvh_traverse.h"
 #include "environment.h"
 #include "material.h"
 #include "texture.h"

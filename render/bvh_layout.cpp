@@ -3,6 +3,7 @@
 #include <cmath>
 #include <utility>
 
+#include "bvh_cwbvh.h"
 #include "error.h"
 
 namespace pkrt {
@@ -95,27 +96,29 @@ std::vector<BvhNode> to_bvh2(const BinaryBvh& bvh) {
 std::string bvh_layout_name(BvhLayout layout) {
     switch (layout) {
         case BvhLayout::kBvh2: return "bvh2";
+        case BvhLayout::kCwbvh: return "cwbvh";
     }
     throw Error("unknown BVH layout " + std::to_string(static_cast<int>(layout)));
 }
 
-BvhLayout parse_bvh_layout(const std::string& name) {
+BvhLayout parse_bvh_layout(const std::string& name, const std::string& what) {
     std::string valid;
     for (BvhLayout l : all_bvh_layouts()) {
         if (bvh_layout_name(l) == name) return l;
         valid += (valid.empty() ? "" : ", ") + bvh_layout_name(l);
     }
-    throw Error("unknown BVH layout '" + name + "' (valid: " + valid + ")");
+    throw Error((what.empty() ? "" : what + " " + name + ": ") + "unknown BVH layout '" + name + "' (valid: " + valid + ")");
 }
 
 const std::vector<BvhLayout>& all_bvh_layouts() {
-    static const std::vector<BvhLayout> layouts = {BvhLayout::kBvh2};
+    static const std::vector<BvhLayout> layouts = {BvhLayout::kBvh2, BvhLayout::kCwbvh};
     return layouts;
 }
 
 size_t SceneBvh::node_count() const {
     switch (layout) {
         case BvhLayout::kBvh2: return bvh2_nodes.size();
+        case BvhLayout::kCwbvh: return cwbvh_nodes.size();
     }
     return 0;
 }
@@ -123,41 +126,65 @@ size_t SceneBvh::node_count() const {
 size_t SceneBvh::memory_bytes() const {
     switch (layout) {
         case BvhLayout::kBvh2: return bvh2_nodes.size() * sizeof(BvhNode);
+        case BvhLayout::kCwbvh: return cwbvh_nodes.size() * sizeof(CwbvhNode);
     }
     return 0;
 }
 
-SceneBvh convert_bvh(const BinaryBvh& bvh, BvhLayout layout) {
+BvhBuildOptions bvh_build_options(BvhLayout layout) {
+    BvhBuildOptions opt;
+    switch (layout) {
+        case BvhLayout::kBvh2: return opt;
+        case BvhLayout::kCwbvh:
+            // Leaves of at most three triangles, split further only where the SAH says so; the
+            // collapse then merges small subtrees back into leaves where that is cheaper.
+            opt.max_leaf_size = kCwbvhMaxLeafSize;
+            return opt;
+    }
+    throw Error("unknown BVH layout " + std::to_string(static_cast<int>(layout)));
+}
+
+SceneBvh convert_bvh(const BinaryBvh& bvh, BvhLayout layout, std::vector<uint32_t>& order) {
     if (bvh.nodes.empty()) throw Error("cannot convert an empty BVH");
     SceneBvh out;
     out.layout = layout;
     out.depth = bvh.depth;
     out.leaves = bvh.leaves;
     switch (layout) {
-        case BvhLayout::kBvh2: out.bvh2_nodes = to_bvh2(bvh); return out;
+        case BvhLayout::kBvh2:
+            out.bvh2_nodes = to_bvh2(bvh);
+            order = bvh.order;
+            return out;
+        case BvhLayout::kCwbvh: {
+            CwbvhResult r = convert_to_cwbvh(bvh);
+            out.cwbvh_nodes = std::move(r.nodes);
+            order = std::move(r.order);
+            return out;
+        }
     }
     throw Error("unknown BVH layout " + std::to_string(static_cast<int>(layout)));
 }
 
-BvhView bvh2_view(const SceneBvh& bvh, const std::vector<TriVerts>& tris) {
-    if (bvh.layout != BvhLayout::kBvh2)
-        throw Error("the scene's BVH is " + bvh_layout_name(bvh.layout) + ", not bvh2");
-    return BvhView{bvh.bvh2_nodes.data(), tris.data(), static_cast<int32_t>(bvh.bvh2_nodes.size()),
-                   static_cast<int32_t>(tris.size())};
+BvhView bvh_view(const SceneBvh& bvh, const std::vector<TriVerts>& tris) {
+    BvhView v{};
+    v.tris = tris.data();
+    v.num_nodes = static_cast<int32_t>(bvh.node_count());
+    switch (bvh.layout) {
+        case BvhLayout::kBvh2: v.nodes = bvh.bvh2_nodes.data(); return v;
+        case BvhLayout::kCwbvh:
+            v.wide_nodes = bvh.cwbvh_nodes.data();
+            v.layout = BvhViewLayout::kCwbvh;
+            return v;
+    }
+    throw Error("unknown BVH layout " + std::to_string(static_cast<int>(bvh.layout)));
 }
 
 Hit intersect_closest(const SceneBvh& bvh, const std::vector<TriVerts>& tris, const Ray& ray, float tmax) {
-    switch (bvh.layout) {
-        case BvhLayout::kBvh2: return intersect_closest(bvh2_view(bvh, tris), ray, tmax);
-    }
-    throw Error("unknown BVH layout " + std::to_string(static_cast<int>(bvh.layout)));
+    return intersect_closest(bvh_view(bvh, tris), ray, tmax);
 }
 
 bool occluded(const SceneBvh& bvh, const std::vector<TriVerts>& tris, const Ray& ray, float tmax) {
-    switch (bvh.layout) {
-        case BvhLayout::kBvh2: return occluded(bvh2_view(bvh, tris), ray, tmax);
-    }
-    throw Error("unknown BVH layout " + std::to_string(static_cast<int>(bvh.layout)));
+    return occluded(bvh_view(bvh, tris), ray, tmax);
 }
 
 }  // namespace pkrt

@@ -61,27 +61,34 @@ Scene load_scene(const std::string& path, const LoadLimits& limits) {
 void prepare_scene(Scene& scene, BvhLayout layout) {
     if (scene.tris.empty()) throw Error(scene.source + ": the scene has no valid triangles");
     auto t0 = std::chrono::steady_clock::now();
-    BinaryBvh bvh = build_bvh(scene.tris);
-    scene.bvh = convert_bvh(bvh, layout);
+    std::vector<uint32_t> order;
+    {
+        BinaryBvh bvh = build_bvh(scene.tris, bvh_build_options(layout));
+        scene.bvh = convert_bvh(bvh, layout, order);
+    }
     scene.bvh_build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
     std::vector<TriVerts> tris(scene.tris.size());
     std::vector<TriShading> shading(scene.shading.size());
-    for (size_t i = 0; i < bvh.order.size(); ++i) {
-        tris[i] = scene.tris[bvh.order[i]];
-        shading[i] = scene.shading[bvh.order[i]];
+    std::vector<uint32_t> slot_of(order.size());
+    for (size_t i = 0; i < order.size(); ++i) {
+        tris[i] = scene.tris[order[i]];
+        shading[i] = scene.shading[order[i]];
+        slot_of[order[i]] = static_cast<uint32_t>(i);
     }
     scene.tris = std::move(tris);
     scene.shading = std::move(shading);
 
     // Triangle lights, chosen in proportion to emitted power (luminance x area; the pi of a Lambertian
-    // emitter is common to all and cancels).
+    // emitter is common to all and cancels). Listed in the scene's own triangle order, not the BVH's,
+    // so the same random number picks the same light whatever the layout (renders agree across layouts).
     scene.light_tris.clear();
     scene.light_cdf.clear();
     scene.tri_light_pmf.assign(scene.tris.size(), 0.0f);
     std::vector<double> power;
     double total = 0.0;
-    for (size_t i = 0; i < scene.tris.size(); ++i) {
+    for (size_t original = 0; original < order.size(); ++original) {
+        size_t i = slot_of[original];
         const Material& m = scene.materials[scene.shading[i].material];
         if (!is_emissive(m)) continue;
         float area;
@@ -121,7 +128,7 @@ CameraView make_camera_view(const CameraSpec& spec, int width, int height) {
 
 SceneView view_scene(const Scene& scene) {
     SceneView v{};
-    v.bvh = bvh2_view(scene.bvh, scene.tris);
+    v.bvh = bvh_view(scene.bvh, scene.tris);
     v.shading = scene.shading.data();
     v.materials = scene.materials.data();
     v.textures = scene.texture_views.data();

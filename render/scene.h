@@ -82,8 +82,8 @@ void prepare_scene(Scene& scene, BvhLayout layout = BvhLayout::kBvh2);
 
 CameraView make_camera_view(const CameraSpec& spec, int width, int height);
 
-// A view over the scene's host memory, for the CPU backend and tests. The kernels traverse bvh2 only,
-// so this throws Error for a scene prepared with another layout.
+// A view over the scene's host memory, for the CPU backend and tests, in whichever layout the scene's
+// BVH holds.
 SceneView view_scene(const Scene& scene);
 
 }  // namespace pkrt

@@ -166,10 +166,81 @@ void check_bvh2_structure(const Scene& s) {
     EXPECT_LE(max_depth, kMaxTraversalStack);
 }
 
+// cwbvh's structural invariants: every node reached once from the root, every triangle in exactly one
+// leaf, leaves of at most three triangles within their node's 24-slot window, and each decoded
+// (quantised) child box containing the exact bounds of everything below it.
+Aabb check_cwbvh_node(const Scene& s, uint32_t index, int depth, std::vector<int>& node_seen, std::vector<int>& tri_seen,
+                      int& max_depth) {
+    Aabb all;
+    if (index >= s.bvh.cwbvh_nodes.size()) {
+        ADD_FAILURE() << "node " << index << " out of range";
+        return all;
+    }
+    ++node_seen[index];
+    max_depth = std::max(max_depth, depth);
+    const CwbvhNode& n = s.bvh.cwbvh_nodes[index];
+    const float origin[3] = {n.origin_x, n.origin_y, n.origin_z};
+    const int exps[3] = {n.exp_x, n.exp_y, n.exp_z};
+    const uint8_t* lo[3] = {n.lo_x, n.lo_y, n.lo_z};
+    const uint8_t* hi[3] = {n.hi_x, n.hi_y, n.hi_z};
+    uint32_t inner = 0;
+    for (int slot = 0; slot < 8; ++slot) {
+        uint8_t meta = n.meta[slot];
+        bool is_inner = (n.imask >> slot) & 1;
+        if (meta == 0) {
+            EXPECT_FALSE(is_inner);
+            continue;
+        }
+        Aabb exact;
+        if (is_inner) {
+            EXPECT_EQ(meta, (1u << 5) | (24u + slot)) << "inner meta of slot " << slot;
+            exact = check_cwbvh_node(s, n.child_base + inner++, depth + 1, node_seen, tri_seen, max_depth);
+        } else {
+            uint32_t count = 0, offset = meta & 31u;
+            for (uint32_t bits = meta >> 5; bits & 1; bits >>= 1) ++count;
+            EXPECT_EQ(meta >> 5, (1u << count) - 1u) << "leaf count not unary";
+            EXPECT_GE(count, 1u);
+            EXPECT_LE(offset + count, 24u);
+            for (uint32_t k = 0; k < count; ++k) {
+                uint32_t t = n.tri_base + offset + k;
+                if (t >= s.tris.size()) {
+                    ADD_FAILURE() << "triangle " << t << " out of range";
+                    continue;
+                }
+                ++tri_seen[t];
+                for (Vec3 p : {s.tris[t].v0, s.tris[t].v1, s.tris[t].v2}) exact.grow(p);
+            }
+        }
+        for (int a = 0; a < 3; ++a) {
+            double scale = std::ldexp(1.0, exps[a]);
+            double box_lo = origin[a] + lo[a][slot] * scale, box_hi = origin[a] + hi[a][slot] * scale;
+            EXPECT_LE(box_lo, exact.lo[a]) << "quantised box of slot " << slot << " axis " << a << " misses its child";
+            EXPECT_GE(box_hi, exact.hi[a]) << "quantised box of slot " << slot << " axis " << a << " misses its child";
+        }
+        all.grow(exact);
+    }
+    return all;
+}
+
+void check_cwbvh_structure(const Scene& s) {
+    ASSERT_FALSE(s.bvh.cwbvh_nodes.empty());
+    std::vector<int> node_seen(s.bvh.cwbvh_nodes.size(), 0), tri_seen(s.tris.size(), 0);
+    int max_depth = 0;
+    check_cwbvh_node(s, 0, 1, node_seen, tri_seen, max_depth);
+    for (size_t i = 0; i < node_seen.size(); ++i) ASSERT_EQ(node_seen[i], 1) << "node " << i << " reached " << node_seen[i] << " times";
+    for (size_t i = 0; i < tri_seen.size(); ++i) ASSERT_EQ(tri_seen[i], 1) << "triangle " << i << " referenced " << tri_seen[i] << " times";
+    EXPECT_LE(max_depth, kMaxTraversalStack);
+    // Eight-wide: far fewer nodes than triangles (a bvh2 of one-triangle leaves has n - 1).
+    if (s.tris.size() >= 1000) {
+        EXPECT_LT(s.bvh.cwbvh_nodes.size(), s.tris.size() / 3);
+    }
+}
+
 // Each layout's own well-formedness check; no default case, so -Wswitch names a layout that lacks one.
 void check_structure(const Scene& s) {
     switch (s.bvh.layout) {
         case BvhLayout::kBvh2: return check_bvh2_structure(s);
+        case BvhLayout::kCwbvh: return check_cwbvh_structure(s);
     }
     ADD_FAILURE() << "no structural check for layout " << static_cast<int>(s.bvh.layout);
 }
@@ -341,6 +412,7 @@ TEST(BvhBuild, BinaryTreeIsWellFormed) {
 TEST(BvhLayoutNames, RoundTripAndUnknownNamesListTheValidOnes) {
     ASSERT_FALSE(all_bvh_layouts().empty());
     EXPECT_EQ(bvh_layout_name(BvhLayout::kBvh2), "bvh2");
+    EXPECT_EQ(bvh_layout_name(BvhLayout::kCwbvh), "cwbvh");
     for (BvhLayout l : all_bvh_layouts()) EXPECT_EQ(parse_bvh_layout(bvh_layout_name(l)), l);
     try {
         parse_bvh_layout("bvh9");

@@ -129,6 +129,29 @@ TEST(Cli, BadFlagsFailCleanly) {
     expect_clean_failure(dir, "frobnicate", 2, "frobnicate");
 }
 
+// --bvh picks the layout the scene is converted to; the summary line names it, and a bad name is one
+// clear error naming the flag and the valid layouts, on render and bench alike.
+TEST(Cli, BvhLayoutFlag) {
+    TempDir dir;
+    std::string scene = shell_quote(kCornell);
+    for (const char* layout : {"bvh2", "cwbvh"}) {
+        RunResult r = run_pkrt("render " + scene + " --backend cpu --res 8x8 --spp 1 --bvh " + layout + " -o b." + layout + ".png",
+                               dir.path().string());
+        ASSERT_EQ(r.code, 0) << r.err;
+        EXPECT_NE(r.err.find(std::string(layout) + " BVH of"), std::string::npos) << r.err;
+    }
+    RunResult d = run_pkrt("render " + scene + " --backend cpu --res 8x8 --spp 1 -o b.default.png", dir.path().string());
+    ASSERT_EQ(d.code, 0) << d.err;
+    EXPECT_NE(d.err.find("bvh2 BVH of"), std::string::npos) << "bvh2 stays the default: " << d.err;
+    expect_clean_failure(dir, "render " + scene + " --backend cpu --bvh bvh4 -o out.png", 1, "--bvh bvh4: ");
+    expect_clean_failure(dir, "render " + scene + " --backend cpu --bvh CWBVH -o out.png", 1, "bvh2, cwbvh");
+    expect_clean_failure(dir, "bench " + scene + " --backend cpu --bvh wide", 1, "--bvh wide: ");
+    RunResult b = run_pkrt("bench " + scene + " --backend cpu --bvh cwbvh --res 8x8 --max-depth 2 --repeat 1 --warmup 0 -q --json b.json",
+                           dir.path().string());
+    ASSERT_EQ(b.code, 0) << b.err;
+    EXPECT_EQ(nlohmann::json::parse(read_text(dir.file("b.json")))["bvh"], "cwbvh");
+}
+
 // Scheduler experiments go through --set KEY=VALUE, checked before anything is loaded or rendered.
 TEST(Cli, SchedulerSettingsAreValidated) {
     TempDir dir;

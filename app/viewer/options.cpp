@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "render/bvh_layout.h"
 #include "render/error.h"
 #include "app/limit_options.h"
 #include "render/image.h"
@@ -17,6 +18,7 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
     app.add_option("scene", o->scene, "Scene file (.json or .obj); default: the Cornell box");
     app.add_option("--backend", o->backend, "auto, cpu or cuda")->capture_default_str();
     app.add_option("--mode", o->mode, "GPU scheduler: persistent, relaunch, graph or megakernel (switchable live)");
+    app.add_option("--bvh", o->bvh, "BVH layout: bvh2 (binary) or cwbvh (8-wide, compressed)")->capture_default_str();
     app.add_option("--res", res, "Window size WIDTHxHEIGHT (default: the scene's resolution)");
     CLI::Option* spp = app.add_option("--spp-per-frame", o->spp_per_frame, "Samples per pixel added each frame (default: 1 CPU, 4 GPU)");
     app.add_option("--max-depth", o->max_depth, "Maximum bounces (default: the scene's)");
@@ -55,6 +57,7 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
 void check_options(const ViewerOptions& o) {
     if (o.backend != "auto" && o.backend != "cpu" && o.backend != "cuda")
         throw Error("--backend " + o.backend + ": must be auto, cpu or cuda");
+    parse_bvh_layout(o.bvh, "--bvh");
     if ((o.spp_per_frame_set && o.spp_per_frame < 1) || o.spp_per_frame > 4096)
         throw Error("--spp-per-frame " + std::to_string(o.spp_per_frame) + ": must be between 1 and 4096");
     if (o.max_depth < -1 || o.max_depth > 1024) throw Error("--max-depth: must be between 0 and 1024");

@@ -11,6 +11,7 @@ struct ViewerOptions {
     std::string scene;              // .json or .obj; empty: the Cornell box
     std::string backend = "auto";   // auto | cpu | cuda
     std::string mode;               // scheduler mode; empty: the backend's default
+    std::string bvh = "bvh2";       // BVH layout (render/bvh_layout.h)
     int width = 0, height = 0;      // window size; 0: the scene's resolution
     int spp_per_frame = 0;          // 0: 1 on the CPU, 4 on the GPU
     bool spp_per_frame_set = false;

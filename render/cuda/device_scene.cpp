@@ -12,6 +12,10 @@ void DeviceScene::release_textures() {
 }
 
 void DeviceScene::upload(const Scene& s) {
+    // kernels/bvh_traverse.h: the kernels are built for bvh2 alone until each has a build per layout.
+    if (s.bvh.layout != BvhLayout::kBvh2)
+        throw Error("--bvh " + bvh_layout_name(s.bvh.layout) + ": the GPU kernels traverse bvh2 only so far (use --backend cpu "
+                    "for " + bvh_layout_name(s.bvh.layout) + ")");
     nodes_.upload(s.bvh.bvh2_nodes);
     tris_.upload(s.tris);
     shading_.upload(s.shading);
