@@ -312,7 +312,7 @@ INSTANTIATE_TEST_SUITE_P(Layouts, Bvh, ::testing::ValuesIn(all_bvh_layouts()),
                          [](const ::testing::TestParamInfo<BvhLayout>& info) { return bvh_layout_name(info.param); });
 
 TEST_P(Bvh, BunnyMatchesBruteForce) {
-    ASSERT_TRUE(have_shared_scene("stanford-bunny/stanford-bunny.obj")) << "../shared/scenes is missing";
+    REQUIRE_SHARED_SCENE("stanford-bunny/stanford-bunny.obj");
     Scene s = load_prepared_obj(shared_scene("stanford-bunny/stanford-bunny.obj"), GetParam());
     ASSERT_EQ(s.bvh.layout, GetParam());
     EXPECT_GT(s.tris.size(), 69000u);
@@ -321,7 +321,7 @@ TEST_P(Bvh, BunnyMatchesBruteForce) {
 }
 
 TEST_P(Bvh, DabrovicSponzaMatchesBruteForce) {
-    ASSERT_TRUE(have_shared_scene("dabrovic-sponza/sponza.obj")) << "../shared/scenes is missing";
+    REQUIRE_SHARED_SCENE("dabrovic-sponza/sponza.obj");
     Scene s = load_prepared_obj(shared_scene("dabrovic-sponza/sponza.obj"), GetParam());
     ASSERT_EQ(s.bvh.layout, GetParam());
     EXPECT_GT(s.tris.size(), 66000u);
@@ -400,7 +400,7 @@ TEST(BvhBuild, BinaryTreeIsWellFormed) {
     std::vector<Scene> scenes;
     for (int n : {1, 2, 3, 9, 17}) scenes.push_back(tiny_scene(n));
     for (const char* rel : {"stanford-bunny/stanford-bunny.obj", "dabrovic-sponza/sponza.obj"}) {
-        ASSERT_TRUE(have_shared_scene(rel)) << "../shared/scenes is missing";
+        REQUIRE_SHARED_SCENE(rel);
         scenes.push_back(load_obj_scene(shared_scene(rel)));
     }
     for (const Scene& s : scenes) {

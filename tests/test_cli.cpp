@@ -85,7 +85,7 @@ TEST(Cli, DefaultSceneIsTheCornellBoxToPkrtPng) {
 }
 
 TEST(Cli, BareObjRendersWithAutomaticCamera) {
-    ASSERT_TRUE(have_shared_scene("cornell-box/CornellBox-Original.obj")) << "../shared/scenes is missing";
+    REQUIRE_SHARED_SCENE("cornell-box/CornellBox-Original.obj");
     TempDir dir;
     RunResult r = run_pkrt("render " + shell_quote(shared_scene("cornell-box/CornellBox-Original.obj")) +
                                " --res 24x24 --spp 1 -o obj.png", dir.path().string());

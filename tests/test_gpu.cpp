@@ -110,7 +110,7 @@ TEST(Gpu, EveryModeMatchesTheCpuOnTheCornellBox) {
 TEST(Gpu, EveryModeMatchesTheCpuOnDabrovicSponza) {
     REQUIRE_GPU();
 #if defined(PKRT_HAVE_CUDA)
-    ASSERT_TRUE(pkrt_test::have_shared_scene("dabrovic-sponza/sponza.obj"));
+    REQUIRE_SHARED_SCENE("dabrovic-sponza/sponza.obj");
     Scene s = load_scene(pkrt_test::shared_scene("dabrovic-sponza/sponza.obj"));
     s.camera.eye = {-14, 3, 0};  // the camera the scene's README suggests
     s.camera.look_at = {10, 5, 0};

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
 #include <cmath>
 #include <map>
 #include <vector>
@@ -292,10 +294,14 @@ TEST(Sequence, FramesEqualSingleRendersOfTheirCameras) {
 TEST(Layouts, CwbvhRendersTheBvh2ImageSampleForSample) {
     struct Case { std::string path; int w, h, depth; double max_differing; };
     std::vector<Case> cases = {{kScenes + "/cornell.json", 96, 96, 8, 0.01}};
-    if (pkrt_test::have_shared_scene("dabrovic-sponza/sponza.obj"))
+    // scenes/bench/dabrovic-sponza.json names the OBJ beside the checkout, whatever PKRT_SCENES says.
+    std::string obj = kScenes + "/../../shared/scenes/dabrovic-sponza/sponza.obj";
+    if (std::filesystem::exists(obj))
         cases.push_back({kScenes + "/bench/dabrovic-sponza.json", 160, 90, 4, 0.001});
+    else if (pkrt_test::under_ci())
+        ADD_FAILURE() << obj << " is missing";
     else
-        ADD_FAILURE() << "../shared/scenes is missing";
+        std::fprintf(stderr, "Dabrovic Sponza case skipped: %s is missing\n", obj.c_str());
     for (const Case& c : cases) {
         SCOPED_TRACE(c.path);
         Scene a = load_scene(c.path), b = load_scene(c.path);

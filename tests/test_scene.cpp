@@ -100,7 +100,7 @@ TEST(Scene, ObjWithoutMtlGetsDefaultGrey) {
 }
 
 TEST(Scene, DabrovicSponzaTexturesLoadAsSrgb) {
-    ASSERT_TRUE(pkrt_test::have_shared_scene("dabrovic-sponza/sponza.obj"));
+    REQUIRE_SHARED_SCENE("dabrovic-sponza/sponza.obj");
     Scene s;
     load_obj(s, pkrt_test::shared_scene("dabrovic-sponza/sponza.obj"), ObjOptions{});
     EXPECT_GE(s.textures.size(), 10u);
@@ -117,7 +117,7 @@ TEST(Scene, DabrovicSponzaTexturesLoadAsSrgb) {
 }
 
 TEST(Scene, BareObjFramesTheWholeModel) {
-    ASSERT_TRUE(pkrt_test::have_shared_scene("stanford-bunny/stanford-bunny.obj"));
+    REQUIRE_SHARED_SCENE("stanford-bunny/stanford-bunny.obj");
     Scene s = load_scene(pkrt_test::shared_scene("stanford-bunny/stanford-bunny.obj"));
     prepare_scene(s);
     EXPECT_EQ(s.environment.type, kEnvSky);

@@ -87,7 +87,35 @@ inline RunResult run_pkrt(const std::string& args, const std::string& cwd) {
     return run_in(shell_quote(PKRT_BINARY) + " " + args, cwd);
 }
 
-inline std::string shared_scene(const std::string& rel) { return std::string(PKRT_SHARED_SCENES_DIR) + "/" + rel; }
+// The third-party scenes (README, "Third-party scenes"): the folder PKRT_SCENES names, by default
+// ../shared/scenes beside the checkout.
+inline std::string shared_scenes_dir() {
+    const char* dir = std::getenv("PKRT_SCENES");
+    return dir && *dir ? std::string(dir) : std::string(PKRT_SHARED_SCENES_DIR);
+}
+inline std::string shared_scene(const std::string& rel) { return shared_scenes_dir() + "/" + rel; }
 inline bool have_shared_scene(const std::string& rel) { return fs::exists(shared_scene(rel)); }
+
+// "" when the scene is there; else one line saying what is missing and how to point at it.
+inline std::string missing_shared_scene(const std::string& rel) {
+    if (have_shared_scene(rel)) return "";
+    return "third-party scene " + shared_scene(rel) + " is missing: set PKRT_SCENES to the folder holding "
+           "the shared scenes (README, \"Third-party scenes\")";
+}
+
+// Where a test needs shared data: without it the test is skipped with the reason, except under CI=true,
+// where missing data is a failure (CI always has it beside the clone).
+inline bool under_ci() {
+    const char* ci = std::getenv("CI");
+    return ci && std::string(ci) == "true";
+}
+#define REQUIRE_SHARED_SCENE(rel)                                              \
+    do {                                                                       \
+        std::string pkrt_missing_ = pkrt_test::missing_shared_scene(rel);      \
+        if (!pkrt_missing_.empty()) {                                          \
+            if (pkrt_test::under_ci()) FAIL() << pkrt_missing_;                \
+            GTEST_SKIP() << pkrt_missing_;                                     \
+        }                                                                      \
+    } while (0)
 
 }  // namespace pkrt_test
