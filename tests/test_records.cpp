@@ -74,5 +74,7 @@ TEST(Records, RowsCoverTheRecords) {
     std::memcpy(words, rows, sizeof rows);
     for (int i = 0; i < 4 * kPathRows; ++i)
         for (int j = i + 1; j < 4 * kPathRows; ++j)
-            if (words[i] != 0) EXPECT_NE(words[i], words[j]) << "row words " << i << " and " << j;
+            if (words[i] != 0) {
+                EXPECT_NE(words[i], words[j]) << "row words " << i << " and " << j;
+            }
 }
