@@ -28,7 +28,7 @@ std::vector<ResidentScheduler*> g_running;  // resident kernels on the GPU now, 
 
 class ResidentScheduler final : public GpuScheduler {
 public:
-    ResidentScheduler(const GpuDevice& dev, const SchedulerOptions& opt) : dev_(dev), opt_(opt) {
+    ResidentScheduler(const GpuDevice& dev, const SchedulerOptions& opt) : opt_(opt) {
         quit_resident_kernels();  // another backend's: the queue set-up below is a kernel
         if (opt_.blocks_per_sm != 0 && opt_.blocks_per_sm != kResidentBlocksPerSm)
             throw Error("blocks_per_sm " + std::to_string(opt_.blocks_per_sm) + ": the resident kernel is built for " +
@@ -191,7 +191,6 @@ private:
         g_running.push_back(this);
     }
 
-    GpuDevice dev_;
     SchedulerOptions opt_;
     int blocks_ = 0;
     cudaStream_t stream_ = nullptr, copy_stream_ = nullptr;
