@@ -206,6 +206,8 @@ TEST(ViewerCli, BadFlagsAndFilesGiveOneErrorLine) {
         {"--no-such-flag", "no-such-flag", 2},
         {"--backend gpu", "--backend gpu: must be auto, cpu or cuda", 1},
         {"--backend cpu --mode persistent", "the CPU backend has no scheduler modes", 1},
+        {"--mode sideways", "--mode sideways: 'sideways' is not a mode", 1},
+        {"--interop pbo", "--interop pbo: must be texture or buffer", 1},
         {"--spp-per-frame -3", "--spp-per-frame", 1},
         {"--spp-per-frame 0", "--spp-per-frame 0: must be between 1", 1},
         {"--frames 0", "--frames 0: must be between 1", 1},
