@@ -17,6 +17,11 @@ Material default_material() {
     m.type = kDiffuse;
     m.alpha = 0.0f;
     m.ior = 1.5f;
+    m.metallic = 0.0f;
+    m.emission_texture = -1;
+    m.metal_rough_texture = -1;
+    m.normal_texture = -1;
+    m.normal_scale = 1.0f;
     return m;
 }
 
