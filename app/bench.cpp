@@ -113,6 +113,7 @@ int run_bench(const BenchArgs& a) {
     for (const auto& r : a.resolutions) {
         int w, h;
         parse_resolution(r, &w, &h);
+        check_pixel_budget(a.limits, "--res " + r, w, h);
         sizes.push_back({w, h});
     }
     if (!a.quiet) std::fprintf(stderr, "pkrt bench: %s\n", why.c_str());
@@ -155,6 +156,7 @@ int run_bench(const BenchArgs& a) {
         std::vector<std::pair<int, int>> res = sizes.empty() ? std::vector<std::pair<int, int>>{{scene.defaults.width, scene.defaults.height}} : sizes;
         std::vector<int> depths = a.depths.empty() ? std::vector<int>{scene.defaults.max_depth} : a.depths;
         for (auto [w, h] : res) {
+            check_pixel_budget(a.limits, scene_path + ": render.resolution", w, h);
             for (int depth : depths) {
                 std::vector<ModeRun> runs;
                 for (const auto& m : modes) {

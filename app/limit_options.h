@@ -18,6 +18,9 @@ inline void add_limit_options(CLI::App* app, LoadLimits* limits) {
     app->add_option("--max-texels", limits->max_texels, "Most texture texels a scene may hold (4 bytes each)")
         ->check(CLI::Range(uint64_t(1), most))
         ->capture_default_str();
+    app->add_option("--max-pixels", limits->max_pixels, "Most pixels of one image (about 64 bytes each)")
+        ->check(CLI::Range(uint64_t(1), most))
+        ->capture_default_str();
     app->add_option("--max-polygon-corners", limits->max_polygon_corners, "Most corners of one OBJ polygon")
         ->check(CLI::Range(uint64_t(3), uint64_t(1) << 24))
         ->capture_default_str();

@@ -74,6 +74,7 @@ int run_render(const RenderArgs& a) {
     if (!std::isfinite(a.exposure) || std::fabs(a.exposure) > 64.0f) throw pkrt::Error("--exposure: must be between -64 and 64 stops");
     int w = 0, h = 0;
     if (!a.res.empty()) pkrt::parse_resolution(a.res, &w, &h, 1, kMaxResolution);
+    if (w) pkrt::check_pixel_budget(a.limits, "--res " + a.res, w, h);
 
     std::optional<pkrt::SchedulerMode> mode;
     if (!a.mode.empty()) mode = pkrt::parse_mode(a.mode);
@@ -83,6 +84,7 @@ int run_render(const RenderArgs& a) {
     if (mode) pkrt::check_mode(*backend, *mode);
 
     pkrt::Scene scene = pkrt::load_scene(scene_path, a.limits);
+    if (!w) pkrt::check_pixel_budget(a.limits, scene_path + ": render.resolution", scene.defaults.width, scene.defaults.height);
     if (scene.load_stats.nonfinite_triangles)
         std::fprintf(stderr, "pkrt: warning: %s: dropped %zu triangles with NaN or infinite vertices\n",
                      scene_path.c_str(), scene.load_stats.nonfinite_triangles);

@@ -1,6 +1,6 @@
 // Resource limits of one scene, so that a small hostile file cannot make pkrt allocate without bound:
 // total triangles (OBJ faces, sphere subdivisions, quads), total texels, and corners per OBJ polygon
-// (the OBJ library's ear clipping is quadratic in them). Each is checked before the memory is allocated;
+// (the OBJ library's ear clipping is quadratic in them), and pixels per image. Each is checked before the memory is allocated;
 // the flags --max-triangles, --max-texels and --max-polygon-corners raise them (README.md, "Limits").
 #pragma once
 
@@ -13,6 +13,7 @@ struct LoadLimits {
     uint64_t max_triangles = uint64_t(8) << 20;   // about 4.7 GiB of host memory at kBytesPerTriangle
     uint64_t max_texels = uint64_t(256) << 20;    // 1 GiB of RGBA8
     uint64_t max_polygon_corners = 256;  // worst case measured: about 1 ms per polygon to triangulate
+    uint64_t max_pixels = uint64_t(64) << 20;     // 8192 x 8192: 4 GiB of host memory at kBytesPerPixel
 };
 
 // Peak host memory per triangle while loading and preparing: vertices and shading (112 B), the OBJ text
@@ -35,5 +36,7 @@ std::string format_bytes(uint64_t bytes);
 // Throw Error naming `what` (a file, or a JSON key) when `used + more` exceeds the limit.
 void check_triangle_budget(const LoadLimits& limits, const std::string& what, uint64_t used, uint64_t more);
 void check_texel_budget(const LoadLimits& limits, const std::string& what, uint64_t used, uint64_t more);
+// The same for an image of width x height: the frame buffers grow with it, the scene's budgets do not cover them.
+void check_pixel_budget(const LoadLimits& limits, const std::string& what, int width, int height);
 
 }  // namespace pkrt

@@ -50,15 +50,22 @@ std::string temp_name(const fs::path& target) {
     return (target.parent_path() / (temp_prefix(target) + std::to_string(::getpid()) + ".tmp")).string();
 }
 
-// The PID in a temporary name of `target`: ".NAME.pkrt-PID.tmp", or ".NAME.tmpPID" as pkrt wrote them
-// before; 0 when `name` is neither.
+// The old file's hard link while outputs are renamed into place: ".NAME.pkrt-PID.old.tmp".
+std::string backup_name(const fs::path& target) {
+    return (target.parent_path() / (temp_prefix(target) + std::to_string(::getpid()) + ".old.tmp")).string();
+}
+
+// The PID in a temporary name of `target`: ".NAME.pkrt-PID.tmp", ".NAME.pkrt-PID.old.tmp", or
+// ".NAME.tmpPID" as pkrt wrote them before; 0 when `name` is none of them.
 pid_t temp_owner(const fs::path& target, const std::string& name) {
     std::string now = temp_prefix(target), before = "." + target.filename().string() + ".tmp";
     std::string pid;
-    if (name.rfind(now, 0) == 0 && name.size() > now.size() + 4 && name.substr(name.size() - 4) == ".tmp")
+    if (name.rfind(now, 0) == 0 && name.size() > now.size() + 4 && name.substr(name.size() - 4) == ".tmp") {
         pid = name.substr(now.size(), name.size() - now.size() - 4);
-    else if (name.rfind(before, 0) == 0)
+        if (pid.size() > 4 && pid.substr(pid.size() - 4) == ".old") pid.resize(pid.size() - 4);
+    } else if (name.rfind(before, 0) == 0) {
         pid = name.substr(before.size());
+    }
     if (pid.empty() || pid.size() > 9 || pid.find_first_not_of("0123456789") != std::string::npos) return 0;
     return static_cast<pid_t>(std::stol(pid));
 }
@@ -160,15 +167,41 @@ void write_outputs(const std::vector<OutputFile>& outputs, const std::vector<Sce
         sigset_t* mask;
         ~Unblock() { ::pthread_sigmask(SIG_SETMASK, mask, nullptr); }
     } unblock{&old_mask};
+    // A rename can still fail (the target became a directory, the disk went read-only): the outputs
+    // already renamed are then put back as they were, from a hard link to each old file kept until the
+    // end, and the new ones that had no old file are removed.
+    std::vector<std::string> backups(staged.size());
+    auto drop_backups = [&]() {
+        for (const auto& b : backups)
+            if (!b.empty()) ::unlink(b.c_str());
+    };
+    for (size_t i = 0; i < staged.size(); ++i) {
+        std::string backup = backup_name(staged[i].target);
+        if (::link(staged[i].target.c_str(), backup.c_str()) == 0) {
+            backups[i] = backup;
+        } else if (errno != ENOENT) {
+            int err = errno;
+            drop_backups();
+            discard();
+            throw Error(outputs[i].path + ": cannot keep the old file while replacing it: " + std::strerror(err));
+        }
+    }
     for (size_t i = 0; i < staged.size(); ++i) {
         if (::rename(staged[i].tmp.c_str(), staged[i].target.c_str()) != 0) {
             int err = errno;
+            for (size_t j = 0; j < i; ++j) {
+                if (backups[j].empty()) ::unlink(staged[j].target.c_str());
+                else if (::rename(backups[j].c_str(), staged[j].target.c_str()) == 0) backups[j].clear();
+            }
+            drop_backups();
+            for (size_t j = 0; j < i; ++j) unregister_temp(staged[j].slot);
             staged.erase(staged.begin(), staged.begin() + static_cast<long>(i));
             discard();
             throw Error(outputs[i].path + ": cannot write: " + std::strerror(err));
         }
-        unregister_temp(staged[i].slot);
     }
+    for (const auto& s : staged) unregister_temp(s.slot);
+    drop_backups();
 }
 
 void install_output_signal_handlers() {

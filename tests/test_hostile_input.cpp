@@ -456,3 +456,35 @@ TEST(HostileInput, RenderNeedsNoMoreMemoryThanItSays) {
     EXPECT_GT(peak, 0.0);
     EXPECT_LT(peak, said) << r.err;
 }
+
+TEST(HostileInput, ARenameFailingPartwayPutsTheEarlierOutputsBack) {
+    TempDir dir;
+    dir.write("in_s.json", kSphere);
+    dir.write("b.png", "the old image");
+    // The EXR's name is a directory: its temporary file is written, then the rename onto it fails after
+    // the PNG was already renamed into place.
+    fs::create_directory(dir.file("b.exr"));
+    expect_clean_failure(dir, "render in_s.json --res 8x8 --spp 1 -q -o b.png --hdr b.exr", 1, "b.exr");
+    EXPECT_EQ(read_text(dir.file("b.png")), "the old image");
+    // Nothing else is left: no temporary file, no kept copy of the old image.
+    EXPECT_EQ(dir.entries().size(), 3u) << "in_s.json, b.png and b.exr only";
+    // And with no old file, the new one is removed again.
+    fs::remove(dir.file("b.png"));
+    expect_clean_failure(dir, "render in_s.json --res 8x8 --spp 1 -q -o b.png --hdr b.exr", 1, "b.exr");
+    EXPECT_FALSE(fs::exists(dir.file("b.png")));
+}
+
+TEST(HostileInput, ImageSizeIsBudgetedBeforeRendering) {
+    TempDir dir;
+    dir.write("in_s.json", kSphere);
+    // 16384 x 16384 needs about 16 GiB: refused at once, with the flag that raises the limit.
+    expect_clean_failure(dir, "render in_s.json --res 16384x16384 --spp 1 -q -o out.png", 1, "--max-pixels");
+    expect_clean_failure(dir, "bench in_s.json --backend cpu --res 16384x16384 --repeat 1 --warmup 0 -q", 1, "--max-pixels");
+    // A scene's own resolution is held to the same budget.
+    dir.write("in_big.json", R"({"render": {"resolution": [16384, 16384]}, "meshes": [{"sphere": {}}]})");
+    expect_clean_failure(dir, "render in_big.json --spp 1 -q -o out.png", 1, "in_big.json: render.resolution");
+    // Raised, a small limit still holds and a render within it runs.
+    expect_clean_failure(dir, "render in_s.json --res 64x64 --max-pixels 1000 --spp 1 -q -o out.png", 1, "--max-pixels");
+    RunResult r = run_pkrt("render in_s.json --res 16x16 --max-pixels 1000 --spp 1 -q -o out.png", dir.path().string());
+    EXPECT_EQ(r.code, 0) << r.err;
+}
