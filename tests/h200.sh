@@ -12,6 +12,9 @@
 #                           text and charts land in $OUT/results.tgz, full-size images beside it (a device
 #                           call returns at most 8 files of 16 MiB each)
 #
+#   tests/h200.sh soak start SECONDS, then soak wait
+#                           the viewer soak (tests/soak.sh) across two device calls, on the X display
+#
 # The viewer half needs the X server started by an earlier call that carried .gpu-x (it stays up while the
 # machine is warm, 30 s): first `source .gpu/setup.sh x` with carry [".gpu", ".gpu-x"], then this at once.
 set -u
@@ -39,6 +42,38 @@ stage() {
     du -sh .stage .scenes
 }
 
+# The binaries carry absolute paths of this checkout (scenes, shaders, ../shared/scenes): recreate them.
+device_paths() {
+    mkdir -p ../shared /work build/tests
+    ln -sfn "$root/.scenes" ../shared/scenes
+    [ -e /work/main ] || ln -sfn "$root" /work/main
+    (cd .scenes/crytek-sponza-geometry && xz -dkf sponza.obj.xz)
+    cp .stage/pkrt build/ 2>/dev/null; cp .stage/pkrt-viewer build/ 2>/dev/null
+    export LD_LIBRARY_PATH=$root/.stage/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+}
+
+# A soak longer than one device call (10 minutes): `soak start SECONDS` leaves tests/soak.sh running in a
+# session of its own (it outlives the call while the machine stays warm) and returns; `soak wait`, called
+# within the 30 s the machine stays warm, waits for it and copies its log and samples to $OUT.
+soak() {
+    case "${1:-}" in
+        start)
+            device_paths
+            rm -rf /tmp/soak && mkdir -p /tmp/soak
+            setsid bash tests/soak.sh ./.stage/pkrt-viewer "${2:?seconds}" /tmp/soak persistent,relaunch,graph,megakernel \
+                --backend cuda >/tmp/soak/soak.txt 2>&1 </dev/null &
+            echo "soak of $2 s started (pid $!)"
+            ;;
+        wait)
+            final=${OUT:?run this on the device machine}
+            while pgrep -f tests/soak.sh >/dev/null; do sleep 5; done
+            cat /tmp/soak/soak.txt
+            cp /tmp/soak/soak.txt /tmp/soak/soak.csv /tmp/soak/soak_viewer.log "$final/" 2>/dev/null
+            ;;
+        *) echo "usage: $0 soak start SECONDS | soak wait" >&2; return 2 ;;
+    esac
+}
+
 run() {
     final=${OUT:?run this on the device machine}
     local out=/tmp/results
@@ -46,13 +81,7 @@ run() {
     # Saved after every step, so a call killed at its time limit still brings back what finished.
     save() { tar czf "$final/results.tgz" -C /tmp results; }
     trap save EXIT
-    # The binaries carry absolute paths of this checkout (scenes, shaders, ../shared/scenes): recreate them.
-    mkdir -p ../shared /work build/tests
-    ln -sfn "$root/.scenes" ../shared/scenes
-    [ -e /work/main ] || ln -sfn "$root" /work/main
-    (cd .scenes/crytek-sponza-geometry && xz -dkf sponza.obj.xz)
-    cp .stage/pkrt build/ 2>/dev/null; cp .stage/pkrt-viewer build/ 2>/dev/null
-    export LD_LIBRARY_PATH=$root/.stage/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    device_paths
     local P=./.stage/pkrt
     { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv; $P info; date -u; env | grep -E "^(LD_LIBRARY_PATH|DISPLAY)="; } >"$out/device.txt" 2>&1
 
@@ -109,5 +138,6 @@ run() {
 case "${1:-}" in
     stage) stage "${2:-}" ;;
     run) run ;;
-    *) echo "usage: $0 stage|run" >&2; exit 2 ;;
+    soak) shift; soak "$@" ;;
+    *) echo "usage: $0 stage [BASE] | run | soak start SECONDS | soak wait" >&2; exit 2 ;;
 esac
