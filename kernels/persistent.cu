@@ -206,8 +206,13 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
                 int n = 0;
                 if (lead) {
                     // Count the new paths in flight before claiming them, so that no warp can see
-                    // "all samples claimed and nothing in flight" while these are being created.
+                    // "all samples claimed and nothing in flight" while these are being created. The
+                    // fence orders the two atomics for other warps: without it a sweeper could see the
+                    // claim and not the count, flush its block's counters and publish a resident job's
+                    // completion while this warp's paths still run (seen on the H200: a frame that
+                    // reported one path fewer than it rendered).
                     atomicAdd(&ctl->in_flight, k);
+                    __threadfence();
                     if constexpr (kResident) {
                         n = resident_claim(p, k, &base, &claimed);
                     } else {
