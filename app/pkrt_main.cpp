@@ -84,8 +84,8 @@ int run_render(const RenderArgs& a) {
     if (mode) pkrt::check_mode(*backend, *mode);
 
     pkrt::Scene scene = pkrt::load_scene(scene_path, a.limits);
+    if (!a.camera.empty()) pkrt::select_camera(scene, a.camera);  // before the warnings: a failure is one line
     for (const auto& w : scene.load_stats.warnings) std::fprintf(stderr, "pkrt: warning: %s\n", w.c_str());
-    if (!a.camera.empty()) pkrt::select_camera(scene, a.camera);
     if (scene.load_stats.nonfinite_triangles)
         std::fprintf(stderr, "pkrt: warning: %s: dropped %zu triangles with NaN or infinite vertices\n",
                      scene_path.c_str(), scene.load_stats.nonfinite_triangles);

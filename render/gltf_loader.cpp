@@ -45,6 +45,7 @@ std::string lines_joined(std::string text) {
     while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
     for (auto& c : text)
         if (c == '\n' || c == '\r') c = ' ';
+    if (text.size() > 300) text = text.substr(0, 300) + "...";  // tinygltf quotes whole data: URIs
     return text;
 }
 
