@@ -700,7 +700,7 @@ void Reader::load() {
     if (uv_conflict_) warn("a material reads several texture coordinate sets (or one beyond TEXCOORD_1): pkrt uses one per material");
     std::stable_sort(cameras_.begin(), cameras_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     for (auto& c : cameras_) scene_.cameras.push_back(std::move(c.second));
-    if (added_ == 0 && scene_.tris.empty()) fail("no triangles in the default scene");
+    if (added_ == 0 && scene_.tris.empty()) fail("no valid triangles in the default scene (none, or all degenerate or non-finite)");
 }
 
 glm::dmat4 local_matrix(const tinygltf::Node& n, const std::string& where, const Reader& r) {
