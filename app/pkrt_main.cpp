@@ -42,6 +42,7 @@ struct RenderArgs {
     std::string stats;
     int frames = 0;            // > 0: an image sequence (app/sequence_cli.h)
     std::string camera_path;
+    std::string camera;        // a camera of the file (glTF), by index or name
     std::string res;
     std::string backend = "auto";
     std::string mode;
@@ -85,6 +86,8 @@ int run_render(const RenderArgs& a) {
 
     pkrt::Scene scene = pkrt::load_scene(scene_path, a.limits);
     if (!w) pkrt::check_pixel_budget(a.limits, scene_path + ": render.resolution", scene.defaults.width, scene.defaults.height);
+    if (!a.camera.empty()) pkrt::select_camera(scene, a.camera);  // before the warnings: a failure is one line
+    for (const auto& warning : scene.load_stats.warnings) std::fprintf(stderr, "pkrt: warning: %s\n", warning.c_str());
     if (scene.load_stats.nonfinite_triangles)
         std::fprintf(stderr, "pkrt: warning: %s: dropped %zu triangles with NaN or infinite vertices\n",
                      scene_path.c_str(), scene.load_stats.nonfinite_triangles);
@@ -192,8 +195,8 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", PKRT_VERSION);
 
     RenderArgs ra;
-    CLI::App* render = app.add_subcommand("render", "Render a scene (.json or .obj) to an image");
-    render->add_option("scene", ra.scene, "Scene file (.json or .obj); default: the Cornell box");
+    CLI::App* render = app.add_subcommand("render", "Render a scene (.json, .obj, .gltf or .glb) to an image");
+    render->add_option("scene", ra.scene, "Scene file (.json, .obj, .gltf or .glb); default: the Cornell box");
     render->add_option("-o,--output", ra.output, "Output PNG (tone-mapped sRGB)")->capture_default_str();
     CLI::Option* spp_opt = render->add_option("--spp", ra.spp, "Samples per pixel (default: the scene's)");
     render->add_option("--res", ra.res, "Resolution WIDTHxHEIGHT (default: the scene's)");
@@ -207,6 +210,7 @@ int main(int argc, char** argv) {
     render->add_option("--stats", ra.stats, "Write render statistics as JSON");
     render->add_option("--frames", ra.frames, "Render an image sequence of N frames (-o out_%04d.png, with --camera-path)");
     render->add_option("--camera-path", ra.camera_path, "Sequence cameras: orbit[:DEGREES] about the up axis, or a keyframe .json");
+    render->add_option("--camera", ra.camera, "A camera of the scene file (glTF) by index or name; default: its first");
     render->add_option("--exposure", ra.exposure, "Exposure in stops for the PNG")->capture_default_str();
     render->add_flag("-q,--quiet", ra.quiet, "No progress or summary");
     pkrt::add_limit_options(render, &ra.limits);
@@ -216,7 +220,7 @@ int main(int argc, char** argv) {
 
     pkrt::BenchArgs ba;
     CLI::App* bench = app.add_subcommand("bench", "Compare scheduler modes on the same frames (interleaved)");
-    bench->add_option("scenes", ba.scenes, "Scenes (.json or .obj)")->required();
+    bench->add_option("scenes", ba.scenes, "Scenes (.json, .obj, .gltf or .glb)")->required();
     bench->add_option("--modes", ba.modes, "Modes, comma separated (default: all of the backend's)")->delimiter(',');
     bench->add_option("--res", ba.resolutions, "Resolutions WxH, comma separated (default: the scene's)")->delimiter(',');
     bench->add_option("--max-depth", ba.depths, "Maximum depths, comma separated (default: the scene's)")->delimiter(',');

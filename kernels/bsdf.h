@@ -16,6 +16,7 @@ struct BsdfParams {
     Vec3 albedo;  // after texture lookup
     float alpha;
     float eta;  // dielectric: inside IOR over outside IOR
+    float metallic = 0.0f;  // kMetalRough: after texture lookup
 };
 
 struct BsdfSample {

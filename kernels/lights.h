@@ -70,7 +70,10 @@ PKRT_HD LightSample sample_light(const SceneView& s, Vec3 p, float u_select, flo
     ls.dist = d;
     float cos_light = -dot(ls.wi, n);
     ls.pdf = triangle_light_pdf(s, prim, area, d, cos_light);
-    if (ls.pdf > 0.0f) ls.radiance = s.materials[s.shading[prim].material].emission;
+    if (ls.pdf > 0.0f) {
+        const TriShading& sh = s.shading[prim];
+        ls.radiance = surface_emission(s, s.materials[sh.material], sh, b.x, b.y);
+    }
     return ls;
 }
 

@@ -105,7 +105,7 @@ PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& pat
         if (cos_light > 0.0f) {
             float light_pdf = triangle_light_pdf(s, hit.prim, area, hit.t, cos_light);
             float w = mis_weight_bsdf(path.prev_pdf, light_pdf);
-            out.radiance = finite_or_drop(path.throughput * m.emission * w, out);
+            out.radiance = finite_or_drop(path.throughput * surface_emission(s, m, sh, hit.u, hit.v) * w, out);
         }
     }
     if (path.depth >= f.max_depth) return;
@@ -114,11 +114,25 @@ PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& pat
     Vec3 ns = ng;
     if (!(is_black(sh.n0) && is_black(sh.n1) && is_black(sh.n2))) {
         Vec3 n = sh.n0 * b0 + sh.n1 * hit.u + sh.n2 * hit.v;
-        if (dot(n, n) > 0.0f) {
-            n = normalize(n);
-            ns = dot(n, ng) < 0.0f ? -n : n;
+        if (dot(n, n) > 0.0f) ns = normalize(n);
+    }
+    Vec2 uv = interpolate_uv(sh, hit.u, hit.v);
+    // Tangent-space normal map, perturbing the interpolated normal as the file's tangents orient it
+    // (before it is faced towards the viewer, which would mirror the map).
+    if (m.normal_texture >= 0 && s.tangents) {
+        const TriTangents& tg = s.tangents[hit.prim];
+        Vec3 t = tg.t0 * b0 + tg.t1 * hit.u + tg.t2 * hit.v;
+        t = t - ns * dot(ns, t);
+        if (dot(t, t) > 1e-12f) {
+            t = normalize(t);
+            Vec3 b = cross(ns, t) * (tg.w0 < 0.0f ? -1.0f : 1.0f);
+            Vec3 c = texture_sample(s.textures[m.normal_texture], uv.x, uv.y);
+            float sx = (2.0f * c.x - 1.0f) * m.normal_scale, sy = (2.0f * c.y - 1.0f) * m.normal_scale;
+            Vec3 n = t * sx + b * sy + ns * (2.0f * c.z - 1.0f);
+            if (dot(n, n) > 0.0f && all_finite(n)) ns = normalize(n);
         }
     }
+    if (dot(ns, ng) < 0.0f) ns = -ns;
     bool two_sided = m.type != kDielectric;
     if (two_sided && dot(wo_world, ng) < 0.0f) {
         ng = -ng;
@@ -130,13 +144,15 @@ PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& pat
     BsdfParams bp;
     bp.type = m.type;
     bp.albedo = m.albedo;
-    if (m.albedo_texture >= 0) {
-        Vec2 uv = {sh.uv0.x * b0 + sh.uv1.x * hit.u + sh.uv2.x * hit.v,
-                   sh.uv0.y * b0 + sh.uv1.y * hit.u + sh.uv2.y * hit.v};
-        bp.albedo = bp.albedo * texture_sample(s.textures[m.albedo_texture], uv.x, uv.y);
-    }
+    if (m.albedo_texture >= 0) bp.albedo = bp.albedo * texture_sample(s.textures[m.albedo_texture], uv.x, uv.y);
     bp.alpha = m.alpha;
     bp.eta = m.ior;
+    bp.metallic = m.metallic;
+    if (m.metal_rough_texture >= 0) {  // glTF's packing: G roughness, B metallic; alpha = roughness^2
+        Vec3 c = texture_sample(s.textures[m.metal_rough_texture], uv.x, uv.y);
+        bp.alpha = m.alpha * c.y * c.y;
+        bp.metallic = m.metallic * c.z;
+    }
     Vec3 wo = frame.to_local(wo_world);
 
     // Next-event estimation. The random numbers are drawn whether or not they are used, so every

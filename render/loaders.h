@@ -1,5 +1,5 @@
 // File loaders that add to a Scene: Wavefront OBJ/MTL (tinyobjloader after a strict pass, obj_scan.h),
-// textures (libpng, libjpeg-turbo), and the procedural shapes that JSON scenes may use. Each throws Error
+// glTF 2.0 (tinygltf, every file read and every accessor checked here), textures (libpng, libjpeg-turbo), and the procedural shapes that JSON scenes may use. Each throws Error
 // with the file name on bad input, and checks the scene's limits (load_limits.h) before allocating.
 #pragma once
 
@@ -19,8 +19,21 @@ struct ObjOptions {
 // Returns the number of triangles added.
 size_t load_obj(Scene& scene, const std::string& path, const ObjOptions& options);
 
-// Loads (once per file identity) a PNG or JPEG as an sRGB texture; returns its index in scene.textures.
+struct GltfOptions {
+    glm::mat4 transform{1.0f};
+    int32_t material_override = -1;  // scene material index for every primitive, or -1 for the file's
+};
+
+// glTF 2.0 (.gltf with its buffers and images, or .glb): the default scene's meshes, materials,
+// textures and cameras (render/gltf_loader.cpp). Returns the number of triangles added.
+size_t load_gltf(Scene& scene, const std::string& path, const GltfOptions& options);
+
+// Loads (once per file identity) a PNG or JPEG; returns its index in scene.textures.
 int32_t load_texture(Scene& scene, const std::string& path);
+
+// Decodes a PNG or JPEG held in memory (`name` for messages) into a new scene texture, within the
+// scene's texel budget; returns its index in scene.textures.
+int32_t decode_texture(Scene& scene, const std::string& name, const unsigned char* bytes, size_t size);
 
 // A geodesic sphere (subdivided icosahedron) with smooth normals; `inward` flips its faces so the
 // front side (emission, normals) faces the centre.

@@ -51,7 +51,7 @@ Material convert_material(Scene& scene, const tinyobj::material_t& m, const std:
         out.albedo = kd;
         if (!m.diffuse_texname.empty()) {
             std::string tex = (std::filesystem::path(base_dir) / m.diffuse_texname).string();
-            out.albedo_texture = load_texture(scene, tex);
+            out.albedo_texture = add_texture_view(scene, default_texture_view(load_texture(scene, tex)));
         }
     }
     if (!all_finite(out.albedo) || !all_finite(out.emission))

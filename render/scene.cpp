@@ -22,13 +22,10 @@ std::string lower_extension(const std::string& path) {
     return ext;
 }
 
-// A bare OBJ: look at its bounding box from the front, a little above, under a daylight sky.
-Scene load_bare_obj(const std::string& path, const LoadLimits& limits) {
-    Scene scene;
-    scene.source = path;
-    scene.limits = limits;
-    load_obj(scene, path, ObjOptions{});
-    if (scene.tris.empty()) throw Error(path + ": no valid triangles");
+// A model without a scene file: look at its bounding box from the front, a little above, under a
+// daylight sky.
+void frame_model(Scene& scene) {
+    if (scene.tris.empty()) throw Error(scene.source + ": no valid triangles");
     Vec3 lo = splat(kInfinity), hi = splat(-kInfinity);
     for (const auto& t : scene.tris) {
         lo = vmin(lo, vmin(t.v0, vmin(t.v1, t.v2)));
@@ -45,6 +42,25 @@ Scene load_bare_obj(const std::string& path, const LoadLimits& limits) {
     scene.environment.zenith = {0.35f, 0.55f, 1.0f};
     scene.environment.horizon = {1.0f, 1.0f, 1.0f};
     scene.environment.ground = {0.3f, 0.28f, 0.25f};
+}
+
+Scene load_bare_obj(const std::string& path, const LoadLimits& limits) {
+    Scene scene;
+    scene.source = path;
+    scene.limits = limits;
+    load_obj(scene, path, ObjOptions{});
+    frame_model(scene);
+    return scene;
+}
+
+// The file's first camera where it has one; the sky either way (glTF files carry no environment).
+Scene load_bare_gltf(const std::string& path, const LoadLimits& limits) {
+    Scene scene;
+    scene.source = path;
+    scene.limits = limits;
+    load_gltf(scene, path, GltfOptions{});
+    frame_model(scene);
+    if (!scene.cameras.empty()) scene.camera = scene.cameras[0].spec;
     return scene;
 }
 
@@ -55,7 +71,42 @@ Scene load_scene(const std::string& path, const LoadLimits& limits) {
     if (ext == ".json") return load_scene_json(read_input_file(path), limits);
     check_input_file(path);
     if (ext == ".obj") return load_bare_obj(path, limits);
-    throw Error(path + ": unknown scene type '" + ext + "' (expected .json or .obj)");
+    if (ext == ".gltf" || ext == ".glb") return load_bare_gltf(path, limits);
+    throw Error(path + ": unknown scene type '" + ext + "' (expected .json, .obj, .gltf or .glb)");
+}
+
+int32_t add_texture_view(Scene& scene, const TextureView& view) {
+    auto same = [&](const TextureView& v) {
+        if (v.image != view.image || v.wrap_u != view.wrap_u || v.wrap_v != view.wrap_v || v.srgb != view.srgb) return false;
+        for (int k = 0; k < 6; ++k)
+            if (v.uv[k] != view.uv[k]) return false;
+        return true;
+    };
+    for (size_t i = 0; i < scene.texture_views.size(); ++i)
+        if (same(scene.texture_views[i])) return static_cast<int32_t>(i);
+    scene.texture_views.push_back(view);
+    return static_cast<int32_t>(scene.texture_views.size()) - 1;
+}
+
+void select_camera(Scene& scene, const std::string& which) {
+    std::string list;
+    for (size_t i = 0; i < scene.cameras.size(); ++i)
+        list += (i ? ", " : "") + std::to_string(i) + " '" + scene.cameras[i].name + "'";
+    if (scene.cameras.empty()) throw Error("--camera " + which + ": " + scene.source + " defines no cameras");
+    bool digits = !which.empty() && which.size() < 10 && which.find_first_not_of("0123456789") == std::string::npos;
+    if (digits) {
+        size_t i = std::stoul(which);
+        if (i < scene.cameras.size()) {
+            scene.camera = scene.cameras[i].spec;
+            return;
+        }
+    }
+    for (const auto& c : scene.cameras)
+        if (c.name == which) {
+            scene.camera = c.spec;
+            return;
+        }
+    throw Error("--camera " + which + ": " + scene.source + " has no such camera (it has " + list + ")");
 }
 
 void prepare_scene(Scene& scene, BvhLayout layout) {
@@ -78,6 +129,16 @@ void prepare_scene(Scene& scene, BvhLayout layout) {
     }
     scene.tris = std::move(tris);
     scene.shading = std::move(shading);
+    bool normal_maps = false;
+    for (const auto& m : scene.materials) normal_maps = normal_maps || m.normal_texture >= 0;
+    if (!normal_maps) {
+        scene.tangents.clear();
+    } else {
+        scene.tangents.resize(order.size(), TriTangents{});  // meshes added after the last tangents have none
+        std::vector<TriTangents> tangents(order.size());
+        for (size_t i = 0; i < order.size(); ++i) tangents[i] = scene.tangents[order[i]];
+        scene.tangents = std::move(tangents);
+    }
 
     // Triangle lights, chosen in proportion to emitted power (luminance x area; the pi of a Lambertian
     // emitter is common to all and cancels). Listed in the scene's own triangle order, not the BVH's,
@@ -110,9 +171,13 @@ void prepare_scene(Scene& scene, BvhLayout layout) {
     bool tri_lights = !scene.light_tris.empty();
     scene.env_select = env_light ? (tri_lights ? 0.5f : 1.0f) : 0.0f;
 
-    scene.texture_views.clear();
-    for (const auto& t : scene.textures)
-        scene.texture_views.push_back(TextureView{t.texels.data(), t.width, t.height, 0});
+    for (auto& v : scene.texture_views) {
+        const TextureImage& t = scene.textures.at(static_cast<size_t>(v.image));
+        v.texels = t.texels.data();
+        v.width = t.width;
+        v.height = t.height;
+        v.object = 0;
+    }
 }
 
 CameraView make_camera_view(const CameraSpec& spec, int width, int height) {
@@ -130,6 +195,7 @@ SceneView view_scene(const Scene& scene) {
     SceneView v{};
     v.bvh = bvh_view(scene.bvh, scene.tris);
     v.shading = scene.shading.data();
+    v.tangents = scene.tangents.empty() ? nullptr : scene.tangents.data();
     v.materials = scene.materials.data();
     v.textures = scene.texture_views.data();
     v.lights.tris = scene.light_tris.data();

@@ -18,9 +18,9 @@ namespace pkrt {
 
 struct TextureImage {
     std::string path;
-    FileIdentity id;  // textures are shared by file identity, not by path string
+    FileIdentity id;  // textures are shared by file identity, not by path string ({0, 0}: embedded in a glTF)
     int width = 0, height = 0;
-    std::vector<uint32_t> texels;  // RGBA8, sRGB-encoded colour, row 0 at the top
+    std::vector<uint32_t> texels;  // RGBA8 (sRGB-encoded colour, or linear data), row 0 at the top
 };
 
 struct CameraSpec {
@@ -28,6 +28,12 @@ struct CameraSpec {
     Vec3 look_at{0.0f, 0.0f, 0.0f};
     Vec3 up{0.0f, 1.0f, 0.0f};
     float vfov_degrees = 45.0f;
+};
+
+// A camera a file defines (glTF), for `pkrt render --camera N|NAME`.
+struct NamedCamera {
+    std::string name;
+    CameraSpec spec;
 };
 
 // Defaults a scene may set; the command line overrides them.
@@ -40,6 +46,7 @@ struct RenderDefaults {
 struct SceneLoadStats {
     size_t nonfinite_triangles = 0;    // dropped: a vertex had a NaN or infinite coordinate
     size_t degenerate_triangles = 0;   // dropped: zero area
+    std::vector<std::string> warnings; // "FILE: what was ignored", one line each, printed by the caller
 };
 
 // A file the scene was read from, so that no output may overwrite it.
@@ -53,15 +60,21 @@ struct Scene {
     LoadLimits limits;   // checked by the loaders as the scene grows
     std::vector<SceneInput> inputs;  // every file read: scene, OBJ, MTL, textures
     CameraSpec camera;
+    std::vector<NamedCamera> cameras;  // the files' own cameras (glTF), in file order
     RenderDefaults defaults;
     Environment environment{kEnvNone, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
 
     std::vector<TriVerts> tris;
     std::vector<TriShading> shading;
+    // Empty, or one per triangle (zero where a mesh has none); prepare_scene drops it when no material
+    // has a normal map.
+    std::vector<TriTangents> tangents;
     std::vector<Material> materials;
     std::vector<std::string> material_names;
-    std::vector<TextureImage> textures;
-    std::vector<TextureView> texture_views;  // host views over `textures`, filled by prepare_scene
+    std::vector<TextureImage> textures;      // images: texels, one copy per file or embedded image
+    // What material texture indices point to: an image with its wrap modes, colour space and uv
+    // transform. The loaders fill all but the texel pointer and size, which prepare_scene sets.
+    std::vector<TextureView> texture_views;
 
     // Filled by prepare_scene().
     SceneBvh bvh;  // in the layout prepare_scene() was asked for
@@ -74,8 +87,15 @@ struct Scene {
     SceneLoadStats load_stats;
 };
 
-// Loads a .json scene or a bare .obj (framed by an automatic camera under a sky). Throws Error.
+// Loads a .json scene, or a bare .obj, .gltf or .glb (under a sky, framed by an automatic camera unless
+// the glTF has cameras: then its first). Throws Error.
 Scene load_scene(const std::string& path, const LoadLimits& limits = {});
+
+// The index of `view` in scene.texture_views, added unless an equal view exists (views share texels).
+int32_t add_texture_view(Scene& scene, const TextureView& view);
+
+// Makes the file camera given by index or name the scene's camera. Throws Error listing what exists.
+void select_camera(Scene& scene, const std::string& which);
 
 // BVH in `layout`, triangle order, light tables. Throws Error if the scene has no triangles.
 void prepare_scene(Scene& scene, BvhLayout layout = BvhLayout::kBvh2);

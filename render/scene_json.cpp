@@ -163,7 +163,9 @@ Material read_material(const Reader& r, const json& j, const std::string& where,
     else if (type == "dielectric") { m.type = kDielectric; m.albedo = splat(1.0f); }
     else r.fail(where + ".type", "must be \"diffuse\", \"conductor\" or \"dielectric\", not \"" + type + "\"");
     if (j.contains("albedo")) m.albedo = r.colour(j["albedo"], where + ".albedo");
-    if (j.contains("texture")) m.albedo_texture = load_texture(scene, resolve(scene_path, r.string(j["texture"], where + ".texture")));
+    if (j.contains("texture"))
+        m.albedo_texture = add_texture_view(
+            scene, default_texture_view(load_texture(scene, resolve(scene_path, r.string(j["texture"], where + ".texture")))));
     if (j.contains("emission")) {
         m.emission = r.colour(j["emission"], where + ".emission");
         if (max_component(m.emission) > kMaxRadiance) r.fail(where + ".emission", "must be at most 1e20");
@@ -252,7 +254,7 @@ Scene load_scene_json(const InputFile& file, const LoadLimits& limits) {
     for (size_t i = 0; i < meshes.size(); ++i) {
         std::string where = "meshes[" + std::to_string(i) + "]";
         const json& m = meshes[i];
-        r.only_keys(m, where, {"obj", "sphere", "quad", "transform", "material"});
+        r.only_keys(m, where, {"obj", "gltf", "sphere", "quad", "transform", "material"});
         glm::mat4 xf = m.contains("transform") ? read_transform(r, m["transform"], where + ".transform") : glm::mat4(1.0f);
         int32_t mat = -1;
         if (m.contains("material")) {
@@ -261,8 +263,9 @@ Scene load_scene_json(const InputFile& file, const LoadLimits& limits) {
             if (it == named.end()) r.fail(where + ".material", "no material named '" + name + "'");
             mat = it->second;
         }
-        int kinds = (m.contains("obj") ? 1 : 0) + (m.contains("sphere") ? 1 : 0) + (m.contains("quad") ? 1 : 0);
-        if (kinds != 1) r.fail(where, "needs exactly one of \"obj\", \"sphere\" or \"quad\"");
+        int kinds = (m.contains("obj") ? 1 : 0) + (m.contains("gltf") ? 1 : 0) + (m.contains("sphere") ? 1 : 0) +
+                    (m.contains("quad") ? 1 : 0);
+        if (kinds != 1) r.fail(where, "needs exactly one of \"obj\", \"gltf\", \"sphere\" or \"quad\"");
         auto material_or_default = [&]() {
             if (mat >= 0) return mat;
             scene.materials.push_back(default_material());
@@ -275,6 +278,15 @@ Scene load_scene_json(const InputFile& file, const LoadLimits& limits) {
             opt.material_override = mat;
             try {
                 load_obj(scene, resolve(path, r.string(m["obj"], where + ".obj")), opt);
+            } catch (const Error& e) {
+                throw Error(path + ": " + where + ": " + e.what());
+            }
+        } else if (m.contains("gltf")) {
+            GltfOptions opt;
+            opt.transform = xf;
+            opt.material_override = mat;
+            try {
+                load_gltf(scene, resolve(path, r.string(m["gltf"], where + ".gltf")), opt);
             } catch (const Error& e) {
                 throw Error(path + ": " + where + ": " + e.what());
             }

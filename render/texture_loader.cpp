@@ -144,6 +144,13 @@ void decode_jpeg(const Scene& scene, const InputFile& f, TextureImage& t) {
     jpeg_destroy_decompress(&cinfo);
 }
 
+void decode(const Scene& scene, const InputFile& f, TextureImage& t) {
+    const auto* b = reinterpret_cast<const unsigned char*>(f.bytes.data());
+    if (f.bytes.size() >= 8 && png_sig_cmp(b, 0, 8) == 0) decode_png(scene, f, t);
+    else if (f.bytes.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF) decode_jpeg(scene, f, t);
+    else throw Error(f.path + ": unsupported texture format (pkrt reads PNG and JPEG)");
+}
+
 }  // namespace
 
 int32_t load_texture(Scene& scene, const std::string& path) {
@@ -155,10 +162,18 @@ int32_t load_texture(Scene& scene, const std::string& path) {
     TextureImage t;
     t.path = path;
     t.id = f.id;
-    const auto* b = reinterpret_cast<const unsigned char*>(f.bytes.data());
-    if (f.bytes.size() >= 8 && png_sig_cmp(b, 0, 8) == 0) decode_png(scene, f, t);
-    else if (f.bytes.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF) decode_jpeg(scene, f, t);
-    else throw Error(path + ": unsupported texture format (pkrt reads PNG and JPEG)");
+    decode(scene, f, t);
+    scene.textures.push_back(std::move(t));
+    return static_cast<int32_t>(scene.textures.size()) - 1;
+}
+
+int32_t decode_texture(Scene& scene, const std::string& name, const unsigned char* bytes, size_t size) {
+    InputFile f;
+    f.path = name;
+    f.bytes.assign(reinterpret_cast<const char*>(bytes), size);
+    TextureImage t;
+    t.path = name;
+    decode(scene, f, t);
     scene.textures.push_back(std::move(t));
     return static_cast<int32_t>(scene.textures.size()) - 1;
 }

@@ -32,9 +32,10 @@ stage() {
     if [ -n "${1:-}" ]; then mkdir -p .stage/base && cp "$1" .stage/base/pkrt && strip .stage/base/pkrt; fi
     # Libraries the device's Ubuntu lacks (GL, GLFW and X come from .gpu and .gpu-x there).
     ldd .stage/pkrt | awk '/=>/ {print $3}' |
-        grep -E "tinyobj|libstb|OpenEXR|Imath|Iex|IlmThread|cudart|libjpeg|libpng" | xargs -r -I{} cp -L {} .stage/lib/
+        grep -E "tinyobj|tinygltf|libstb|OpenEXR|Imath|Iex|IlmThread|cudart|libjpeg|libpng" | xargs -r -I{} cp -L {} .stage/lib/
     mkdir -p .scenes/crytek-sponza-geometry
     cp -r ../shared/scenes/cornell-box ../shared/scenes/dabrovic-sponza .scenes/
+    mkdir -p .scenes/gltf && cp -r ../shared/scenes/gltf/MetalRoughSpheresNoTextures .scenes/gltf/
     cp ../shared/scenes/crytek-sponza-geometry/sponza_geometry.mtl .scenes/crytek-sponza-geometry/
     [ -f .scenes/crytek-sponza-geometry/sponza.obj.xz ] ||
         xz -T0 -c ../shared/scenes/crytek-sponza-geometry/sponza.obj >.scenes/crytek-sponza-geometry/sponza.obj.xz
@@ -99,6 +100,9 @@ run() {
     save
     timeout 100 $P bench scenes/bench/crytek-sponza.json --res 128x128,512x512,1920x1080 --max-depth 4 --repeat 10 -q \
         --json "$out/bench_sponza.json" --csv "$out/bench_sponza.csv" --plot "$out/bench_sponza.png"
+    save
+    timeout 100 $P bench scenes/bench/metal-rough-spheres.json --res 128x128,512x512,1920x1080 --max-depth 4 --repeat 10 -q \
+        --json "$out/bench_spheres.json" --csv "$out/bench_spheres.csv" --plot "$out/bench_spheres.png"
     if [ -x .stage/base/pkrt ]; then
         # The build of the commit before, benchmarked beside this one: base, new, base, new.
         echo "=== compare with .stage/base/pkrt"

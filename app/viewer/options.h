@@ -8,7 +8,7 @@
 namespace pkrt::viewer {
 
 struct ViewerOptions {
-    std::string scene;              // .json or .obj; empty: the Cornell box
+    std::string scene;              // .json, .obj, .gltf or .glb; empty: the Cornell box
     std::string backend = "auto";   // auto | cpu | cuda
     std::string mode;               // scheduler mode; empty: the backend's default
     std::string bvh = "bvh2";       // BVH layout (render/bvh_layout.h)

@@ -19,12 +19,14 @@ void DeviceScene::upload(const Scene& s) {
     nodes_.upload(s.bvh.bvh2_nodes);
     tris_.upload(s.tris);
     shading_.upload(s.shading);
+    tangents_.upload(s.tangents);
     materials_.upload(s.materials);
     light_tris_.upload(s.light_tris);
     light_cdf_.upload(s.light_cdf);
     tri_pmf_.upload(s.tri_light_pmf);
     release_textures();
-    std::vector<TextureView> views;
+    // One array per image; one texture object per view over it, with the view's address modes and
+    // sRGB flag (colour maps decode sRGB before filtering, metal-rough and normal maps do not).
     for (const auto& t : s.textures) {
         cudaChannelFormatDesc fmt = cudaCreateChannelDesc<uchar4>();
         cudaArray_t arr = nullptr;
@@ -32,20 +34,29 @@ void DeviceScene::upload(const Scene& s) {
         arrays_.push_back(arr);
         check(cudaMemcpy2DToArray(arr, 0, 0, t.texels.data(), t.width * 4, t.width * 4, t.height, cudaMemcpyHostToDevice),
               "texture upload");
+    }
+    auto address_mode = [](int32_t wrap) {
+        return wrap == kWrapClamp ? cudaAddressModeClamp : wrap == kWrapMirror ? cudaAddressModeMirror : cudaAddressModeWrap;
+    };
+    std::vector<TextureView> views;
+    for (const auto& host : s.texture_views) {
         cudaResourceDesc res{};
         res.resType = cudaResourceTypeArray;
-        res.res.array.array = arr;
+        res.res.array.array = arrays_.at(static_cast<size_t>(host.image));
         cudaTextureDesc td{};
-        td.addressMode[0] = cudaAddressModeWrap;
-        td.addressMode[1] = cudaAddressModeWrap;
+        td.addressMode[0] = address_mode(host.wrap_u);
+        td.addressMode[1] = address_mode(host.wrap_v);
         td.filterMode = cudaFilterModeLinear;
         td.readMode = cudaReadModeNormalizedFloat;
         td.normalizedCoords = 1;
-        td.sRGB = 1;
+        td.sRGB = host.srgb ? 1 : 0;
         cudaTextureObject_t obj = 0;
         check(cudaCreateTextureObject(&obj, &res, &td, nullptr), "cudaCreateTextureObject");
         objects_.push_back(obj);
-        views.push_back(TextureView{nullptr, t.width, t.height, static_cast<unsigned long long>(obj)});
+        TextureView v = host;
+        v.texels = nullptr;
+        v.object = static_cast<unsigned long long>(obj);
+        views.push_back(v);
     }
     textures_.upload(views);
 
@@ -53,6 +64,7 @@ void DeviceScene::upload(const Scene& s) {
     view_.bvh.nodes = nodes_.get();
     view_.bvh.tris = tris_.get();
     view_.shading = shading_.get();
+    view_.tangents = s.tangents.empty() ? nullptr : tangents_.get();
     view_.materials = materials_.get();
     view_.textures = textures_.get();
     view_.lights.tris = light_tris_.get();

@@ -1,5 +1,6 @@
-// The scene in device memory: geometry, BVH, materials, light tables, and textures as sRGB CUDA
-// texture objects (hardware filtering, decoded to linear before filtering as the software path does).
+// The scene in device memory: geometry, BVH, materials, light tables, and textures as CUDA texture
+// objects, one per view over one array per image (hardware filtering and address modes; sRGB colour
+// decoded to linear before filtering as the software path does).
 #pragma once
 
 #include "device_memory.h"
@@ -24,6 +25,7 @@ private:
     DeviceArray<BvhNode> nodes_;
     DeviceArray<TriVerts> tris_;
     DeviceArray<TriShading> shading_;
+    DeviceArray<TriTangents> tangents_;  // empty unless a material has a normal map
     DeviceArray<Material> materials_;
     DeviceArray<int32_t> light_tris_;
     DeviceArray<float> light_cdf_, tri_pmf_;
