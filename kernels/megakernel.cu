@@ -7,6 +7,7 @@ namespace pkrt {
 
 namespace {
 
+template <BvhViewLayout L>
 __global__ void megakernel(WavefrontParams p) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     const WaveParams w = *p.wave;
@@ -20,7 +21,7 @@ __global__ void megakernel(WavefrontParams p) {
     if (i == 0) atomicAdd(&counts.paths_generated, static_cast<unsigned long long>(w.count));
     while (__any_sync(kFullMask, active)) {
         Hit hit = no_hit();
-        if (active) hit = intersect_closest(p.scene.bvh, Ray{path.origin, path.dir});
+        if (active) hit = closest_hit<L>(p.scene.bvh, Ray{path.origin, path.dir});
         count_sm_rays(p.counters, count_extension_rays(counts, active, active ? path.depth : 0));
         ShadeResult r;
         r.has_shadow = false;
@@ -30,7 +31,7 @@ __global__ void megakernel(WavefrontParams p) {
         if (active) {
             shade_path_outlined(p.scene, f, path, hit, r);
             sink.add(pixel, r.radiance);
-            if (r.has_shadow) resolve_shadow(sink, p.scene.bvh, r.shadow);
+            if (r.has_shadow) resolve_shadow<LayoutTraversal<L>>(sink, p.scene.bvh, r.shadow);
         }
         unsigned shadows = popc_ballot(active && r.has_shadow);
         count_shadow_rays(counts, shadows);
@@ -44,7 +45,11 @@ __global__ void megakernel(WavefrontParams p) {
 }  // namespace
 
 cudaError_t launch_megakernel(const WavefrontParams& p, cudaStream_t stream) {
-    megakernel<<<(p.capacity + kWavefrontThreads - 1) / kWavefrontThreads, kWavefrontThreads, 0, stream>>>(p);
+    unsigned blocks = (p.capacity + kWavefrontThreads - 1) / kWavefrontThreads;
+    if (p.scene.bvh.layout == BvhViewLayout::kCwbvh)
+        megakernel<BvhViewLayout::kCwbvh><<<blocks, kWavefrontThreads, 0, stream>>>(p);
+    else
+        megakernel<BvhViewLayout::kBvh2><<<blocks, kWavefrontThreads, 0, stream>>>(p);
     return cudaGetLastError();
 }
 

@@ -8,8 +8,9 @@
 //
 // Radiance and finished samples go to a Sink (the CPU's per-pixel sum, the GPU framebuffer):
 //   void add(uint32_t pixel, Vec3 radiance);   void finish(uint32_t pixel);
-// Traversal is a policy too (inline, or out of line where a kernel wants the traversal loop to have
-// the whole register budget): static Hit closest(const BvhView&, const Ray&) and
+// Traversal is a policy too: the layout fixed at compile time (GPU kernels, one build per layout), or
+// out of line where a kernel wants the traversal loop to have the whole register budget, or read from
+// the view (the CPU loop): static Hit closest(const BvhView&, const Ray&) and
 // static bool occluded(const BvhView&, const Ray&, float tmax).
 #pragma once
 
@@ -17,9 +18,16 @@
 
 namespace pkrt {
 
+template <BvhViewLayout L>
+struct LayoutTraversal {
+    static PKRT_HD Hit closest(const BvhView& bvh, const Ray& ray) { return closest_hit<L>(bvh, ray); }
+    static PKRT_HD bool occluded(const BvhView& bvh, const Ray& ray, float tmax) { return any_hit<L>(bvh, ray, tmax); }
+};
+
+// Host only: the layout is a branch per ray.
 struct InlineTraversal {
-    static PKRT_HD Hit closest(const BvhView& bvh, const Ray& ray) { return intersect_closest(bvh, ray); }
-    static PKRT_HD bool occluded(const BvhView& bvh, const Ray& ray, float tmax) { return pkrt::occluded(bvh, ray, tmax); }
+    static Hit closest(const BvhView& bvh, const Ray& ray) { return intersect_closest(bvh, ray); }
+    static bool occluded(const BvhView& bvh, const Ray& ray, float tmax) { return pkrt::occluded(bvh, ray, tmax); }
 };
 
 struct PathIndex {
@@ -42,7 +50,7 @@ PKRT_HD void add_shading(Sink& sink, uint32_t pixel, const ShadeResult& r) {
     if (!r.continues) sink.finish(pixel);
 }
 
-template <class Traversal = InlineTraversal, class Sink>
+template <class Traversal, class Sink>
 PKRT_HD void resolve_shadow(Sink& sink, const BvhView& bvh, const ShadowRay& s) {
     if (!Traversal::occluded(bvh, Ray{s.origin, s.dir}, s.tmax)) sink.add(s.pixel, s.contribution);
 }

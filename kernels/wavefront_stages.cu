@@ -54,6 +54,7 @@ __global__ void wf_generate_kernel(WavefrontParams p) {
     store_record(&p.paths[0][i], r);
 }
 
+template <BvhViewLayout L>
 __global__ void wf_extend_kernel(WavefrontParams p, int bounce) {
     bool active;
     if (!stage_block_live(p.path_counts[bounce], &active)) return;
@@ -62,7 +63,7 @@ __global__ void wf_extend_kernel(WavefrontParams p, int bounce) {
     if (active) {
         PathRecord r;
         load_record(r, &p.paths[bounce & 1][i]);
-        p.hits[i] = intersect_closest(p.scene.bvh, Ray{r.path.origin, r.path.dir});
+        p.hits[i] = closest_hit<L>(p.scene.bvh, Ray{r.path.origin, r.path.dir});
     }
     count_sm_rays(p.counters, count_extension_rays(p.counters->rays, active, bounce));
 }
@@ -97,6 +98,7 @@ __global__ void wf_shade_kernel(WavefrontParams p, int bounce) {
     }
 }
 
+template <BvhViewLayout L>
 __global__ void wf_shadow_kernel(WavefrontParams p, int bounce) {
     bool active;
     if (!stage_block_live(p.shadow_counts[bounce], &active)) return;
@@ -104,7 +106,7 @@ __global__ void wf_shadow_kernel(WavefrontParams p, int bounce) {
     if (active) {
         ShadowRecord s;
         load_record(s, &p.shadows[global_index()]);
-        resolve_shadow(sink, p.scene.bvh, s.ray);
+        resolve_shadow<LayoutTraversal<L>>(sink, p.scene.bvh, s.ray);
     }
     unsigned n = popc_ballot(active);
     count_shadow_rays(p.counters->rays, n);
@@ -119,8 +121,12 @@ cudaError_t launch_wf_generate(const WavefrontParams& p, cudaStream_t stream) {
     wf_generate_kernel<<<grid_for(p.capacity), kWavefrontThreads, 0, stream>>>(p);
     return cudaGetLastError();
 }
+// The traversing stages are built per BVH layout (kernels/bvh_traverse.h).
 cudaError_t launch_wf_extend(const WavefrontParams& p, int bounce, cudaStream_t stream) {
-    wf_extend_kernel<<<grid_for(p.capacity), kWavefrontThreads, 0, stream>>>(p, bounce);
+    if (p.scene.bvh.layout == BvhViewLayout::kCwbvh)
+        wf_extend_kernel<BvhViewLayout::kCwbvh><<<grid_for(p.capacity), kWavefrontThreads, 0, stream>>>(p, bounce);
+    else
+        wf_extend_kernel<BvhViewLayout::kBvh2><<<grid_for(p.capacity), kWavefrontThreads, 0, stream>>>(p, bounce);
     return cudaGetLastError();
 }
 cudaError_t launch_wf_shade(const WavefrontParams& p, int bounce, cudaStream_t stream) {
@@ -128,7 +134,10 @@ cudaError_t launch_wf_shade(const WavefrontParams& p, int bounce, cudaStream_t s
     return cudaGetLastError();
 }
 cudaError_t launch_wf_shadow(const WavefrontParams& p, int bounce, cudaStream_t stream) {
-    wf_shadow_kernel<<<grid_for(p.capacity), kWavefrontThreads, 0, stream>>>(p, bounce);
+    if (p.scene.bvh.layout == BvhViewLayout::kCwbvh)
+        wf_shadow_kernel<BvhViewLayout::kCwbvh><<<grid_for(p.capacity), kWavefrontThreads, 0, stream>>>(p, bounce);
+    else
+        wf_shadow_kernel<BvhViewLayout::kBvh2><<<grid_for(p.capacity), kWavefrontThreads, 0, stream>>>(p, bounce);
     return cudaGetLastError();
 }
 

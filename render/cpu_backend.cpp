@@ -119,7 +119,7 @@ private:
             if (r.dropped) ++st.nonfinite_samples;
             if (r.has_shadow) {
                 ++st.shadow_rays;
-                resolve_shadow(sum, view.bvh, r.shadow);
+                resolve_shadow<InlineTraversal>(sum, view.bvh, r.shadow);
             }
             if (!r.continues) break;
         }

@@ -47,22 +47,6 @@ using pkrt_test::settings;
 std::unique_ptr<Backend> gpu_backend(const GpuDevice& d, SchedulerOptions o = {}) { return make_cuda_backend(d, o); }
 #endif
 
-#if defined(PKRT_HAVE_CUDA)
-// The GPU kernels are built for bvh2 only so far (kernels/bvh_traverse.h): another layout must be
-// refused with the reason, not rendered wrongly.
-bool gpu_traverses(BvhLayout layout, const Scene& s, const GpuDevice& d) {
-    if (layout == BvhLayout::kBvh2) return true;
-    auto gpu = gpu_backend(d);
-    try {
-        render_image(*gpu, s, settings(8, 8, 1, 2, 1), nullptr);
-        ADD_FAILURE() << bvh_layout_name(layout) << " must be refused by the GPU kernels built for bvh2";
-    } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("bvh2 only"), std::string::npos) << e.what();
-    }
-    return false;
-}
-#endif
-
 // The GPU image with the CPU's seed must sit far closer to the CPU image than two CPU images with
 // different seeds sit to each other: the paths are the same ones, only float rounding (FMA, hardware
 // texture filtering) lets a few diverge. And the means agree within 1%. From the scene's camera, or
@@ -94,10 +78,9 @@ RenderOutput expect_matches_cpu(const Scene& scene, Backend& gpu, const RenderSe
 TEST(Gpu, EveryModeMatchesTheCpuOnTheCornellBox) {
     REQUIRE_GPU();
 #if defined(PKRT_HAVE_CUDA)
-    for (BvhLayout layout : all_bvh_layouts()) {  // each layout's GPU traversal against the CPU's
+    for (BvhLayout layout : all_bvh_layouts()) {  // each layout's GPU builds against the CPU's traversal
         Scene s = load_scene(kScenes + "/cornell.json");
         prepare_scene(s, layout);
-        if (!gpu_traverses(layout, s, gpus[0])) continue;
         for (SchedulerMode mode : kModes) {
             auto gpu = gpu_backend(gpus[0]);
             expect_matches_cpu(s, *gpu, settings(64, 64, 16, 8, 1, mode),
@@ -118,7 +101,6 @@ TEST(Gpu, EveryModeMatchesTheCpuOnDabrovicSponza) {
     for (BvhLayout layout : all_bvh_layouts()) {
         Scene p = s;
         prepare_scene(p, layout);
-        if (!gpu_traverses(layout, p, gpus[0])) continue;
         for (SchedulerMode mode : kModes) {
             auto gpu = gpu_backend(gpus[0]);
             expect_matches_cpu(p, *gpu, settings(64, 48, 16, 6, 3, mode),

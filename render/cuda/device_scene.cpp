@@ -12,11 +12,8 @@ void DeviceScene::release_textures() {
 }
 
 void DeviceScene::upload(const Scene& s) {
-    // kernels/bvh_traverse.h: the kernels are built for bvh2 alone until each has a build per layout.
-    if (s.bvh.layout != BvhLayout::kBvh2)
-        throw Error("--bvh " + bvh_layout_name(s.bvh.layout) + ": the GPU kernels traverse bvh2 only so far (use --backend cpu "
-                    "for " + bvh_layout_name(s.bvh.layout) + ")");
-    nodes_.upload(s.bvh.bvh2_nodes);
+    nodes_.upload(s.bvh.bvh2_nodes);  // one of the two is empty
+    wide_nodes_.upload(s.bvh.cwbvh_nodes);
     tris_.upload(s.tris);
     shading_.upload(s.shading);
     tangents_.upload(s.tangents);
@@ -61,7 +58,8 @@ void DeviceScene::upload(const Scene& s) {
     textures_.upload(views);
 
     view_ = view_scene(s);  // environment and counts
-    view_.bvh.nodes = nodes_.get();
+    if (view_.bvh.layout == BvhViewLayout::kCwbvh) view_.bvh.wide_nodes = wide_nodes_.get();
+    else view_.bvh.nodes = nodes_.get();
     view_.bvh.tris = tris_.get();
     view_.shading = shading_.get();
     view_.tangents = s.tangents.empty() ? nullptr : tangents_.get();

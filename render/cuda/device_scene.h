@@ -23,6 +23,7 @@ private:
     void release_textures();
 
     DeviceArray<BvhNode> nodes_;
+    DeviceArray<CwbvhNode> wide_nodes_;
     DeviceArray<TriVerts> tris_;
     DeviceArray<TriShading> shading_;
     DeviceArray<TriTangents> tangents_;  // empty unless a material has a normal map

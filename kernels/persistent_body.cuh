@@ -1,0 +1,412 @@
+// The persistent scheduler: one launch per frame, a grid no larger than what the GPU keeps resident,
+// and warps that loop until the frame's work is done:
+//
+//   1. shadow rays first when a full warp's worth is queued (they are short, and retiring them frees
+//      queue space);
+//   2. dynamic fetch (Aila & Laine): when fewer than `fetch_threshold` lanes hold a path, the idle lanes
+//      pop paths from the queue, and when the queue runs low the warp generates camera paths from the
+//      global path counter, so queue memory is bounded whatever the resolution and spp;
+//   3. trace and shade; queue the shadow ray or trace it at once (queue_shadows), and keep the bounce in
+//      the lane. With sort_stragglers a warp with fewer than `fetch_threshold` live lanes pushes them
+//      to the path queue, and only empty warps take new camera paths, so primary rays travel in warps
+//      of their own. A push that finds the queue full keeps the bounce in the lane, or traces the
+//      shadow ray at once: producers always progress;
+//   4. a warp with nothing to do backs off with __nanosleep; it leaves once every sample has been
+//      generated and nothing is in flight, or when the host raises the stop flag.
+//
+// Counters are kept per block in shared memory and flushed to the global ones every 64 iterations and
+// at exit, so hot global addresses see a few atomics per warp per 64 iterations, not per iteration.
+//
+// Each BVH layout gets its own builds of these kernels (persistent_bvh2.cu, persistent_cwbvh.cu: two
+// translation units, so that they compile in parallel); persistent.cu picks one at launch.
+#pragma once
+
+#include "gpu_common.cuh"
+#include "gpu_launch.h"
+#include "resident.cuh"
+
+namespace pkrt {
+
+namespace {
+
+struct BlockCounters {
+    RayCounts rays;
+    unsigned long long iterations, idle, sleeps, sleep_ns, kept, inlined;
+    unsigned long long phase[kPhaseCount];
+};
+
+// Lane 0 of each warp charges the cycles since its last mark to a phase.
+struct PhaseClock {
+    long long last;
+    __device__ __forceinline__ void start() { last = clock64(); }
+    __device__ __forceinline__ void charge(BlockCounters& b, int phase) {
+        if (lane_id() == 0) {
+            long long now = clock64();
+            atomicAdd(&b.phase[phase], static_cast<unsigned long long>(now - last));
+            last = now;
+        }
+    }
+};
+
+constexpr int kFlushInterval = 64;   // a multiple of kControlInterval
+constexpr int kControlInterval = 8;
+
+__device__ __forceinline__ unsigned long long take(unsigned long long* v) { return atomicExch(v, 0ull); }
+
+__device__ __forceinline__ void move_count(unsigned long long* from, unsigned long long* to) {
+    unsigned long long v = take(from);
+    if (v) atomicAdd(to, v);
+}
+
+// One lane. Moves what the block has counted so far into the global counters. Rays are taken once and
+// counted both in total and on this SM (a resident block never moves), so the two always agree.
+__device__ void flush_counters(BlockCounters& b, GpuCounters* c) {
+    unsigned long long extension = take(&b.rays.extension_rays), shadow = take(&b.rays.shadow_rays);
+    if (extension) atomicAdd(&c->rays.extension_rays, extension);
+    if (shadow) atomicAdd(&c->rays.shadow_rays, shadow);
+    if (extension + shadow) atomicAdd(&c->rays_per_sm[sm_id() % kStatsMaxSms], extension + shadow);
+    move_count(&b.rays.paths_generated, &c->rays.paths_generated);
+    move_count(&b.rays.paths_completed, &c->rays.paths_completed);
+    move_count(&b.rays.nonfinite, &c->rays.nonfinite);
+    for (int d = 0; d < kStatsMaxDepth; ++d) move_count(&b.rays.rays_by_depth[d], &c->rays.rays_by_depth[d]);
+    move_count(&b.iterations, &c->warp_iterations);
+    move_count(&b.idle, &c->idle_iterations);
+    move_count(&b.sleeps, &c->backoff_sleeps);
+    move_count(&b.sleep_ns, &c->backoff_ns);
+    move_count(&b.kept, &c->kept_paths);
+    move_count(&b.inlined, &c->inline_shadows);
+    for (int ph = 0; ph < kPhaseCount; ++ph) move_count(&b.phase[ph], &c->phase_cycles[ph]);
+}
+
+// Traversal out of line: the callee gets the whole register budget for its loop instead of sharing it
+// with the scheduler's state (which, inlined, spilled inside the traversal loop), and the two shadow
+// call sites share one copy of the code.
+template <BvhViewLayout L>
+__device__ __noinline__ Hit trace_closest(const BvhView bvh, const Ray ray) { return closest_hit<L>(bvh, ray); }
+template <BvhViewLayout L>
+__device__ __noinline__ bool trace_occluded(const BvhView bvh, const Ray ray, float tmax) { return any_hit<L>(bvh, ray, tmax); }
+
+template <BvhViewLayout L>
+struct OutOfLineTraversal {
+    static __device__ __forceinline__ Hit closest(const BvhView& bvh, const Ray& ray) { return trace_closest<L>(bvh, ray); }
+    static __device__ __forceinline__ bool occluded(const BvhView& bvh, const Ray& ray, float tmax) {
+        return trace_occluded<L>(bvh, ray, tmax);
+    }
+};
+
+// Traces a warp's shadow rays (lanes with `have`) and adds the unoccluded contributions.
+template <BvhViewLayout L>
+__device__ __forceinline__ void trace_shadows(const PersistentParams& p, FramebufferSink& sink, bool have, const ShadowRecord& s) {
+    if (have) resolve_shadow<OutOfLineTraversal<L>>(sink, p.scene.bvh, s.ray);
+}
+
+}  // namespace
+
+// kResident: the kernel outlives frames (kernels/resident.cuh). Its frame record changes between jobs:
+// each warp keeps a copy of the one its paths belong to (the job of its last claim), refreshed when a
+// claim brings a new job. Resident warps keep their bounces (no straggler pooling), so every path a
+// warp holds comes from its own claims.
+template <bool kResident, BvhViewLayout L>
+__device__ __forceinline__ void persistent_body(const PersistentParams& p) {
+    __shared__ BlockCounters bc;
+    __shared__ FrameRecord frame_copy[kResident ? kPersistentThreads / 32 : 1];
+    __shared__ uint32_t flushed_seq;  // resident: the last job whose counters this block flushed
+    for (int i = threadIdx.x; i < static_cast<int>(sizeof(BlockCounters) / 8); i += blockDim.x)
+        reinterpret_cast<unsigned long long*>(&bc)[i] = 0;
+    if (threadIdx.x == 0) {
+        if (!kResident) frame_copy[0] = *p.frame;
+        flushed_seq = 0;
+    }
+    __syncthreads();
+    FrameRecord& frame = frame_copy[kResident ? threadIdx.x / 32 : 0];
+    uint32_t job = 0;      // resident: the job `frame` holds
+    uint32_t claimed = 0;  // resident: the job of this warp's last claim
+
+    GpuCounters* c = p.counters;
+    FrameControl* ctl = p.control;
+    FramebufferSink sink{p.fb};
+    const bool monitor = blockIdx.x == 0 && threadIdx.x < 32;  // polls the host's stop flag
+    const bool lead = lane_id() == 0;
+    // The lane's path lives in shared memory, not registers: only its ray is needed during traversal,
+    // and 16 fewer live registers there is what keeps the traversal loop free of spills.
+    __shared__ PathRecord block_paths[kPersistentThreads];
+    PathRecord& rec = block_paths[threadIdx.x];
+    bool have = false;  // this lane holds a path (fetched, generated or kept)
+    int backoff = 0;
+    // Every sample has been claimed (seen by this warp): claims only grow, so once seen it stays true,
+    // and the warp stops paying two atomics per iteration to learn it again.
+    bool exhausted = false;
+    // Bounces kept in their lanes and no pooling: nothing ever enters the path queue, so warps do not
+    // pay two dependent L2 reads per fetch to find it empty (a latency-bound frame feels every one).
+    const bool path_queue_used = !kResident && p.sort_stragglers;
+    PhaseClock clk;
+    clk.start();
+
+    for (unsigned iter = 1;; ++iter) {
+        // ---- stop flag, timeline, counters ----
+        // Every kControlInterval iterations only: these are dependent L2 round trips on the critical
+        // path of every bounce, and a path's latency is what small frames are made of.
+        int stop = 0;
+        if (lead) atomicAdd(&bc.iterations, 1ull);
+        if (lead && iter % kControlInterval == 0) {
+            if (monitor && p.host_stop && *p.host_stop) atomicExch(&ctl->stop, 1);
+            if (kResident && monitor) resident_monitor(p);
+            stop = load_volatile(&ctl->stop);
+            unsigned long long t;
+            // Only block sweepers (warp 0) sample: a quarter of the L2 traffic, and still ~1000 warps.
+            if (p.timeline && threadIdx.x < 32 && timeline_due(c, &t)) {
+                int pq = queue_occupancy(p.paths), sq = queue_occupancy(p.shadows), fl = load_volatile(&ctl->in_flight);
+                record_timeline(c, t, pq, sq, fl);
+                if (p.live) {
+                    p.live->rays = load_volatile(&c->rays.extension_rays) + load_volatile(&c->rays.shadow_rays);
+                    p.live->samples_done = load_volatile(&c->rays.paths_completed);
+                    p.live->path_queue = pq;
+                    p.live->shadow_queue = sq;
+                    p.live->in_flight = fl;
+                }
+            }
+            if (iter % kFlushInterval == 0) flush_counters(bc, c);
+        }
+        if (__shfl_sync(kFullMask, stop, 0)) break;
+        clk.charge(bc, kPhaseControl);
+
+        // ---- 1. a full batch of shadow rays ----
+        unsigned held = __ballot_sync(kFullMask, have);
+        int shadow_avail = p.queue_shadows ? __shfl_sync(kFullMask, lead ? queue_available(p.shadows) : 0, 0) : 0;
+        if (shadow_avail >= 32 || (held == 0 && shadow_avail > 0)) {
+            ShadowRecord s;
+            bool got;
+            int n = warp_pop(p.shadows, kFullMask, s, &got);
+            if (n > 0) {
+                trace_shadows<L>(p, sink, got, s);
+                count_shadow_rays(bc.rays, n);
+                if (lead) atomicSub(&ctl->in_flight, n);
+                backoff = 0;
+                clk.charge(bc, kPhaseShadowBatch);
+                continue;
+            }
+        }
+
+        // ---- 2. dynamic fetch: idle lanes take queued paths, then new samples ----
+        if (kResident && exhausted) {  // a new job makes samples claimable again
+            uint32_t running = __shfl_sync(kFullMask, lead ? resident_job(p) : 0u, 0);
+            if (running != claimed) exhausted = false;
+        }
+        if (__popc(held) < p.fetch_threshold) {
+            int path_avail = 0;
+            if (path_queue_used) {
+                PathRecord r;
+                bool got;
+                warp_pop(p.paths, ~held, r, &got);
+                if (got) {
+                    rec = r;
+                    have = true;
+                }
+                held = __ballot_sync(kFullMask, have);
+                path_avail = __shfl_sync(kFullMask, lead ? queue_available(p.paths) : 0, 0);
+            }
+            // Sorted stragglers: only an empty warp takes new camera paths, so primary rays travel in
+            // warps of their own instead of beside secondary rays from elsewhere.
+            bool may_generate = !p.sort_stragglers || held == 0;
+            if (!exhausted && may_generate && __popc(held) < 32 && path_avail < p.low_water) {
+                unsigned need = ~held;
+                int k = __popc(need);
+                unsigned long long base = 0;
+                int n = 0;
+                if (lead) {
+                    // Count the new paths in flight before claiming them, so that no warp can see
+                    // "all samples claimed and nothing in flight" while these are being created. The
+                    // fence orders the two atomics for other warps: without it a sweeper could see the
+                    // claim and not the count, flush its block's counters and publish a resident job's
+                    // completion while this warp's paths still run (seen on the H200: a frame that
+                    // reported one path fewer than it rendered).
+                    atomicAdd(&ctl->in_flight, k);
+                    __threadfence();
+                    if constexpr (kResident) {
+                        n = resident_claim(p, k, &base, &claimed);
+                    } else {
+                        base = atomicAdd(&ctl->next_sample, static_cast<unsigned long long>(k));
+                        unsigned long long end = ctl->end_sample;
+                        n = base >= end ? 0 : static_cast<int>(end - base < static_cast<unsigned long long>(k) ? end - base : k);
+                    }
+                    if (n < k) atomicSub(&ctl->in_flight, k - n);
+                    add_count(&bc.rays.paths_generated, n);
+                }
+                n = __shfl_sync(kFullMask, n, 0);
+                if constexpr (kResident) {
+                    claimed = __shfl_sync(kFullMask, claimed, 0);
+                    if (n > 0 && claimed != job) {  // the first paths of a new job: its frame
+                        resident_load_frame(p, frame);
+                        job = claimed;
+                    }
+                }
+                exhausted = n < k;
+                base = __shfl_sync(kFullMask, base, 0);
+                int rank = __popc(need & lanemask_lt());
+                if (((need >> lane_id()) & 1u) && rank < n) {
+                    PathIndex k = path_index(frame, base + rank);
+                    rec.path = generate_path(frame, k);
+                    rec.sample = k.sample;
+                    have = true;
+                }
+                held = __ballot_sync(kFullMask, have);
+            }
+        }
+
+        clk.charge(bc, kPhaseFetch);
+
+        // ---- nothing to do: finished, or wait for other warps' work ----
+        if (held == 0) {
+            int done = 0;
+            if (lead) {
+                bool sweeper = threadIdx.x < 32;
+                if constexpr (kResident) {
+                    // Warps stay for the next job; a drained job is flushed and published by sweepers.
+                    uint32_t running = resident_job(p);
+                    if (sweeper && running != 0 && resident_all_claimed(p, running) && load_volatile(&ctl->in_flight) == 0)
+                        resident_drained(p, running, &flushed_seq, [&] { flush_counters(bc, c); });
+                } else {
+                    bool all_claimed = exhausted || load_volatile(&ctl->next_sample) >= ctl->end_sample;
+                    // Once every sample is claimed, an empty warp leaves unless it is its block's sweeper
+                    // (warp 0): sweepers stay until nothing is in flight and finish whatever is still
+                    // queued, so the rest need not poll (which would crowd the hot counters' L2 lines).
+                    done = all_claimed && (!sweeper || load_volatile(&ctl->in_flight) == 0);
+                }
+                if (!done) {
+                    unsigned ns = 64u << min_i(backoff, p.backoff_max_shift);  // idle polling must not crowd L2
+                    atomicAdd(&bc.idle, 1ull);
+                    atomicAdd(&bc.sleeps, 1ull);
+                    atomicAdd(&bc.sleep_ns, static_cast<unsigned long long>(ns));
+                    __nanosleep(ns);
+                }
+            }
+            clk.charge(bc, kPhaseIdle);
+            if (__shfl_sync(kFullMask, done, 0)) break;
+            ++backoff;
+            continue;
+        }
+        backoff = 0;
+
+        // ---- 3. trace and shade ----
+        Hit hit = no_hit();
+        if (have) hit = OutOfLineTraversal<L>::closest(p.scene.bvh, Ray{rec.path.origin, rec.path.dir});
+        __syncwarp();
+        clk.charge(bc, kPhaseTrace);
+        int depth = rec.path.depth;
+        count_extension_rays(bc.rays, have, depth);
+        ShadeResult r;
+        r.has_shadow = false;
+        r.continues = false;
+        r.dropped = false;
+        if (have) {
+            uint32_t pixel = rec.path.pixel;
+            shade_path(p.scene, frame, rec.path, hit, r);
+            sink.add(pixel, r.radiance);
+        }
+        count_dropped(bc.rays, r.dropped);
+        clk.charge(bc, kPhaseShade);
+
+        // Shadow ray: into the queue (counted in flight), or traced right here if the queue is full.
+        ShadowRecord s;
+        bool want_shadow = have && r.has_shadow;
+        if (want_shadow) {
+            s.ray = r.shadow;
+            s.depth = static_cast<uint32_t>(min_i(depth, kStatsMaxDepth - 1));
+        }
+        bool queued = p.queue_shadows ? warp_push(p.shadows, want_shadow, s) : !want_shadow;
+        bool inline_shadow = want_shadow && !queued;
+        unsigned n_inline = popc_ballot(inline_shadow);
+        if (n_inline) {
+            trace_shadows<L>(p, sink, inline_shadow, s);
+            count_shadow_rays(bc.rays, n_inline);
+            if (lead) add_count(&bc.inlined, n_inline);
+        }
+        unsigned n_queued = popc_ballot(want_shadow && queued);
+        clk.charge(bc, kPhaseShadowOut);
+
+        // The path: finished (count its sample), continued in the lane, or pooled through the queue.
+        unsigned n_ended = finish_samples(sink, bc.rays, have && !r.continues, rec.path.pixel);
+        bool cont = have && r.continues;
+        bool push = false;
+        if (p.sort_stragglers) {
+            unsigned live = popc_ballot(cont);
+            push = cont && live < static_cast<unsigned>(p.fetch_threshold);
+        }
+        bool pushed = warp_push(p.paths, push, rec) && push;
+        have = cont && !pushed;
+        unsigned n_kept = popc_ballot(push && !pushed);
+        if (lead) {
+            add_count(&bc.kept, n_kept);
+            // One update: new shadow rays in, finished paths out (never dips below the true count).
+            int delta = static_cast<int>(n_queued) - static_cast<int>(n_ended);
+            if (delta) atomicAdd(&ctl->in_flight, delta);
+        }
+        clk.charge(bc, kPhasePathOut);
+    }
+    if (lead) flush_counters(bc, c);
+}
+
+// Register caps: the same loop compiled for 4, 6, 8 or 10 resident blocks per SM (128, 80, 64 or 48
+// registers). More warps hide more memory latency; fewer registers spill more.
+template <int kMinBlocks, BvhViewLayout L>
+__global__ void __launch_bounds__(kPersistentThreads, kMinBlocks) persistent_kernel(PersistentParams p) {
+    persistent_body<false, L>(p);
+}
+
+template <BvhViewLayout L>
+__global__ void __launch_bounds__(kPersistentThreads, kResidentBlocksPerSm) resident_kernel(PersistentParams p) {
+    persistent_body<true, L>(p);
+}
+
+namespace {
+template <BvhViewLayout L, class F>
+cudaError_t with_build(int blocks_per_sm, F&& f) {
+    switch (blocks_per_sm) {
+        case 4: return f(persistent_kernel<4, L>);
+        case 6: return f(persistent_kernel<6, L>);
+        case 8: return f(persistent_kernel<8, L>);
+        case 10: return f(persistent_kernel<10, L>);
+        default: return cudaErrorInvalidValue;
+    }
+}
+
+}  // namespace
+
+template <BvhViewLayout L>
+int persistent_occupancy_as(int blocks_per_sm) {
+    int blocks = 0;
+    cudaError_t e = with_build<L>(blocks_per_sm, [&](auto kernel) {
+        return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kPersistentThreads, 0);
+    });
+    return e == cudaSuccess ? blocks : 0;
+}
+
+template <BvhViewLayout L>
+cudaError_t launch_persistent_as(const PersistentParams& p, int blocks, int blocks_per_sm, cudaStream_t stream) {
+    return with_build<L>(blocks_per_sm, [&](auto kernel) {
+        kernel<<<blocks, kPersistentThreads, 0, stream>>>(p);
+        return cudaGetLastError();
+    });
+}
+
+template <BvhViewLayout L>
+int resident_occupancy_as() {
+    int blocks = 0;
+    cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, resident_kernel<L>, kPersistentThreads, 0);
+    return e == cudaSuccess ? blocks : 0;
+}
+
+template <BvhViewLayout L>
+cudaError_t launch_resident_as(const PersistentParams& p, int blocks, cudaStream_t stream) {
+    resident_kernel<L><<<blocks, kPersistentThreads, 0, stream>>>(p);
+    return cudaGetLastError();
+}
+
+// One layout's builds, for persistent_bvh2.cu and persistent_cwbvh.cu.
+#define PKRT_PERSISTENT_BUILDS(L)                                                                              \
+    template int persistent_occupancy_as<L>(int);                                                             \
+    template cudaError_t launch_persistent_as<L>(const PersistentParams&, int, int, cudaStream_t);            \
+    template int resident_occupancy_as<L>();                                                                  \
+    template cudaError_t launch_resident_as<L>(const PersistentParams&, int, cudaStream_t);
+
+}  // namespace pkrt
