@@ -19,6 +19,7 @@
 #include "render/devices.h"
 #include "render/error.h"
 #include "render/image.h"
+#include "render/loaders.h"
 #include "render/output_files.h"
 #include "render/progress.h"
 #include "render/scene.h"
@@ -40,6 +41,7 @@ struct RenderArgs {
     std::string output = "pkrt.png";
     std::string hdr;
     std::string stats;
+    std::string env;           // --env: an environment map in place of the scene's environment
     int frames = 0;            // > 0: an image sequence (app/sequence_cli.h)
     std::string camera_path;
     std::string camera;        // a camera of the file (glTF), by index or name
@@ -87,6 +89,10 @@ int run_render(const RenderArgs& a) {
     pkrt::Scene scene = pkrt::load_scene(scene_path, a.limits);
     if (!w) pkrt::check_pixel_budget(a.limits, scene_path + ": render.resolution", scene.defaults.width, scene.defaults.height);
     if (!a.camera.empty()) pkrt::select_camera(scene, a.camera);  // before the warnings: a failure is one line
+    if (!a.env.empty()) pkrt::set_environment_map(scene, a.env, 1.0f, 0.0f);
+    if (scene.load_stats.invalid_environment_texels)
+        std::fprintf(stderr, "pkrt: warning: %s: set %zu texels with a NaN, infinite or negative component to 0\n",
+                     scene.env_map.path.c_str(), scene.load_stats.invalid_environment_texels);
     for (const auto& warning : scene.load_stats.warnings) std::fprintf(stderr, "pkrt: warning: %s\n", warning.c_str());
     if (scene.load_stats.nonfinite_triangles)
         std::fprintf(stderr, "pkrt: warning: %s: dropped %zu triangles with NaN or infinite vertices\n",
@@ -112,11 +118,13 @@ int run_render(const RenderArgs& a) {
     rs.mode = mode;
     if (!a.quiet) {
         std::fprintf(stderr, "pkrt: %s\n", why.c_str());
-        uint64_t texels = 0;
+        uint64_t texels = scene.env_map.texels.size();
         for (const auto& t : scene.textures) texels += static_cast<uint64_t>(t.width) * t.height;
+        // The estimate charges an environment texel at its weight (load_limits.h).
         std::fprintf(stderr, "pkrt: %s: %zu triangles, %llu texels (at most %s of host memory), %s BVH of %zu nodes built in %.3f s (%s triangles/s)\n",
                      scene_path.c_str(), scene.tris.size(), static_cast<unsigned long long>(texels),
-                     pkrt::format_bytes(pkrt::render_memory_estimate(scene.tris.size(), texels, static_cast<uint64_t>(rs.width) * rs.height)).c_str(),
+                     pkrt::format_bytes(pkrt::render_memory_estimate(scene.tris.size(), pkrt::texel_budget_used(scene),
+                                                                     static_cast<uint64_t>(rs.width) * rs.height)).c_str(),
                      pkrt::bvh_layout_name(scene.bvh.layout).c_str(), scene.bvh.node_count(), scene.bvh_build_seconds,
                      pkrt::Progress::format_rate(scene.bvh_build_seconds > 0 ? scene.tris.size() / scene.bvh_build_seconds : 0).c_str());
     }
@@ -208,6 +216,7 @@ int main(int argc, char** argv) {
     render->add_option("--seed", ra.seed, "Random seed")->capture_default_str();
     render->add_option("--hdr", ra.hdr, "Also write linear radiance to .exr or .pfm");
     render->add_option("--stats", ra.stats, "Write render statistics as JSON");
+    render->add_option("--env", ra.env, "Light the scene with this environment map (.hdr or .exr) instead of its own environment");
     render->add_option("--frames", ra.frames, "Render an image sequence of N frames (-o out_%04d.png, with --camera-path)");
     render->add_option("--camera-path", ra.camera_path, "Sequence cameras: orbit[:DEGREES] about the up axis, or a keyframe .json");
     render->add_option("--camera", ra.camera, "A camera of the scene file (glTF) by index or name; default: its first");

@@ -36,7 +36,10 @@ PKRT_HD float triangle_light_pdf(const SceneView& s, int32_t prim, float area, f
     return (1.0f - s.lights.env_select) * s.lights.tri_pmf[prim] * (t * t) / (area * cos_light);
 }
 
-PKRT_HD float environment_light_pdf(const SceneView& s) { return s.lights.env_select * environment_pdf(); }
+// Solid-angle density with which light sampling would have produced direction `dir` to the environment.
+PKRT_HD float environment_light_pdf(const SceneView& s, Vec3 dir) {
+    return s.lights.env_select > 0.0f ? s.lights.env_select * environment_pdf(s.env, dir) : 0.0f;
+}
 
 PKRT_HD LightSample sample_light(const SceneView& s, Vec3 p, float u_select, float u0, float u1) {
     LightSample ls;
@@ -47,9 +50,8 @@ PKRT_HD LightSample sample_light(const SceneView& s, Vec3 p, float u_select, flo
     float env_p = s.lights.env_select;
     if (u_select < env_p) {
         float pdf;
-        ls.wi = environment_sample(u0, u1, &pdf);
+        ls.wi = environment_sample(s.env, u0, u1, &pdf, &ls.radiance);
         ls.pdf = pdf * env_p;
-        ls.radiance = environment_radiance(s.env, ls.wi);
         return ls;
     }
     if (s.lights.count == 0) return ls;

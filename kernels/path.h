@@ -84,7 +84,7 @@ PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& pat
     if (hit.prim < 0) {
         Vec3 le = environment_radiance(s.env, path.dir);
         if (!is_black(le)) {
-            float w = mis_weight_bsdf(path.prev_pdf, environment_light_pdf(s));
+            float w = mis_weight_bsdf(path.prev_pdf, environment_light_pdf(s, path.dir));
             out.radiance = finite_or_drop(path.throughput * le * w, out);
         }
         return;

@@ -35,6 +35,19 @@ int32_t load_texture(Scene& scene, const std::string& path);
 // scene's texel budget; returns its index in scene.textures.
 int32_t decode_texture(Scene& scene, const std::string& name, const unsigned char* bytes, size_t size);
 
+// Texels charged against the scene's budget (LoadLimits::max_texels): textures, and the environment
+// map's at kEnvironmentTexelWeight each.
+uint64_t texel_budget_used(const Scene& scene);
+
+// Loads an equirectangular environment map (Radiance .hdr or OpenEXR .exr, told apart by their
+// signatures) and makes it the scene's environment, scaled by `intensity` and turned `rotation_degrees`
+// about +Y. Texels with a NaN, infinite or negative component become 0 and are counted in
+// scene.load_stats. Throws Error naming the file.
+void set_environment_map(Scene& scene, const std::string& path, float intensity, float rotation_degrees);
+
+// The map's sampling distribution (luminance x sin(theta), piecewise constant over texels) as CDFs.
+void build_environment_distribution(EnvironmentMap& map);
+
 // A geodesic sphere (subdivided icosahedron) with smooth normals; `inward` flips its faces so the
 // front side (emission, normals) faces the centre.
 size_t add_sphere(Scene& scene, const glm::mat4& transform, Vec3 center, float radius, int subdivisions,

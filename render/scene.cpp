@@ -167,7 +167,13 @@ void prepare_scene(Scene& scene, BvhLayout layout) {
         scene.tri_light_pmf[scene.light_tris[k]] = static_cast<float>(power[k] / total);
     }
     if (!scene.light_cdf.empty()) scene.light_cdf.back() = 1.0f;
-    bool env_light = environment_is_light(scene.environment);
+    if (scene.environment.type == kEnvMap) build_environment_distribution(scene.env_map);
+    // Half the light samples go to the environment when there are also triangle lights, whatever its
+    // kind. A power comparison would need the scene's extent (an environment's power through the scene
+    // grows with its bounding sphere's area) and misleads exactly where it matters most: a bright map
+    // outside a closed room would take most samples and deliver nothing. MIS with the BSDF samples keeps
+    // either share unbiased; the map's own importance sampling puts its half where its light is.
+    bool env_light = environment_is_light(environment_view(scene));
     bool tri_lights = !scene.light_tris.empty();
     scene.env_select = env_light ? (tri_lights ? 0.5f : 1.0f) : 0.0f;
 
@@ -191,6 +197,20 @@ CameraView make_camera_view(const CameraSpec& spec, int width, int height) {
     return c;
 }
 
+Environment environment_view(const Scene& scene) {
+    Environment e = scene.environment;
+    if (e.type == kEnvMap) {
+        const EnvironmentMap& m = scene.env_map;
+        e.texels = m.texels.data();
+        e.width = m.width;
+        e.height = m.height;
+        // Null until prepare_scene() has built them: the map is then no light yet.
+        e.marginal_cdf = m.marginal_cdf.empty() ? nullptr : m.marginal_cdf.data();
+        e.conditional_cdf = m.conditional_cdf.empty() ? nullptr : m.conditional_cdf.data();
+    }
+    return e;
+}
+
 SceneView view_scene(const Scene& scene) {
     SceneView v{};
     v.bvh = bvh_view(scene.bvh, scene.tris);
@@ -203,7 +223,7 @@ SceneView view_scene(const Scene& scene) {
     v.lights.tri_pmf = scene.tri_light_pmf.data();
     v.lights.count = static_cast<int32_t>(scene.light_tris.size());
     v.lights.env_select = scene.env_select;
-    v.env = scene.environment;
+    v.env = environment_view(scene);
     return v;
 }
 

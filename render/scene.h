@@ -23,6 +23,16 @@ struct TextureImage {
     std::vector<uint32_t> texels;  // RGBA8 (sRGB-encoded colour, or linear data), row 0 at the top
 };
 
+// An equirectangular radiance map (kernels/environment.h gives its layout), linear float RGB.
+struct EnvironmentMap {
+    std::string path;
+    int width = 0, height = 0;
+    std::vector<Vec3> texels;  // row 0 at +Y, before the environment's intensity
+    float max_component = 0.0f;
+    // Filled by prepare_scene(): the sampling distribution (Environment's marginal and conditional CDFs).
+    std::vector<float> marginal_cdf, conditional_cdf;
+};
+
 struct CameraSpec {
     Vec3 eye{0.0f, 0.0f, 1.0f};
     Vec3 look_at{0.0f, 0.0f, 0.0f};
@@ -47,6 +57,7 @@ struct SceneLoadStats {
     size_t nonfinite_triangles = 0;    // dropped: a vertex had a NaN or infinite coordinate
     size_t degenerate_triangles = 0;   // dropped: zero area
     std::vector<std::string> warnings; // "FILE: what was ignored", one line each, printed by the caller
+    size_t invalid_environment_texels = 0;  // set to 0: a NaN, infinite or negative component
 };
 
 // A file the scene was read from, so that no output may overwrite it.
@@ -58,11 +69,12 @@ struct SceneInput {
 struct Scene {
     std::string source;  // file it came from, for messages
     LoadLimits limits;   // checked by the loaders as the scene grows
-    std::vector<SceneInput> inputs;  // every file read: scene, OBJ, MTL, textures
+    std::vector<SceneInput> inputs;  // every file read: scene, OBJ, MTL, textures, environment map
     CameraSpec camera;
     std::vector<NamedCamera> cameras;  // the files' own cameras (glTF), in file order
     RenderDefaults defaults;
-    Environment environment{kEnvNone, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+    Environment environment{};  // kEnvNone; a map's pointers are set by view_scene() over env_map
+    EnvironmentMap env_map;
 
     std::vector<TriVerts> tris;
     std::vector<TriShading> shading;
@@ -101,6 +113,9 @@ void select_camera(Scene& scene, const std::string& which);
 void prepare_scene(Scene& scene, BvhLayout layout = BvhLayout::kBvh2);
 
 CameraView make_camera_view(const CameraSpec& spec, int width, int height);
+
+// The environment with a map's pointers set to env_map's host arrays.
+Environment environment_view(const Scene& scene);
 
 // A view over the scene's host memory, for the CPU backend and tests, in whichever layout the scene's
 // BVH holds.

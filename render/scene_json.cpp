@@ -128,12 +128,26 @@ void read_render(const Reader& r, const json& j, Scene& scene) {
     if (j.contains("max_depth")) scene.defaults.max_depth = r.integer(j["max_depth"], "render.max_depth", 0, 1024);
 }
 
-void read_environment(const Reader& r, const json& j, Scene& scene) {
-    r.only_keys(j, "environment", {"type", "color", "zenith", "horizon", "ground", "intensity"});
+void read_environment(const Reader& r, const json& j, Scene& scene, const std::string& scene_path) {
+    r.only_keys(j, "environment", {"type", "color", "zenith", "horizon", "ground", "intensity", "file", "rotation"});
     std::string type = j.contains("type") ? r.string(j["type"], "environment.type") : "constant";
     float intensity = j.contains("intensity") ? r.number(j["intensity"], "environment.intensity") : 1.0f;
     if (intensity < 0.0f) r.fail("environment.intensity", "must not be negative");
+    // A key that belongs to another type would be silently ignored: a different picture than asked for.
+    bool map = type == "map";
+    for (const char* k : {"file", "rotation"})
+        if (!map && j.contains(k)) r.fail(std::string("environment.") + k, "only a \"map\" environment has it");
+    for (const char* k : {"color", "zenith", "horizon", "ground"})
+        if (map && j.contains(k)) r.fail(std::string("environment.") + k, "a \"map\" environment takes its colours from its file");
     Environment& env = scene.environment;
+    if (map) {
+        if (!j.contains("file")) r.fail("environment", "a \"map\" environment needs a \"file\" (.hdr or .exr)");
+        std::string file = resolve(scene_path, r.string(j["file"], "environment.file"));
+        float rotation = j.contains("rotation") ? r.number(j["rotation"], "environment.rotation") : 0.0f;
+        if (std::fabs(rotation) > 1e6f) r.fail("environment.rotation", "must be between -1e6 and 1e6 degrees");
+        set_environment_map(scene, file, intensity, rotation);
+        return;
+    }
     if (type == "none") {
         env.type = kEnvNone;
     } else if (type == "constant") {
@@ -145,7 +159,7 @@ void read_environment(const Reader& r, const json& j, Scene& scene) {
         env.horizon = (j.contains("horizon") ? r.colour(j["horizon"], "environment.horizon") : splat(1.0f)) * intensity;
         env.ground = (j.contains("ground") ? r.colour(j["ground"], "environment.ground") : Vec3{0.3f, 0.28f, 0.25f}) * intensity;
     } else {
-        r.fail("environment.type", "must be \"none\", \"constant\" or \"sky\", not \"" + type + "\"");
+        r.fail("environment.type", "must be \"none\", \"constant\", \"sky\" or \"map\", not \"" + type + "\"");
     }
     // Colours and intensity are each finite; their product may not be (3e38 x 10).
     for (Vec3 c : {env.color, env.zenith, env.horizon, env.ground})
@@ -236,7 +250,7 @@ Scene load_scene_json(const InputFile& file, const LoadLimits& limits) {
     scene.inputs.push_back({path, file.id});
     if (doc.contains("camera")) read_camera(r, doc["camera"], scene);
     if (doc.contains("render")) read_render(r, doc["render"], scene);
-    if (doc.contains("environment")) read_environment(r, doc["environment"], scene);
+    if (doc.contains("environment")) read_environment(r, doc["environment"], scene, path);
 
     std::map<std::string, int32_t> named;
     if (doc.contains("materials")) {

@@ -28,9 +28,7 @@ void check_size(const Scene& scene, const std::string& path, uint64_t w, uint64_
     if (w > kMaxTextureSide || h > kMaxTextureSide)
         throw Error(path + ": texture of " + std::to_string(w) + "x" + std::to_string(h) + " is larger than " +
                     std::to_string(kMaxTextureSide) + " on a side");
-    uint64_t used = 0;
-    for (const auto& t : scene.textures) used += static_cast<uint64_t>(t.width) * t.height;
-    check_texel_budget(scene.limits, path, used, w * h);
+    check_texel_budget(scene.limits, path, texel_budget_used(scene), w * h);
 }
 
 // Within the budget a header may still claim far more pixels than the file can hold: decoding would
@@ -152,6 +150,12 @@ void decode(const Scene& scene, const InputFile& f, TextureImage& t) {
 }
 
 }  // namespace
+
+uint64_t texel_budget_used(const Scene& scene) {
+    uint64_t used = 0;
+    for (const auto& t : scene.textures) used += static_cast<uint64_t>(t.width) * t.height;
+    return used + static_cast<uint64_t>(scene.env_map.texels.size()) * kEnvironmentTexelWeight;
+}
 
 int32_t load_texture(Scene& scene, const std::string& path) {
     InputFile f = read_input_file(path, "texture file not found");

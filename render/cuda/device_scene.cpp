@@ -68,6 +68,18 @@ void DeviceScene::upload(const Scene& s) {
     view_.lights.tris = light_tris_.get();
     view_.lights.cdf = light_cdf_.get();
     view_.lights.tri_pmf = tri_pmf_.get();
+    if (s.environment.type == kEnvMap) {
+        env_texels_.upload(s.env_map.texels);
+        env_marginal_cdf_.upload(s.env_map.marginal_cdf);
+        env_conditional_cdf_.upload(s.env_map.conditional_cdf);
+        view_.env.texels = env_texels_.get();
+        view_.env.marginal_cdf = env_marginal_cdf_.get();
+        view_.env.conditional_cdf = env_conditional_cdf_.get();
+    } else {
+        env_texels_.release();
+        env_marginal_cdf_.release();
+        env_conditional_cdf_.release();
+    }
 }
 
 }  // namespace pkrt::cuda

@@ -1,6 +1,6 @@
-// The scene in device memory: geometry, BVH, materials, light tables, and textures as CUDA texture
-// objects, one per view over one array per image (hardware filtering and address modes; sRGB colour
-// decoded to linear before filtering as the software path does).
+// The scene in device memory: geometry, BVH, materials, light tables, textures as CUDA texture objects
+// (one per view over one array per image: hardware filtering and address modes; sRGB colour decoded to
+// linear before filtering as the software path does), and the environment map with its sampling tables.
 #pragma once
 
 #include "device_memory.h"
@@ -31,6 +31,11 @@ private:
     DeviceArray<int32_t> light_tris_;
     DeviceArray<float> light_cdf_, tri_pmf_;
     DeviceArray<TextureView> textures_;
+    // The environment map as plain float RGB in global memory, not a texture object: the kernels filter it
+    // in software like the CPU, so both backends give the same radiance (hardware filtering weights are
+    // 8-bit fixed point).
+    DeviceArray<Vec3> env_texels_;
+    DeviceArray<float> env_marginal_cdf_, env_conditional_cdf_;
     std::vector<cudaArray_t> arrays_;
     std::vector<cudaTextureObject_t> objects_;
     SceneView view_{};
