@@ -114,7 +114,7 @@ TEST(Gpu, EveryModeMatchesTheCpuUnderAnEnvironmentMap) {
     Scene s = load_prepared(dir.file("s.json"));
     for (SchedulerMode mode : kModes) {
         auto gpu = gpu_backend(gpus[0]);
-        expect_matches_cpu(s, *gpu, settings(48, 48, 16, 6, 1, mode), "environment map " + mode_name(mode));
+        expect_matches_cpu(s, *gpu, settings(48, 48, 16, 6, 1, mode), std::string("environment map ") + mode_name(mode));
     }
 #endif
 }
