@@ -137,6 +137,7 @@ PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& pat
     }
     bp.alpha = m.alpha;
     bp.eta = m.ior;
+    bp.metallic = m.metallic;
     Vec3 wo = frame.to_local(wo_world);
 
     // Next-event estimation. The random numbers are drawn whether or not they are used, so every
