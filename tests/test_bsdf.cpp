@@ -849,6 +849,12 @@ TEST(Bsdf, MetalRoughWithMetallicOneIsTheConductor) {
             Vec3 f_mr = bsdf_eval_pdf(mr, wo, wi, &pdf_mr), f_cd = bsdf_eval_pdf(cd, wo, wi, &pdf_cd);
             if (f_cd.x > 0) ++nonzero;
             for (int k = 0; k < 3; ++k) ASSERT_TRUE(rel_equal(f_mr[k], f_cd[k], 1e-6)) << describe(mr, wo);
+            // Both are the closed form F_Schlick(F0 = base, wo.h) D G2 / (4 cos_o cos_i).
+            Vec3 h = normalize(wo + wi);
+            double c = 1.0 - dot(wo, h), w5 = c * c * c * c * c;
+            double spec = double(ggx_d(h, a)) * ggx_g2(wo, wi, a) / (4.0 * wo.z * wi.z);
+            for (int k = 0; k < 3; ++k)
+                ASSERT_TRUE(rel_equal(f_mr[k], (kF0[k] + (1.0 - kF0[k]) * w5) * spec, 1e-5)) << describe(mr, wo);
             ASSERT_TRUE(rel_equal(pdf_mr, pdf_cd, 1e-6)) << describe(mr, wo);
             float u0 = rng.next_float(), u1 = rng.next_float(), u2 = rng.next_float();
             BsdfSample s_mr, s_cd;
