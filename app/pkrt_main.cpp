@@ -55,9 +55,17 @@ struct RenderArgs {
     bool spp_set = false, max_depth_set = false;
     uint32_t seed = 0;
     float exposure = 0.0f;
+    float aperture = 0.0f, focus_distance = 0.0f;  // meaningful only when *_set
+    bool aperture_set = false, focus_distance_set = false;
     bool quiet = false;
     pkrt::LoadLimits limits;
 };
+
+std::string format_number(float v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", static_cast<double>(v));
+    return buf;
+}
 
 int run_render(const RenderArgs& a) {
     std::string scene_path = a.scene.empty() ? kDefaultScene : a.scene;
@@ -75,6 +83,10 @@ int run_render(const RenderArgs& a) {
     if (a.max_depth_set && (a.max_depth < 0 || a.max_depth > kMaxDepth))
         throw pkrt::Error("--max-depth " + std::to_string(a.max_depth) + ": must be between 0 and " + std::to_string(kMaxDepth));
     if (!std::isfinite(a.exposure) || std::fabs(a.exposure) > 64.0f) throw pkrt::Error("--exposure: must be between -64 and 64 stops");
+    if (a.aperture_set && !pkrt::valid_aperture_radius(a.aperture))
+        throw pkrt::Error("--aperture " + format_number(a.aperture) + ": the lens radius must be between 0 (a pinhole) and 1e18");
+    if (a.focus_distance_set && !pkrt::valid_focus_distance(a.focus_distance))
+        throw pkrt::Error("--focus-distance " + format_number(a.focus_distance) + ": must be greater than 0 and at most 1e18");
     int w = 0, h = 0;
     if (!a.res.empty()) pkrt::parse_resolution(a.res, &w, &h, 1, kMaxResolution);
     if (w) pkrt::check_pixel_budget(a.limits, "--res " + a.res, w, h);
@@ -100,6 +112,8 @@ int run_render(const RenderArgs& a) {
     if (scene.load_stats.degenerate_triangles)
         std::fprintf(stderr, "pkrt: warning: %s: dropped %zu degenerate (zero-area) triangles\n", scene_path.c_str(),
                      scene.load_stats.degenerate_triangles);
+    if (a.aperture_set) scene.camera.aperture_radius = a.aperture;
+    if (a.focus_distance_set) scene.camera.focus_distance = a.focus_distance;
     std::optional<pkrt::CameraPath> camera_path;  // orbits start from the scene's camera
     if (sequence) camera_path = pkrt::parse_camera_path(a.camera_path, scene.camera);
     // Before the render, so that an output naming an input (or another output) fails in a second.
@@ -221,6 +235,8 @@ int main(int argc, char** argv) {
     render->add_option("--camera-path", ra.camera_path, "Sequence cameras: orbit[:DEGREES] about the up axis, or a keyframe .json");
     render->add_option("--camera", ra.camera, "A camera of the scene file (glTF) by index or name; default: its first");
     render->add_option("--exposure", ra.exposure, "Exposure in stops for the PNG")->capture_default_str();
+    CLI::Option* aperture_opt = render->add_option("--aperture", ra.aperture, "Thin-lens radius in scene units, 0 = pinhole (default: the scene's)");
+    CLI::Option* focus_opt = render->add_option("--focus-distance", ra.focus_distance, "Distance of the plane in focus along the view (default: the scene's, else eye to look_at)");
     render->add_flag("-q,--quiet", ra.quiet, "No progress or summary");
     pkrt::add_limit_options(render, &ra.limits);
 
@@ -271,6 +287,8 @@ int main(int argc, char** argv) {
         if (render->parsed()) {
             ra.spp_set = spp_opt->count() > 0;
             ra.max_depth_set = depth_opt->count() > 0;
+            ra.aperture_set = aperture_opt->count() > 0;
+            ra.focus_distance_set = focus_opt->count() > 0;
             return run_render(ra);
         }
         if (info->parsed()) return run_info();

@@ -52,7 +52,10 @@ PKRT_HD PathState start_path(const FrameRecord& f, uint32_t pixel, uint32_t samp
     int py = static_cast<int>(pixel / static_cast<uint32_t>(f.width));
     float jx = p.rng.next_float();
     float jy = p.rng.next_float();
-    Ray r = camera_ray(f.camera, f.width, f.height, px, py, jx, jy);
+    // Drawn with a pinhole too, so that the rest of the path's stream does not depend on the aperture.
+    float lu0 = p.rng.next_float();
+    float lu1 = p.rng.next_float();
+    Ray r = camera_ray(f.camera, f.width, f.height, px, py, jx, jy, lu0, lu1);
     p.origin = r.o;
     p.dir = r.d;
     p.throughput = splat(1.0f);

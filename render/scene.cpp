@@ -194,6 +194,8 @@ CameraView make_camera_view(const CameraSpec& spec, int width, int height) {
     c.up = cross(c.right, c.forward);
     c.tan_half_fov_y = std::tan(0.5f * spec.vfov_degrees * kPi / 180.0f);
     c.aspect = static_cast<float>(width) / static_cast<float>(height);
+    c.lens_radius = spec.aperture_radius;
+    c.focus_distance = spec.focus_distance > 0.0f ? spec.focus_distance : length(spec.look_at - spec.eye);
     return c;
 }
 
@@ -210,6 +212,9 @@ Environment environment_view(const Scene& scene) {
     }
     return e;
 }
+
+bool valid_aperture_radius(float r) { return std::isfinite(r) && r >= 0.0f && r <= 1e18f; }
+bool valid_focus_distance(float d) { return std::isfinite(d) && d > 0.0f && d <= 1e18f; }
 
 SceneView view_scene(const Scene& scene) {
     SceneView v{};

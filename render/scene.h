@@ -38,6 +38,8 @@ struct CameraSpec {
     Vec3 look_at{0.0f, 0.0f, 0.0f};
     Vec3 up{0.0f, 1.0f, 0.0f};
     float vfov_degrees = 45.0f;
+    float aperture_radius = 0.0f;  // thin lens radius in scene units; 0 = pinhole
+    float focus_distance = 0.0f;   // along the view direction; 0 = the distance from eye to look_at
 };
 
 // A camera a file defines (glTF), for `pkrt render --camera N|NAME`.
@@ -116,6 +118,12 @@ CameraView make_camera_view(const CameraSpec& spec, int width, int height);
 
 // The environment with a map's pointers set to env_map's host arrays.
 Environment environment_view(const Scene& scene);
+
+// Lens values a scene file or a flag may give: finite, within 1e18 (as the camera's position, so the
+// lens offsets stay far from float overflow); an aperture radius may be 0 (a pinhole), a focus distance
+// may not.
+bool valid_aperture_radius(float r);
+bool valid_focus_distance(float d);
 
 // A view over the scene's host memory, for the CPU backend and tests, in whichever layout the scene's
 // BVH holds.

@@ -91,7 +91,7 @@ std::string resolve(const std::string& scene_path, const std::string& rel) {
 }
 
 void read_camera(const Reader& r, const json& j, Scene& scene) {
-    r.only_keys(j, "camera", {"eye", "look_at", "up", "fov"});
+    r.only_keys(j, "camera", {"eye", "look_at", "up", "fov", "aperture", "focus_distance"});
     if (j.contains("eye")) scene.camera.eye = r.vec3(j["eye"], "camera.eye");
     if (j.contains("look_at")) scene.camera.look_at = r.vec3(j["look_at"], "camera.look_at");
     if (j.contains("up")) scene.camera.up = r.vec3(j["up"], "camera.up");
@@ -99,6 +99,16 @@ void read_camera(const Reader& r, const json& j, Scene& scene) {
         scene.camera.vfov_degrees = r.number(j["fov"], "camera.fov");
         if (!(scene.camera.vfov_degrees > 0.0f && scene.camera.vfov_degrees < 180.0f))
             r.fail("camera.fov", "must be between 0 and 180 degrees");
+    }
+    if (j.contains("aperture")) {
+        scene.camera.aperture_radius = r.number(j["aperture"], "camera.aperture");
+        if (!valid_aperture_radius(scene.camera.aperture_radius))
+            r.fail("camera.aperture", "the lens radius must be between 0 (a pinhole) and 1e18");
+    }
+    if (j.contains("focus_distance")) {
+        scene.camera.focus_distance = r.number(j["focus_distance"], "camera.focus_distance");
+        if (!valid_focus_distance(scene.camera.focus_distance))
+            r.fail("camera.focus_distance", "must be greater than 0 and at most 1e18");
     }
     // In double: the difference of two finite floats, and its length, may overflow float (eye at 1e20
     // is then no "up parallel to the view").
@@ -169,14 +179,32 @@ void read_environment(const Reader& r, const json& j, Scene& scene, const std::s
 
 Material read_material(const Reader& r, const json& j, const std::string& where, Scene& scene,
                        const std::string& scene_path) {
-    r.only_keys(j, where, {"type", "albedo", "texture", "emission", "roughness", "ior"});
+    r.only_keys(j, where, {"type", "albedo", "base_color", "texture", "emission", "roughness", "ior", "metallic"});
     Material m = default_material();
     std::string type = j.contains("type") ? r.string(j["type"], where + ".type") : "diffuse";
     if (type == "diffuse") m.type = kDiffuse;
     else if (type == "conductor") m.type = kConductor;
     else if (type == "dielectric") { m.type = kDielectric; m.albedo = splat(1.0f); }
-    else r.fail(where + ".type", "must be \"diffuse\", \"conductor\" or \"dielectric\", not \"" + type + "\"");
+    else if (type == "metal_rough") {
+        // glTF's defaults (pbrMetallicRoughness): base colour 1, metallic 1, roughness 1.
+        m.type = kMetalRough;
+        m.albedo = splat(1.0f);
+        m.metallic = 1.0f;
+        m.alpha = 1.0f;
+    } else {
+        r.fail(where + ".type", "must be \"diffuse\", \"conductor\", \"dielectric\" or \"metal_rough\", not \"" + type + "\"");
+    }
+    if (m.type != kMetalRough) {
+        for (const char* key : {"base_color", "metallic"})
+            if (j.contains(key)) r.fail(where + "." + key, "only a \"metal_rough\" material has it");
+    }
+    if (j.contains("albedo") && j.contains("base_color")) r.fail(where, "give \"base_color\" or \"albedo\", not both");
     if (j.contains("albedo")) m.albedo = r.colour(j["albedo"], where + ".albedo");
+    if (j.contains("base_color")) m.albedo = r.colour(j["base_color"], where + ".base_color");
+    if (j.contains("metallic")) {
+        m.metallic = r.number(j["metallic"], where + ".metallic");
+        if (!(m.metallic >= 0.0f && m.metallic <= 1.0f)) r.fail(where + ".metallic", "must be between 0 and 1");
+    }
     if (j.contains("texture"))
         m.albedo_texture = add_texture_view(
             scene, default_texture_view(load_texture(scene, resolve(scene_path, r.string(j["texture"], where + ".texture")))));
@@ -194,6 +222,8 @@ Material read_material(const Reader& r, const json& j, const std::string& where,
         if (!(m.ior >= 1.0f && m.ior <= 4.0f)) r.fail(where + ".ior", "must be between 1 and 4");
     }
     if (m.type == kDiffuse && max_component(m.albedo) > 1.0f) r.fail(where + ".albedo", "a diffuse albedo above 1 creates energy");
+    if (m.type == kMetalRough && max_component(m.albedo) > 1.0f)
+        r.fail(where + (j.contains("base_color") ? ".base_color" : ".albedo"), "must be between 0 and 1 (it is a reflectance)");
     return m;
 }
 

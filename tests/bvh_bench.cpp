@@ -56,7 +56,7 @@ std::vector<Ray> diffuse_rays(const Scene& s, int n) {
     std::vector<Ray> rays;
     for (int i = 0; rays.size() < static_cast<size_t>(n) && i < 8 * n; ++i) {
         Ray primary = camera_ray(cam, 512, 512, static_cast<int>(rng.next_u32() % 512), static_cast<int>(rng.next_u32() % 512),
-                                 rng.next_float(), rng.next_float());
+                                 rng.next_float(), rng.next_float(), 0.5f, 0.5f);  // the scenes' cameras are pinholes
         Hit h = intersect_closest(s.bvh, s.tris, primary);
         if (h.prim < 0) continue;
         const TriVerts& t = s.tris[h.prim];

@@ -30,11 +30,19 @@ namespace {
 
 constexpr double kPiD = 3.14159265358979323846;
 
-BsdfParams make_diffuse(Vec3 albedo) { return BsdfParams{kDiffuse, albedo, 0.0f, 1.0f}; }
-BsdfParams make_conductor(float alpha, Vec3 f0) { return BsdfParams{kConductor, f0, alpha, 1.0f}; }
+BsdfParams make_diffuse(Vec3 albedo) { return BsdfParams{kDiffuse, albedo, 0.0f, 1.0f, 0.0f}; }
+BsdfParams make_conductor(float alpha, Vec3 f0) { return BsdfParams{kConductor, f0, alpha, 1.0f, 0.0f}; }
 BsdfParams make_dielectric(float alpha, float eta, Vec3 tint = splat(1.0f)) {
-    return BsdfParams{kDielectric, tint, alpha, eta};
+    return BsdfParams{kDielectric, tint, alpha, eta, 0.0f};
 }
+BsdfParams make_metal_rough(float alpha, float metallic, Vec3 base) {
+    return BsdfParams{kMetalRough, base, alpha, 1.5f, metallic};
+}
+
+// A metal-rough lobe: GGX alpha and metallic.
+struct MetalRough {
+    float alpha, metallic;
+};
 
 const Vec3 kF0 = {0.9f, 0.6f, 0.3f};
 
@@ -47,10 +55,10 @@ Vec3 dir_deg(double theta_deg, double phi, bool inside = false) {
 }
 
 std::string describe(const BsdfParams& p, Vec3 wo) {
-    static const char* names[] = {"diffuse", "conductor", "dielectric"};
-    char buf[200];
-    std::snprintf(buf, sizeof buf, "%s alpha=%g eta=%g wo=(%.4f %.4f %.4f) theta_o=%.1f deg", names[p.type],
-                  p.alpha, p.eta, wo.x, wo.y, wo.z, std::acos(std::fabs(double(wo.z))) * 180.0 / kPiD);
+    static const char* names[] = {"diffuse", "conductor", "dielectric", "metal_rough"};
+    char buf[240];
+    std::snprintf(buf, sizeof buf, "%s alpha=%g eta=%g metallic=%g wo=(%.4f %.4f %.4f) theta_o=%.1f deg", names[p.type],
+                  p.alpha, p.eta, p.metallic, wo.x, wo.y, wo.z, std::acos(std::fabs(double(wo.z))) * 180.0 / kPiD);
     return buf;
 }
 
@@ -258,7 +266,8 @@ struct Case {
 
 std::vector<Case> distribution_cases(const std::vector<float>& conductor_alphas,
                                      const std::vector<float>& dielectric_alphas,
-                                     const std::vector<float>& etas, const std::vector<double>& thetas) {
+                                     const std::vector<float>& etas, const std::vector<double>& thetas,
+                                     const std::vector<MetalRough>& metal_rough) {
     std::vector<Case> cases;
     const double phi_o = 0.7;  // any azimuth off the grid lines
     for (double th : thetas) cases.push_back({make_diffuse(splat(0.8f)), dir_deg(th, phi_o)});
@@ -268,6 +277,8 @@ std::vector<Case> distribution_cases(const std::vector<float>& conductor_alphas,
         for (float eta : etas)
             for (int inside = 0; inside < 2; ++inside)
                 for (double th : thetas) cases.push_back({make_dielectric(a, eta), dir_deg(th, phi_o, inside)});
+    for (MetalRough mr : metal_rough)
+        for (double th : thetas) cases.push_back({make_metal_rough(mr.alpha, mr.metallic, kF0), dir_deg(th, phi_o)});
     return cases;
 }
 
@@ -294,7 +305,8 @@ TEST(BsdfStats, IncompleteGammaMatchesClosedForms) {
 TEST(Bsdf, PdfIntegratesToSamplingSuccessProbability) {
     const std::vector<double> thetas = {0.0, 30.0, 60.0, 85.0};
     std::vector<Case> cases =
-        distribution_cases({0.05f, 0.2f, 0.5f, 0.9f}, {0.1f, 0.3f, 0.7f}, {1.5f, 1.33f}, thetas);
+        distribution_cases({0.05f, 0.2f, 0.5f, 0.9f}, {0.1f, 0.3f, 0.7f}, {1.5f, 1.33f}, thetas,
+                           {{0.05f, 0.0f}, {0.2f, 0.5f}, {0.5f, 0.0f}, {0.9f, 1.0f}, {1.0f, 0.2f}});
     // 24 panels per piece: the quadrature then agrees with 80 panels to 2e-4 on every case here.
     const int kQuadN = 24;
     const double kQuadTol = 5e-4;
@@ -338,7 +350,8 @@ TEST(Bsdf, PdfIntegratesToSamplingSuccessProbability) {
 
 TEST(Bsdf, SampledDirectionsFollowPdfChiSquare) {
     std::vector<Case> cases =
-        distribution_cases({0.1f, 0.3f, 0.7f}, {0.1f, 0.3f, 0.7f}, {1.5f}, {10.0, 50.0, 80.0});
+        distribution_cases({0.1f, 0.3f, 0.7f}, {0.1f, 0.3f, 0.7f}, {1.5f}, {10.0, 50.0, 80.0},
+                           {{0.1f, 0.0f}, {0.3f, 0.5f}, {0.7f, 0.0f}, {1.0f, 0.9f}});
     cases.push_back({make_dielectric(0.3f, 1.33f), dir_deg(45.0, 2.0, true)});  // inside, beyond TIR angle
     cases.push_back({make_dielectric(0.5f, 1.33f), dir_deg(35.0, 4.0, false)});
     const int kCos = 10, kPhi = 20, kSub = 6;  // kSub: quadrature panels per piece of a cell
@@ -450,6 +463,8 @@ TEST(Bsdf, ReflectionIsReciprocal) {
     for (float a : {0.05f, 0.2f, 0.5f, 0.9f}) ps.push_back(make_conductor(a, kF0));
     for (float a : {0.1f, 0.3f, 0.7f})
         for (float eta : {1.5f, 1.33f}) ps.push_back(make_dielectric(a, eta));
+    for (MetalRough mr : {MetalRough{0.05f, 0.0f}, MetalRough{0.3f, 0.5f}, MetalRough{0.9f, 1.0f}, MetalRough{1.0f, 0.2f}})
+        ps.push_back(make_metal_rough(mr.alpha, mr.metallic, kF0));
     Rng rng = make_rng(7, 0, 0);
     for (const BsdfParams& p : ps) {
         // The dielectric's reflection lobe exists on both sides of the interface.
@@ -590,6 +605,16 @@ TEST(Bsdf, AlbedoAtMostOne) {
     expect_albedo_at_most_one(ps, 2000);
 }
 
+// glTF's metal-roughness lobe over metallic x roughness, white base: the base colour that reflects the
+// most (F0 = 1 for the metal, a white Lambertian base for the dielectric).
+TEST(Bsdf, MetalRoughAlbedoAtMostOne) {
+    std::vector<BsdfParams> ps;
+    for (float metallic : {0.0f, 0.25f, 0.5f, 0.75f, 1.0f})
+        for (float roughness : {0.0f, 0.1f, 0.3f, 0.5f, 0.7f, 1.0f})
+            ps.push_back(make_metal_rough(roughness * roughness, metallic, splat(1.0f)));
+    expect_albedo_at_most_one(ps, 2200);
+}
+
 // The same bound for the roughest-but-still-microfacet lobes, alpha from kSmoothAlpha (the smallest
 // alpha that is not a delta) to 0.01, where GGX's D must be computed without cancellation to stay
 // accurate in float.
@@ -598,7 +623,9 @@ TEST(Bsdf, AlbedoAtMostOneNearSmoothThreshold) {
     for (float a : {kSmoothAlpha, 0.002f, 0.01f}) {
         ps.push_back(make_conductor(a, splat(1.0f)));
         ps.push_back(make_dielectric(a, 1.5f));
+        ps.push_back(make_metal_rough(a, 0.0f, splat(1.0f)));
     }
+    ps.push_back(make_metal_rough(0.0f, 0.5f, splat(1.0f)));  // alpha 0: rendered at kSmoothAlpha
     expect_albedo_at_most_one(ps, 2500);
 }
 
@@ -730,7 +757,9 @@ void expect_sample_matches_pdf_and_eval(const std::vector<Case>& cases, uint32_t
 
 TEST(Bsdf, SampleAgreesWithEvalAndPdf) {
     expect_sample_matches_pdf_and_eval(
-        distribution_cases({0.05f, 0.2f, 0.9f}, {0.1f, 0.3f, 0.7f}, {1.5f, 1.33f}, {0.0, 30.0, 60.0, 85.0}), 4000);
+        distribution_cases({0.05f, 0.2f, 0.9f}, {0.1f, 0.3f, 0.7f}, {1.5f, 1.33f}, {0.0, 30.0, 60.0, 85.0},
+                           {{0.05f, 0.0f}, {0.2f, 0.5f}, {0.9f, 1.0f}, {1.0f, 0.0f}}),
+        4000);
 }
 
 // Same, for the narrowest microfacet lobes (alpha from kSmoothAlpha to 0.01); a GGX D written as
@@ -738,7 +767,8 @@ TEST(Bsdf, SampleAgreesWithEvalAndPdf) {
 // is ~a^2 = 1e-6 while cos^2 carries rounding ~6e-8), whereas sin^2 + a^2 cos^2 stays accurate.
 TEST(Bsdf, SampleAgreesWithEvalAndPdfNearSmoothThreshold) {
     expect_sample_matches_pdf_and_eval(
-        distribution_cases({kSmoothAlpha, 0.002f, 0.01f}, {kSmoothAlpha, 0.002f, 0.01f}, {1.5f}, {0.0, 45.0, 80.0}),
+        distribution_cases({kSmoothAlpha, 0.002f, 0.01f}, {kSmoothAlpha, 0.002f, 0.01f}, {1.5f}, {0.0, 45.0, 80.0},
+                           {{0.0f, 0.0f}, {kSmoothAlpha, 0.3f}, {0.002f, 1.0f}, {0.01f, 0.0f}}),
         4500);
 }
 
@@ -751,7 +781,9 @@ TEST(Bsdf, EdgeCasesStayFinite) {
     for (float a : {0.0f, below, kSmoothAlpha, above, 0.01f, 0.5f, 1.0f}) {
         ps.push_back(make_conductor(a, kF0));
         for (float eta : {1.5f, 1.33f, 1.0f / 1.5f}) ps.push_back(make_dielectric(a, eta));
+        for (float metallic : {0.0f, 0.5f, 1.0f}) ps.push_back(make_metal_rough(a, metallic, kF0));
     }
+    ps.push_back(make_metal_rough(0.5f, 0.0f, splat(0.0f)));  // black base: the GGX lobe alone
     std::vector<Vec3> dirs = {
         {0, 0, 1},   {0, 0, -1},                                             // along the normal
         {std::sqrt(1 - 1e-14f), 0, 1e-7f}, {0, std::sqrt(1 - 1e-14f), -1e-7f},  // wo.z tiny
@@ -798,4 +830,85 @@ TEST(Bsdf, EdgeCasesStayFinite) {
                     << " pdf=" << s.pdf;
             }
         }
+}
+
+// ===================================================================================================
+// glTF metal-roughness: the limits where it is another model.
+
+// metallic = 1 is glTF's metal_brdf: GGX with Schlick Fresnel, F0 = base colour, i.e. the conductor. The
+// diffuse lobe then has weight 0, so the lobe choice always picks GGX: same f, same pdf, and from the
+// same (u1, u2) the same direction and weight.
+TEST(Bsdf, MetalRoughWithMetallicOneIsTheConductor) {
+    Rng rng = make_rng(21, 0, 0);
+    for (float a : {kSmoothAlpha, 0.05f, 0.3f, 1.0f}) {
+        BsdfParams mr = make_metal_rough(a, 1.0f, kF0), cd = make_conductor(a, kF0);
+        int nonzero = 0;
+        for (int i = 0; i < 5000; ++i) {
+            Vec3 wo = random_hemisphere(rng, 1.0f), wi = random_hemisphere(rng, 1.0f);
+            float pdf_mr, pdf_cd;
+            Vec3 f_mr = bsdf_eval_pdf(mr, wo, wi, &pdf_mr), f_cd = bsdf_eval_pdf(cd, wo, wi, &pdf_cd);
+            if (f_cd.x > 0) ++nonzero;
+            for (int k = 0; k < 3; ++k) ASSERT_TRUE(rel_equal(f_mr[k], f_cd[k], 1e-6)) << describe(mr, wo);
+            // Both are the closed form F_Schlick(F0 = base, wo.h) D G2 / (4 cos_o cos_i).
+            Vec3 h = normalize(wo + wi);
+            double c = 1.0 - dot(wo, h), w5 = c * c * c * c * c;
+            double spec = double(ggx_d(h, a)) * ggx_g2(wo, wi, a) / (4.0 * wo.z * wi.z);
+            for (int k = 0; k < 3; ++k)
+                ASSERT_TRUE(rel_equal(f_mr[k], (kF0[k] + (1.0 - kF0[k]) * w5) * spec, 1e-5)) << describe(mr, wo);
+            ASSERT_TRUE(rel_equal(pdf_mr, pdf_cd, 1e-6)) << describe(mr, wo);
+            float u0 = rng.next_float(), u1 = rng.next_float(), u2 = rng.next_float();
+            BsdfSample s_mr, s_cd;
+            bool ok_mr = bsdf_sample(mr, wo, u0, u1, u2, s_mr), ok_cd = bsdf_sample(cd, wo, u0, u1, u2, s_cd);
+            ASSERT_EQ(ok_mr, ok_cd) << describe(mr, wo);
+            if (!ok_mr) continue;
+            EXPECT_NEAR(s_mr.wi.x, s_cd.wi.x, 1e-6f);
+            EXPECT_NEAR(s_mr.wi.z, s_cd.wi.z, 1e-6f);
+            for (int k = 0; k < 3; ++k) EXPECT_TRUE(rel_equal(s_mr.weight[k], s_cd.weight[k], 1e-5));
+        }
+        EXPECT_GT(nonzero, 4000);
+    }
+}
+
+// metallic = 0: the GGX lobe has F0 = 0.04 whatever the base colour, and the base adds
+// c/pi (1 - F(cos_o)) (1 - F(cos_i)) (kernels/bsdf.h says why not glTF's 1 - F(V.H)). So the albedo of a
+// white base minus that of a black one is the base's alone, in closed form:
+//   (1 - F(cos_o)) * 2 int_0^1 (1 - F(mu)) mu dmu = (1 - F(cos_o)) (0.96 - 0.96 * 2 B(2, 6))
+//                                                 = (1 - F(cos_o)) * 0.96 * (1 - 1/21).
+// At normal incidence and roughness 1 the whole lobe reflects close to, but not more than, everything.
+TEST(Bsdf, MetalRoughDielectricBaseIsTheCoupledLambertian) {
+    const int kSamples = 1 << 19;
+    uint32_t seed = 2600;
+    for (float roughness : {0.3f, 1.0f})
+        for (double th : {0.0, 30.0, 60.0, 85.0}) {
+            Vec3 wo = dir_deg(th, 0.9);
+            BsdfParams white = make_metal_rough(roughness * roughness, 0.0f, splat(1.0f));
+            BsdfParams black = make_metal_rough(roughness * roughness, 0.0f, splat(0.0f));
+            SCOPED_TRACE(describe(white, wo));
+            Albedo aw = estimate_albedo(white, wo, kSamples, seed++);
+            Albedo ab = estimate_albedo(black, wo, kSamples, seed++);
+            double m = 1.0 - wo.z, f = 0.04 + 0.96 * m * m * m * m * m;
+            double base = (1.0 - f) * 0.96 * (1.0 - 1.0 / 21.0);
+            double sigma = std::hypot(double(aw.sigma_of_mean.x), double(ab.sigma_of_mean.x));
+            EXPECT_NEAR(aw.mean.x - ab.mean.x, base, 5.0 * sigma + 1e-4);
+            EXPECT_GT(ab.mean.x, 0.0) << "the specular layer reflects";
+            if (th == 0.0 && roughness == 1.0f) {
+                EXPECT_GT(aw.mean.x, 0.88);
+                EXPECT_LE(aw.mean.x, 1.0);
+            }
+        }
+}
+
+// Below kSmoothAlpha the metal-rough lobe is not a delta (it is rendered at kSmoothAlpha), so next-event
+// estimation still lights its diffuse base; roughness 0 and kSmoothAlpha are the same lobe.
+TEST(Bsdf, SmoothMetalRoughStaysAMicrofacetLobe) {
+    BsdfParams smooth = make_metal_rough(0.0f, 0.0f, kF0), edge = make_metal_rough(kSmoothAlpha, 0.0f, kF0);
+    EXPECT_FALSE(bsdf_is_delta(smooth));
+    Rng rng = make_rng(31, 0, 0);
+    for (int i = 0; i < 2000; ++i) {
+        Vec3 wo = random_hemisphere(rng, 1.0f), wi = random_hemisphere(rng, 1.0f);
+        Vec3 a = bsdf_eval(smooth, wo, wi), b = bsdf_eval(edge, wo, wi);
+        for (int k = 0; k < 3; ++k) ASSERT_EQ(a[k], b[k]);
+        ASSERT_EQ(bsdf_pdf(smooth, wo, wi), bsdf_pdf(edge, wo, wi));
+        EXPECT_GT(a.x, 0.0f) << "the diffuse base is seen from every direction";
+    }
 }

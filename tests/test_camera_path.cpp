@@ -74,6 +74,26 @@ TEST(CameraPath, KeysArePassedThroughAtTheirTimes) {
     EXPECT_NEAR(mid.vfov_degrees, 50.0f, 1e-3f);
 }
 
+// The scene camera's thin lens (from the scene file or --aperture / --focus-distance) is every frame's,
+// orbit or keys: a sequence does not silently fall back to a pinhole.
+TEST(CameraPath, FramesKeepTheSceneCamerasLens) {
+    CameraSpec base = scene_camera();
+    base.aperture_radius = 0.3f;
+    base.focus_distance = 7.5f;
+    TempDir dir;
+    std::ofstream(dir.file("keys.json")) << R"({"keys": [
+        {"time": 0, "eye": [0, 1, 10], "look_at": [0, 1, 0]},
+        {"time": 1, "eye": [10, 2, 0], "look_at": [0, 1, 0], "fov": 60}]})";
+    for (const std::string& spec : {std::string("orbit:90"), dir.file("keys.json")}) {
+        CameraPath p = parse_camera_path(spec, base);
+        for (int i = 0; i < 4; ++i) {
+            CameraSpec c = camera_at(p, i, 4);
+            EXPECT_EQ(c.aperture_radius, 0.3f) << spec << " frame " << i;
+            EXPECT_EQ(c.focus_distance, 7.5f) << spec << " frame " << i;
+        }
+    }
+}
+
 TEST(CameraPath, BadPathsAreOneClearError) {
     TempDir dir;
     auto file = [&](const std::string& name, const std::string& text) {

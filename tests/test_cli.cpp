@@ -127,6 +127,36 @@ TEST(Cli, BadFlagsFailCleanly) {
     expect_clean_failure(dir, "render " + scene + " -o out.png --hdr out.tiff", 1, "'.tiff'");
     expect_clean_failure(dir, "render " + scene + " -o out.png --mode persistent --backend cpu", 1, "--mode persistent");
     expect_clean_failure(dir, "frobnicate", 2, "frobnicate");
+    expect_clean_failure(dir, "render " + scene + " --aperture -1 -o out.png", 1, "--aperture -1: the lens radius must be");
+    expect_clean_failure(dir, "render " + scene + " --aperture inf -o out.png", 1, "--aperture inf");
+    expect_clean_failure(dir, "render " + scene + " --aperture wide -o out.png", 2, "--aperture");
+    expect_clean_failure(dir, "render " + scene + " --focus-distance 0 -o out.png", 1, "--focus-distance 0: must be greater than 0");
+    expect_clean_failure(dir, "render " + scene + " --focus-distance -5 -o out.png", 1, "--focus-distance -5");
+}
+
+// The shipped metal-roughness scene renders, and --aperture / --focus-distance turn the scene's pinhole
+// into a thin lens: finite pixels, and a different (blurred) picture from the same samples.
+TEST(Cli, MetalRoughSceneAndThinLensFlagsRender) {
+    TempDir dir;
+    std::string scene = shell_quote(std::string(PKRT_SCENES_DIR) + "/metal_rough.json");
+    std::string common = "render " + scene + " --res 48x30 --spp 2 --max-depth 4 --seed 3 --backend cpu -q";
+    RunResult a = run_pkrt(common + " -o a.png --hdr a.pfm", dir.path().string());
+    ASSERT_EQ(a.code, 0) << a.err;
+    RunResult b = run_pkrt(common + " --aperture 0.4 --focus-distance 2 -o b.png --hdr b.pfm", dir.path().string());
+    ASSERT_EQ(b.code, 0) << b.err;
+    pkrt::Image pa = pkrt::read_pfm(dir.file("a.pfm")), pb = pkrt::read_pfm(dir.file("b.pfm"));
+    ASSERT_EQ(pa.pixels.size(), 48u * 30u);
+    ASSERT_EQ(pb.pixels.size(), pa.pixels.size());
+    double sum = 0, diff = 0;
+    for (size_t i = 0; i < pa.pixels.size(); ++i)
+        for (int c = 0; c < 3; ++c) {
+            ASSERT_TRUE(std::isfinite(pa.pixels[i][c]) && std::isfinite(pb.pixels[i][c]));
+            sum += pa.pixels[i][c];
+            diff += std::fabs(pa.pixels[i][c] - pb.pixels[i][c]);
+        }
+    EXPECT_GT(sum, 0.0);
+    EXPECT_GT(diff / sum, 0.05) << "the lens changed nothing";
+    EXPECT_EQ(a.err.find("NaN"), std::string::npos) << a.err;
 }
 
 // --bvh picks the layout the scene is converted to; the summary line names it, and a bad name is one

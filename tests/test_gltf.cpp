@@ -158,9 +158,9 @@ TEST(Gltf, CameraFromTheFileFramesTheGeometry) {
     prepare_scene(s);
     SceneView v = view_scene(s);
     CameraView cv = make_camera_view(s.camera, 64, 64);
-    Hit h = intersect_closest(v.bvh, camera_ray(cv, 64, 64, 32, 32, 0.0f, 0.0f));
+    Hit h = intersect_closest(v.bvh, camera_ray(cv, 64, 64, 32, 32, 0.0f, 0.0f, 0.5f, 0.5f));
     EXPECT_GE(h.prim, 0) << "the centre pixel misses the geometry";
-    Hit corner = intersect_closest(v.bvh, camera_ray(cv, 64, 64, 0, 0, 0.5f, 0.5f));
+    Hit corner = intersect_closest(v.bvh, camera_ray(cv, 64, 64, 0, 0, 0.5f, 0.5f, 0.5f, 0.5f));
     EXPECT_LT(corner.prim, 0) << "the corner should see past the unit quad";
 }
 

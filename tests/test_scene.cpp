@@ -173,6 +173,22 @@ TEST(Scene, JsonErrorsNameFileAndKey) {
         {R"({"meshes": [{"sphere": {"radius": -1}}]})", "radius: must be positive"},
         {R"({"meshes": [{"sphere": {}, "transform": {"scale": 0}}]})", "scale: must not be zero"},
         {"[1, 2", "invalid JSON"},
+        {R"({"camera": {"aperture": -1}, "meshes": [{"sphere": {}}]})", "camera.aperture: the lens radius must be between 0"},
+        {R"({"camera": {"aperture": "wide"}, "meshes": [{"sphere": {}}]})", "camera.aperture: must be a number"},
+        {R"({"camera": {"focus_distance": 0}, "meshes": [{"sphere": {}}]})", "camera.focus_distance: must be greater than 0"},
+        {R"({"camera": {"focus_distance": -3}, "meshes": [{"sphere": {}}]})", "camera.focus_distance: must be greater than 0"},
+        {R"({"materials": {"x": {"type": "metal_rough", "metallic": 1.5}}, "meshes": [{"sphere": {}}]})",
+         "materials.x.metallic: must be between 0 and 1"},
+        {R"({"materials": {"x": {"type": "metal_rough", "metallic": -0.1}}, "meshes": [{"sphere": {}}]})",
+         "materials.x.metallic: must be between 0 and 1"},
+        {R"({"materials": {"x": {"type": "metal_rough", "base_color": [1.2, 0, 0]}}, "meshes": [{"sphere": {}}]})",
+         "materials.x.base_color: must be between 0 and 1"},
+        {R"({"materials": {"x": {"type": "metal_rough", "albedo": 0.5, "base_color": 0.5}}, "meshes": [{"sphere": {}}]})",
+         "not both"},
+        {R"({"materials": {"x": {"type": "diffuse", "metallic": 0.5}}, "meshes": [{"sphere": {}}]})",
+         "materials.x.metallic: only a \"metal_rough\" material has it"},
+        {R"({"materials": {"x": {"type": "metal_rough", "roughness": 2}}, "meshes": [{"sphere": {}}]})",
+         "materials.x.roughness: must be between 0 and 1"},
     };
     int i = 0;
     for (const auto& c : cases) {
@@ -182,6 +198,46 @@ TEST(Scene, JsonErrorsNameFileAndKey) {
         EXPECT_NE(err.find(path), std::string::npos) << "the message names the file: " << err;
         EXPECT_EQ(err.find('\n'), std::string::npos) << "one line: " << err;
     }
+}
+
+TEST(Scene, MetalRoughMaterialsAndLensFromJson) {
+    TempDir dir;
+    dir.write("m.json", R"({
+      "camera": {"eye": [0, 0, 5], "look_at": [0, 0, 0], "aperture": 0.125, "focus_distance": 3.5},
+      "materials": {
+        "plastic": {"type": "metal_rough", "base_color": [0.8, 0.1, 0.1], "metallic": 0, "roughness": 0.5},
+        "metal": {"type": "metal_rough", "albedo": [1, 0.78, 0.34], "metallic": 0.75, "roughness": 0},
+        "defaults": {"type": "metal_rough"}
+      },
+      "meshes": [{"sphere": {}, "material": "plastic"}, {"sphere": {}, "material": "metal"},
+                 {"sphere": {}, "material": "defaults"}]})");
+    Scene s = load_scene(dir.file("m.json"));
+    EXPECT_EQ(s.camera.aperture_radius, 0.125f);
+    EXPECT_EQ(s.camera.focus_distance, 3.5f);
+    ASSERT_EQ(s.materials.size(), 3u);
+    auto named = [&](const std::string& name) -> const Material& {
+        for (size_t i = 0; i < s.material_names.size(); ++i)
+            if (s.material_names[i] == name) return s.materials[i];
+        throw Error("no material " + name);
+    };
+    const Material &plastic = named("plastic"), &metal = named("metal"), &defaults = named("defaults");
+    EXPECT_EQ(plastic.type, kMetalRough);
+    EXPECT_EQ(plastic.albedo.x, 0.8f);
+    EXPECT_EQ(plastic.metallic, 0.0f);
+    EXPECT_FLOAT_EQ(plastic.alpha, 0.25f);  // perceptual roughness squared
+    EXPECT_EQ(metal.type, kMetalRough);
+    EXPECT_EQ(metal.albedo.z, 0.34f);
+    EXPECT_EQ(metal.metallic, 0.75f);
+    EXPECT_EQ(metal.alpha, 0.0f);
+    // glTF's pbrMetallicRoughness defaults: base colour 1, metallic 1, roughness 1.
+    EXPECT_EQ(defaults.albedo.y, 1.0f);
+    EXPECT_EQ(defaults.metallic, 1.0f);
+    EXPECT_EQ(defaults.alpha, 1.0f);
+    // A scene without lens keys is a pinhole focused at look_at.
+    dir.write("p.json", R"({"camera": {"eye": [0, 0, 5], "look_at": [0, 0, 1]}, "meshes": [{"sphere": {}}]})");
+    Scene p = load_scene(dir.file("p.json"));
+    EXPECT_EQ(p.camera.aperture_radius, 0.0f);
+    EXPECT_EQ(make_camera_view(p.camera, 8, 8).focus_distance, 4.0f);
 }
 
 TEST(Scene, DegenerateAndNonFiniteTrianglesAreCounted) {

@@ -106,6 +106,39 @@ TEST(Viewer, DragOverThePanelDoesNotMoveTheCamera) {
     EXPECT_EQ(mean_abs_diff(a, b), 0.0);
 }
 
+// Ctrl+left click focuses the thin lens on what the pixel shows: the Cornell box through a wide lens
+// focused 200 units in front of the camera (everything blurred), then a click on the back wall, which is
+// 800 + 559.2 units away along the view at every pixel (it faces the camera). The focus distance the
+// viewer reports is that exactly, and the image changes well beyond the noise (walls and boxes sharpen);
+// R restores the scene's camera, lens included: the first image bit for bit.
+TEST(Viewer, CtrlClickFocusesTheLensOnThePointUnderTheCursor) {
+    TempDir dir;
+    dir.write("dof.json", std::string(R"({"camera": {"eye": [278, 273, -800], "look_at": [278, 273, 0], "up": [0, 1, 0],
+                                                  "fov": 39.3, "aperture": 60, "focus_distance": 200},
+                                       "meshes": [{"obj": ")") + PKRT_SCENES_DIR + "/cornell.obj\"}]}");
+    // (224, 144) in a 640x480 window: the back wall at x = 84, y = 467, above the tall box and below the light.
+    dir.write("focus.txt",
+              "frames 4\nscreenshot blurred.png\n"
+              "frames 4\nscreenshot same.png\n"
+              "click 224 144 left ctrl\nframes 4\nscreenshot focused.png\n"
+              "key R\nframes 4\nscreenshot reset.png\n");
+    RunResult r = run_viewer("--backend cpu --res 640x480 --scale 0.25 --spp-per-frame 4 --script focus.txt dof.json",
+                             dir.path().string());
+    SKIP_WITHOUT_XVFB(r);
+    ASSERT_EQ(r.code, 0) << r.err;
+    size_t at = r.err.find("pkrt-viewer: focus distance ");
+    ASSERT_NE(at, std::string::npos) << r.err;
+    double focus = std::stod(r.err.substr(at + std::string("pkrt-viewer: focus distance ").size()));
+    EXPECT_NEAR(focus, 1359.2, 0.05);
+    Png blurred = read_png(dir.file("blurred.png")), same = read_png(dir.file("same.png")),
+        focused = read_png(dir.file("focused.png")), reset = read_png(dir.file("reset.png"));
+    ASSERT_TRUE(blurred.ok() && same.ok() && focused.ok() && reset.ok()) << r.err;
+    // Blocks of 8x8 render pixels (--scale 0.25): the lens's noise averages out, the sharpening does not.
+    double floor = block_mean_diff(blurred, same, 32);
+    EXPECT_GT(block_mean_diff(blurred, focused, 32), 3.0 * floor + 3.0) << "the click did not refocus";
+    EXPECT_EQ(mean_abs_diff(blurred, reset), 0.0);
+}
+
 TEST(Viewer, OpensScenesAndSurvivesABadOne) {
     TempDir dir;
     dir.write("bad.obj", "v 0 0 0\nf 1 2 3\n");  // indexes vertices that do not exist

@@ -19,7 +19,8 @@ Vec3 to_vec3(glm::vec3 v) { return {v.x, v.y, v.z}; }
 
 bool same(const CameraSpec& a, const CameraSpec& b) {
     auto eq = [](Vec3 p, Vec3 q) { return p.x == q.x && p.y == q.y && p.z == q.z; };
-    return eq(a.eye, b.eye) && eq(a.look_at, b.look_at) && eq(a.up, b.up) && a.vfov_degrees == b.vfov_degrees;
+    return eq(a.eye, b.eye) && eq(a.look_at, b.look_at) && eq(a.up, b.up) && a.vfov_degrees == b.vfov_degrees &&
+           a.aperture_radius == b.aperture_radius && a.focus_distance == b.focus_distance;
 }
 
 struct Basis {

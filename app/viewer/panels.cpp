@@ -63,6 +63,7 @@ void Panels::draw(ViewSettings& s, const PanelData& d, PanelRequests& r) {
     ImGui::SetNextWindowSize(ImVec2(width, vp->WorkSize.y), ImGuiCond_FirstUseEver);
     if (ImGui::Begin("pkrt")) {
         if (ImGui::CollapsingHeader("Render", ImGuiTreeNodeFlags_DefaultOpen)) render_section(s, d);
+        if (ImGui::CollapsingHeader("Camera", ImGuiTreeNodeFlags_DefaultOpen)) camera_section(s, d);
         if (ImGui::CollapsingHeader("Statistics", ImGuiTreeNodeFlags_DefaultOpen)) statistics_section(d);
         if (ImGui::CollapsingHeader("Compare", ImGuiTreeNodeFlags_DefaultOpen)) compare_section(s, d, r);
         if (!d.status.empty()) {
@@ -94,6 +95,7 @@ void Panels::menu_bar(const PanelData& d, PanelRequests& r) {
                 "Middle drag or Shift+left drag: pan\n"
                 "Wheel: dolly towards the target\n"
                 "W A S D: fly, Q / E: down / up, Shift: faster\n"
+                "Ctrl+left click: focus the lens on the point under the cursor\n"
                 "R: reset to the scene's camera   F: frame the scene\n"
                 "P: screenshot (image only)   Esc: quit\n"
                 "Drop a .json, .obj, .gltf or .glb file on the window to open it");
@@ -149,6 +151,18 @@ void Panels::render_section(ViewSettings& s, const PanelData& d) {
     ImGui::Text("Render %dx%d in a %dx%d window, %u spp", d.render_width, d.render_height, d.window_width, d.window_height,
                 d.samples);
     ImGui::TextDisabled("%s", d.gl_context.c_str());
+}
+
+void Panels::camera_section(ViewSettings& s, const PanelData& d) {
+    // Logarithmic: a lens radius of a thousandth of the scene is as useful as one of a tenth.
+    float radius = std::max(d.scene_radius, 1e-6f);
+    ImGui::SliderFloat("aperture", &s.aperture_radius, 0.0f, std::max(0.25f * radius, s.aperture_radius), "%.4g",
+                       ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+    help_marker("Lens radius in scene units; 0 is a pinhole, everything sharp.");
+    ImGui::SliderFloat("focus distance", &s.focus_distance, 1e-3f * radius,
+                       std::max(10.0f * radius, s.focus_distance), "%.4g",
+                       ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+    help_marker("Distance of the sharp plane along the view. Ctrl+left click on the image focuses on what it shows.");
 }
 
 void Panels::statistics_section(const PanelData& d) {

@@ -27,6 +27,9 @@ struct ViewSettings {
     ToneMap tone_map = ToneMap::kAces;
     bool paused = false;
     int compare_frames = 20;
+    // The thin lens: copied from the view's camera before the panels draw, written back if edited.
+    float aperture_radius = 0.0f;  // 0: pinhole
+    float focus_distance = 1.0f;   // along the view direction
 };
 
 struct PanelData {
@@ -45,6 +48,7 @@ struct PanelData {
     const StatsHistory* history = nullptr;
     const ModeComparison* compare = nullptr;
     std::string status;                // last message (a file that failed to open, a screenshot saved)
+    float scene_radius = 1.0f;         // of the scene's bounding sphere: the lens sliders' scale
 };
 
 struct PanelRequests {
@@ -60,6 +64,7 @@ public:
 private:
     void menu_bar(const PanelData& data, PanelRequests& requests);
     void render_section(ViewSettings& settings, const PanelData& data);
+    void camera_section(ViewSettings& settings, const PanelData& data);
     void statistics_section(const PanelData& data);
     void compare_section(ViewSettings& settings, const PanelData& data, PanelRequests& requests);
     void compare_window(const PanelData& data);

@@ -91,6 +91,19 @@ std::vector<ScriptStep> parse_script(const std::string& path) {
                 else if (w[i] == "shift") s.mods |= GLFW_MOD_SHIFT;
                 else throw fail("drag: unknown word '" + w[i] + "' (left, middle, right or shift)");
             }
+        } else if (cmd == "click") {
+            s.kind = ScriptStep::Kind::kClick;
+            if (w.size() < 3 || w.size() > 6 || !parse_float(w[1], &s.x0) || !parse_float(w[2], &s.y0))
+                throw fail("expected 'click X Y [left|middle|right] [shift] [ctrl]'");
+            s.button = GLFW_MOUSE_BUTTON_LEFT;
+            for (size_t i = 3; i < w.size(); ++i) {
+                if (w[i] == "left") s.button = GLFW_MOUSE_BUTTON_LEFT;
+                else if (w[i] == "middle") s.button = GLFW_MOUSE_BUTTON_MIDDLE;
+                else if (w[i] == "right") s.button = GLFW_MOUSE_BUTTON_RIGHT;
+                else if (w[i] == "shift") s.mods |= GLFW_MOD_SHIFT;
+                else if (w[i] == "ctrl") s.mods |= GLFW_MOD_CONTROL;
+                else throw fail("click: unknown word '" + w[i] + "' (left, middle, right, shift or ctrl)");
+            }
         } else if (cmd == "key") {
             s.kind = ScriptStep::Kind::kKey;
             if (w.size() < 2 || w.size() > 4) throw fail("expected 'key NAME [FRAMES] [shift]'");
@@ -127,7 +140,7 @@ std::vector<ScriptStep> parse_script(const std::string& path) {
             if (w.size() != 2 || !parse_int(w[1], &s.count) || s.count < 1 || s.count > 1000)
                 throw fail("expected 'compare K' with K between 1 and 1000");
         } else {
-            throw fail("unknown command '" + cmd + "' (frames, drag, key, scroll, screenshot, mode, open, resize, compare)");
+            throw fail("unknown command '" + cmd + "' (frames, drag, click, key, scroll, screenshot, mode, open, resize, compare)");
         }
         steps.push_back(std::move(s));
     }
@@ -164,6 +177,11 @@ bool ScriptRunner::before_frame(ScriptTarget& t) {
             t.input_mouse_button(s.button, GLFW_RELEASE, s.mods, s.x1, s.y1);
             break;
         }
+        case ScriptStep::Kind::kClick:
+            t.input_cursor(s.x0, s.y0);
+            t.input_mouse_button(s.button, GLFW_PRESS, s.mods, s.x0, s.y0);
+            t.input_mouse_button(s.button, GLFW_RELEASE, s.mods, s.x0, s.y0);
+            break;
         case ScriptStep::Kind::kKey:
             if (s.mods & GLFW_MOD_SHIFT) t.input_key(GLFW_KEY_LEFT_SHIFT, GLFW_PRESS, GLFW_MOD_SHIFT);
             t.input_key(s.key, GLFW_PRESS, s.mods);

@@ -3,6 +3,8 @@
 //   frames N                      render N frames
 //   drag X0 Y0 X1 Y1 [left|middle|right] [shift]
 //                                 press at (X0,Y0), move to (X1,Y1) in steps, release (window pixels)
+//   click X Y [left|middle|right] [shift] [ctrl]
+//                                 press and release at (X,Y) (ctrl+left: focus the thin lens there)
 //   key NAME [FRAMES] [shift]     press a key (W, A, R, F, P, LEFT_SHIFT, ...), hold it for FRAMES frames
 //   scroll DY [X Y]               wheel notches (positive: towards the target) at (X,Y), default centre
 //   screenshot PATH [ui]          save the image (no UI) as PNG; with 'ui', the next frame as shown,
@@ -22,11 +24,11 @@
 namespace pkrt::viewer {
 
 struct ScriptStep {
-    enum class Kind { kFrames, kDrag, kKey, kScroll, kScreenshot, kMode, kOpen, kResize, kCompare };
+    enum class Kind { kFrames, kDrag, kClick, kKey, kScroll, kScreenshot, kMode, kOpen, kResize, kCompare };
     Kind kind = Kind::kFrames;
     int line = 0;
     int count = 0;                        // frames; key: frames held
-    float x0 = 0, y0 = 0, x1 = 0, y1 = 0; // drag; scroll position in x0, y0
+    float x0 = 0, y0 = 0, x1 = 0, y1 = 0; // drag; click and scroll positions in x0, y0
     bool has_position = false;            // scroll
     float amount = 0;                     // scroll notches
     int button = 0;                       // GLFW mouse button

@@ -16,6 +16,7 @@
 #include "gl_interop.h"
 #include "gl_loader.h"
 #include "gl_window.h"
+#include "kernels/bvh_traverse.h"
 #include "render/devices.h"
 #include "render/error.h"
 #include "render/progress.h"
@@ -236,6 +237,8 @@ void ViewerApp::frame() {
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
+    view_.aperture_radius = camera_spec_.aperture_radius;
+    view_.focus_distance = make_camera_view(camera_spec_, 1, 1).focus_distance;
     ViewSettings before = view_;
     PanelRequests req;
     panels_.draw(view_, panel_data(), req);
@@ -321,6 +324,12 @@ void ViewerApp::finish_frame() {
 }
 
 void ViewerApp::apply_settings(const ViewSettings& before) {
+    if (view_.aperture_radius != before.aperture_radius || view_.focus_distance != before.focus_distance) {
+        if (valid_aperture_radius(view_.aperture_radius)) camera_spec_.aperture_radius = view_.aperture_radius;
+        if (view_.focus_distance != before.focus_distance && valid_focus_distance(view_.focus_distance))
+            camera_spec_.focus_distance = view_.focus_distance;
+        camera_changed();
+    }
     if (view_.backend != before.backend) switch_backend(view_.backend);
     if (view_.mode != before.mode) progressive_.set_mode(view_.mode);
     progressive_.set_max_depth(view_.max_depth);
@@ -404,6 +413,10 @@ void ViewerApp::input_mouse_button(int button, int action, int mods, double x, d
         return;
     }
     if (action != GLFW_PRESS || drag_button_ >= 0 || ui_captures_mouse(x, y)) return;
+    if (button == GLFW_MOUSE_BUTTON_LEFT && (mods & GLFW_MOD_CONTROL)) {
+        focus_at(x, y);  // a click, not a drag
+        return;
+    }
     drag_button_ = button;
     drag_pan_ = button == GLFW_MOUSE_BUTTON_MIDDLE || (button == GLFW_MOUSE_BUTTON_LEFT && (mods & GLFW_MOD_SHIFT));
 }
@@ -461,6 +474,33 @@ void ViewerApp::frame_scene() {
     int w = 0, h = 0;
     glfwGetFramebufferSize(window_->handle(), &w, &h);
     if (h > 0 && camera_.frame(camera_spec_, static_cast<float>(w) / static_cast<float>(h))) camera_changed();
+}
+
+void ViewerApp::focus_at(double x, double y) {
+    int w = 0, h = 0;
+    window_size(&w, &h);
+    if (w <= 0 || h <= 0) return;
+    // The pinhole ray through the point (the lens centre's ray), traced on the host against the scene's
+    // BVH; the render resolution does not matter, the view's angles are the window's.
+    CameraView view = make_camera_view(camera_spec_, w, h);
+    view.lens_radius = 0.0f;
+    double fx = std::floor(x), fy = std::floor(y);
+    Ray ray = camera_ray(view, w, h, static_cast<int>(fx), static_cast<int>(fy), static_cast<float>(x - fx),
+                         static_cast<float>(y - fy), 0.5f, 0.5f);
+    Hit hit = intersect_closest(view_scene(*scene_).bvh, ray);
+    if (hit.prim < 0) {
+        set_status("focus: nothing under the cursor", false);
+        return;
+    }
+    // The plane of focus is perpendicular to the view direction: its distance along it, not along the ray.
+    float distance = hit.t * dot(ray.d, view.forward);
+    if (!valid_focus_distance(distance)) return;
+    camera_spec_.focus_distance = distance;
+    camera_changed();
+    char msg[96];
+    std::snprintf(msg, sizeof msg, "focus distance %.6g", static_cast<double>(distance));
+    std::fprintf(stderr, "pkrt-viewer: %s\n", msg);
+    set_status(msg, false);
 }
 
 void ViewerApp::input_focus(bool focused) {
@@ -561,6 +601,7 @@ PanelData ViewerApp::panel_data() const {
     d.history = &history_;
     d.compare = &compare_;
     d.status = status_;
+    d.scene_radius = camera_.bounds().radius();
     return d;
 }
 

@@ -59,6 +59,8 @@ private:
     void camera_changed() { progressive_.set_camera(camera_spec_); }
     void reset_camera();
     void frame_scene();
+    // Focuses the thin lens on what the window pixel (x, y) sees.
+    void focus_at(double x, double y);
     void fly(double seconds);
     void take_screenshot(const std::string& path);
     void report_comparison();
