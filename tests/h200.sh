@@ -12,6 +12,8 @@
 #                           text and charts land in $OUT/results.tgz, full-size images beside it (a device
 #                           call returns at most 8 files of 16 MiB each)
 #
+#   tests/h200.sh check     on the device, carrying [".gpu", ".stage", ".scenes"]: a shorter session for one
+#                           call (GPU tests, base against new, both BVH layouts, renders)
 #   tests/h200.sh soak start SECONDS, then soak wait
 #                           the viewer soak (tests/soak.sh) across two device calls, on the X display
 #
@@ -73,6 +75,55 @@ soak() {
             ;;
         *) echo "usage: $0 soak start SECONDS | soak wait" >&2; return 2 ;;
     esac
+}
+
+# A shorter session than `run`, for one device call: GPU tests (the conservation test 50 times over),
+# this build against .stage/base/pkrt (base, new, base, new), both BVH layouts on every scene of the
+# bench matrix, and GPU renders of the shipped scenes that exercise materials and the lens.
+check() {
+    final=${OUT:?run this on the device machine}
+    local out=/tmp/results
+    mkdir -p "$out"
+    save() { tar czf "$final/results.tgz" -C /tmp results; }
+    trap save EXIT
+    device_paths
+    local P=./.stage/pkrt
+    { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv; $P info; date -u; } >"$out/device.txt" 2>&1
+    echo "=== test_gpu"
+    timeout 150 ./.stage/test_gpu --gtest_color=no >"$out/test_gpu.txt" 2>&1
+    echo "exit $?"; grep -E "^\[ +(OK|FAILED|PASSED|SKIPPED) +\]|Failure" "$out/test_gpu.txt" | head -40
+    timeout 100 ./.stage/test_gpu --gtest_color=no --gtest_filter=Gpu.ConservationOfSamplesAndQueueRecords --gtest_repeat=50 \
+        >"$out/test_gpu_conservation.txt" 2>&1
+    echo "conservation x50: exit $?, $(grep -c '^\[       OK \]' "$out/test_gpu_conservation.txt") passed"
+    save
+    if [ -x .stage/base/pkrt ]; then
+        echo "=== compare with .stage/base/pkrt"
+        local base_csv="" new_csv=""
+        for round in 1 2; do
+            for build in base new; do
+                local bin=$P; [ $build = base ] && bin=.stage/base/pkrt
+                timeout 60 $bin bench scenes/cornell.json --res 128x128,1920x1080 --max-depth 16 --repeat 10 -q \
+                    --csv "$out/cmp_cornell_${build}_$round.csv" >/dev/null
+                timeout 80 $bin bench scenes/bench/crytek-sponza.json --res 1920x1080 --max-depth 4 --repeat 5 -q \
+                    --csv "$out/cmp_sponza_${build}_$round.csv" >/dev/null
+                if [ $build = base ]; then base_csv+="${base_csv:+,}$out/cmp_cornell_base_$round.csv,$out/cmp_sponza_base_$round.csv"
+                else new_csv+="${new_csv:+,}$out/cmp_cornell_new_$round.csv,$out/cmp_sponza_new_$round.csv"; fi
+            done
+        done
+        python3 tests/bench_compare.py "$base_csv" "$new_csv" | tee "$out/compare.md"
+        save
+    fi
+    echo "=== layouts"
+    for layout in bvh2 cwbvh; do
+        timeout 120 $P bench scenes/bench/crytek-sponza.json scenes/bench/metal-rough-spheres.json --bvh $layout \
+            --res 1920x1080 --max-depth 4 --repeat 5 -q --csv "$out/layout_$layout.csv" >/dev/null
+        echo "$layout exit $?"
+    done
+    python3 tests/bench_compare.py "$out/layout_bvh2.csv" "$out/layout_cwbvh.csv" | tee "$out/layouts.md"
+    save
+    echo "=== renders"
+    timeout 60 $P render scenes/metal_rough.json --backend cuda --spp 64 -q -o "$final/metal_rough.png"; echo "metal_rough exit $?"
+    timeout 60 $P render scenes/metal_rough.json --backend cuda --spp 64 --aperture 0.15 -q -o "$final/metal_rough_lens.png"; echo "lens exit $?"
 }
 
 run() {
@@ -142,6 +193,7 @@ run() {
 case "${1:-}" in
     stage) stage "${2:-}" ;;
     run) run ;;
+    check) check ;;
     soak) shift; soak "$@" ;;
-    *) echo "usage: $0 stage [BASE] | run | soak start SECONDS | soak wait" >&2; exit 2 ;;
+    *) echo "usage: $0 stage [BASE] | run | check | soak start SECONDS | soak wait" >&2; exit 2 ;;
 esac
