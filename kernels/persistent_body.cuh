@@ -262,14 +262,21 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
                 bool sweeper = threadIdx.x < 32;
                 if constexpr (kResident) {
                     // Warps stay for the next job; a drained job is flushed and published by sweepers.
+                    // The fence pairs with the claimers' (count in flight, fence, claim): having seen
+                    // the last claim, the in-flight read below sees its count.
                     uint32_t running = resident_job(p);
-                    if (sweeper && running != 0 && resident_all_claimed(p, running) && load_volatile(&ctl->in_flight) == 0)
-                        resident_drained(p, running, &flushed_seq, [&] { flush_counters(bc, c); });
+                    if (sweeper && running != 0 && resident_all_claimed(p, running)) {
+                        __threadfence();
+                        if (load_volatile(&ctl->in_flight) == 0)
+                            resident_drained(p, running, &flushed_seq, [&] { flush_counters(bc, c); });
+                    }
                 } else {
                     bool all_claimed = exhausted || load_volatile(&ctl->next_sample) >= ctl->end_sample;
                     // Once every sample is claimed, an empty warp leaves unless it is its block's sweeper
                     // (warp 0): sweepers stay until nothing is in flight and finish whatever is still
                     // queued, so the rest need not poll (which would crowd the hot counters' L2 lines).
+                    // (The fence as in resident mode: a sweeper that left early could strand queued work.)
+                    if (all_claimed && sweeper) __threadfence();
                     done = all_claimed && (!sweeper || load_volatile(&ctl->in_flight) == 0);
                 }
                 if (!done) {
