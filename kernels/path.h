@@ -119,7 +119,6 @@ PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& pat
         Vec3 n = sh.n0 * b0 + sh.n1 * hit.u + sh.n2 * hit.v;
         if (dot(n, n) > 0.0f) ns = normalize(n);
     }
-    Vec2 uv = interpolate_uv(sh, hit.u, hit.v);
     // Tangent-space normal map, perturbing the interpolated normal as the file's tangents orient it
     // (before it is faced towards the viewer, which would mirror the map).
     if (m.normal_texture >= 0 && s.tangents) {
@@ -129,6 +128,7 @@ PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& pat
         if (dot(t, t) > 1e-12f) {
             t = normalize(t);
             Vec3 b = cross(ns, t) * (tg.w0 < 0.0f ? -1.0f : 1.0f);
+            Vec2 uv = interpolate_uv(sh, hit.u, hit.v);
             Vec3 c = texture_sample(s.textures[m.normal_texture], uv.x, uv.y);
             float sx = (2.0f * c.x - 1.0f) * m.normal_scale, sy = (2.0f * c.y - 1.0f) * m.normal_scale;
             Vec3 n = t * sx + b * sy + ns * (2.0f * c.z - 1.0f);
@@ -147,11 +147,17 @@ PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& pat
     BsdfParams bp;
     bp.type = m.type;
     bp.albedo = m.albedo;
-    if (m.albedo_texture >= 0) bp.albedo = bp.albedo * texture_sample(s.textures[m.albedo_texture], uv.x, uv.y);
+    // The texture coordinates are recomputed where needed: kept live across the frame's construction,
+    // they cost the persistent kernel's capped builds spills.
+    if (m.albedo_texture >= 0) {
+        Vec2 uv = interpolate_uv(sh, hit.u, hit.v);
+        bp.albedo = bp.albedo * texture_sample(s.textures[m.albedo_texture], uv.x, uv.y);
+    }
     bp.alpha = m.alpha;
     bp.eta = m.ior;
     bp.metallic = m.metallic;
     if (m.metal_rough_texture >= 0) {  // glTF's packing: G roughness, B metallic; alpha = roughness^2
+        Vec2 uv = interpolate_uv(sh, hit.u, hit.v);
         Vec3 c = texture_sample(s.textures[m.metal_rough_texture], uv.x, uv.y);
         bp.alpha = m.alpha * c.y * c.y;
         bp.metallic = m.metallic * c.z;

@@ -215,13 +215,14 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
                 int n = 0;
                 if (lead) {
                     // Count the new paths in flight before claiming them, so that no warp can see
-                    // "all samples claimed and nothing in flight" while these are being created. The
-                    // fence orders the two atomics for other warps: without it a sweeper could see the
-                    // claim and not the count, flush its block's counters and publish a resident job's
-                    // completion while this warp's paths still run (seen on the H200: a frame that
-                    // reported one path fewer than it rendered).
+                    // "all samples claimed and nothing in flight" while these are being created. In
+                    // resident mode a fence orders the two for the sweepers, which would otherwise
+                    // flush their block's counters and count it drained while these paths run. A
+                    // persistent sweeper that left early would do no harm (every warp drains the
+                    // queues it can see before it leaves), and the fence costs 4% on latency-bound
+                    // frames (H200, Cornell 128x128).
                     atomicAdd(&ctl->in_flight, k);
-                    __threadfence();
+                    if constexpr (kResident) __threadfence();
                     if constexpr (kResident) {
                         n = resident_claim(p, k, &base, &claimed);
                     } else {
@@ -264,8 +265,9 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
                     // Warps stay for the next job; a drained job is flushed and published by sweepers.
                     // The fence pairs with the claimers' (count in flight, fence, claim): having seen
                     // the last claim, the in-flight read below sees its count.
+                    // Between jobs (this block already flushed the last one) it does not poll at all.
                     uint32_t running = resident_job(p);
-                    if (sweeper && running != 0 && resident_all_claimed(p, running)) {
+                    if (sweeper && running != 0 && flushed_seq != running && resident_all_claimed(p, running)) {
                         __threadfence();
                         if (load_volatile(&ctl->in_flight) == 0)
                             resident_drained(p, running, &flushed_seq, [&] { flush_counters(bc, c); });
@@ -275,8 +277,6 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
                     // Once every sample is claimed, an empty warp leaves unless it is its block's sweeper
                     // (warp 0): sweepers stay until nothing is in flight and finish whatever is still
                     // queued, so the rest need not poll (which would crowd the hot counters' L2 lines).
-                    // (The fence as in resident mode: a sweeper that left early could strand queued work.)
-                    if (all_claimed && sweeper) __threadfence();
                     done = all_claimed && (!sweeper || load_volatile(&ctl->in_flight) == 0);
                 }
                 if (!done) {
