@@ -590,7 +590,7 @@ int32_t Reader::material(int index) {
         }
         return default_material_;
     }
-    return material_slot_.at(static_cast<size_t>(index));
+    return at(material_slot_, index, "material");
 }
 
 void Reader::load() {
