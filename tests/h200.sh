@@ -37,7 +37,8 @@ stage() {
         grep -E "tinyobj|tinygltf|libstb|OpenEXR|Imath|Iex|IlmThread|cudart|libjpeg|libpng" | xargs -r -I{} cp -L {} .stage/lib/
     mkdir -p .scenes/crytek-sponza-geometry
     cp -r ../shared/scenes/cornell-box ../shared/scenes/dabrovic-sponza .scenes/
-    mkdir -p .scenes/gltf && cp -r ../shared/scenes/gltf/MetalRoughSpheresNoTextures .scenes/gltf/
+    mkdir -p .scenes/gltf/DamagedHelmet && cp -r ../shared/scenes/gltf/MetalRoughSpheresNoTextures ../shared/scenes/gltf/TextureTransformTest \
+        ../shared/scenes/gltf/NormalTangentMirrorTest .scenes/gltf/ && cp -r ../shared/scenes/gltf/DamagedHelmet/glTF-Binary .scenes/gltf/DamagedHelmet/
     cp ../shared/scenes/crytek-sponza-geometry/sponza_geometry.mtl .scenes/crytek-sponza-geometry/
     [ -f .scenes/crytek-sponza-geometry/sponza.obj.xz ] ||
         xz -T0 -c ../shared/scenes/crytek-sponza-geometry/sponza.obj >.scenes/crytek-sponza-geometry/sponza.obj.xz

@@ -139,6 +139,26 @@ TEST(Gpu, EveryModeMatchesTheCpuOnDabrovicSponza) {
 #endif
 }
 
+// glTF's material inputs through the device's texture objects (address modes, sRGB or linear, the uv
+// transform, tangent-space normal maps, textured emission and metal-rough) against the CPU's software
+// sampling, under the automatic camera and sky.
+TEST(Gpu, EveryModeMatchesTheCpuOnGltfModels) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    for (const char* rel : {"gltf/TextureTransformTest/glTF/TextureTransformTest.gltf",
+                            "gltf/NormalTangentMirrorTest/glTF/NormalTangentMirrorTest.gltf",
+                            "gltf/DamagedHelmet/glTF-Binary/DamagedHelmet.glb"}) {
+        REQUIRE_SHARED_SCENE(rel);
+        Scene s = load_scene(pkrt_test::shared_scene(rel));
+        prepare_scene(s);
+        for (SchedulerMode mode : kModes) {
+            auto gpu = gpu_backend(gpus[0]);
+            expect_matches_cpu(s, *gpu, settings(64, 64, 16, 6, 5, mode), std::string(rel) + " " + mode_name(mode));
+        }
+    }
+#endif
+}
+
 TEST(Gpu, ConservationOfSamplesAndQueueRecords) {
     REQUIRE_GPU();
 #if defined(PKRT_HAVE_CUDA)
