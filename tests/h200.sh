@@ -36,7 +36,7 @@ stage() {
     ldd .stage/pkrt | awk '/=>/ {print $3}' |
         grep -E "tinyobj|tinygltf|libstb|OpenEXR|Imath|Iex|IlmThread|cudart|libjpeg|libpng" | xargs -r -I{} cp -L {} .stage/lib/
     mkdir -p .scenes/crytek-sponza-geometry
-    cp -r ../shared/scenes/cornell-box ../shared/scenes/dabrovic-sponza .scenes/
+    cp -r ../shared/scenes/cornell-box ../shared/scenes/dabrovic-sponza ../shared/scenes/stanford-bunny .scenes/
     mkdir -p .scenes/gltf/DamagedHelmet && cp -r ../shared/scenes/gltf/MetalRoughSpheresNoTextures ../shared/scenes/gltf/TextureTransformTest \
         ../shared/scenes/gltf/NormalTangentMirrorTest .scenes/gltf/ && cp -r ../shared/scenes/gltf/DamagedHelmet/glTF-Binary .scenes/gltf/DamagedHelmet/
     cp ../shared/scenes/crytek-sponza-geometry/sponza_geometry.mtl .scenes/crytek-sponza-geometry/
@@ -116,7 +116,7 @@ check() {
     fi
     echo "=== layouts"
     for layout in bvh2 cwbvh; do
-        timeout 120 $P bench scenes/bench/crytek-sponza.json scenes/bench/metal-rough-spheres.json --bvh $layout \
+        timeout 150 $P bench scenes/bench/crytek-sponza.json scenes/bench/metal-rough-spheres.json scenes/bench/bunnies-in-sponza.json --bvh $layout \
             --res 1920x1080 --max-depth 4 --repeat 5 -q --csv "$out/layout_$layout.csv" >/dev/null
         echo "$layout exit $?"
     done
