@@ -259,7 +259,9 @@ TEST(Gltf, TangentsOnlyWithNormalMaps) {
             mirrored += t.w0 < 0.0f;
         }
         EXPECT_GE(unit, s.tris.size() * 95 / 100) << "tangents from the file (Mirror test) or generated (Helmet)";
-        if (std::string(rel).find("Mirror") != std::string::npos) EXPECT_GT(mirrored, 0u) << "mirrored UVs: w = -1";
+        if (std::string(rel).find("Mirror") != std::string::npos) {
+            EXPECT_GT(mirrored, 0u) << "mirrored UVs: w = -1";
+        }
     }
 }
 
