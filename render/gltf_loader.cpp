@@ -561,10 +561,13 @@ int32_t Reader::texture_view(const tinygltf::TextureInfo& info, int tex_coord, c
             sy = number(t->Get("scale").Get(1), 1.0);
         }
         if (t->Has("texCoord")) *uv_set = static_cast<int>(std::clamp(number(t->Get("texCoord"), 0.0), -1.0, 1e6));
-        // glTF's uv' = T(offset) R(rotation) S(scale) uv with v down; with F(u, v) = (u, 1 - v) the same
-        // map in pkrt's v-up coordinates is F G F.
+        // glTF's uv' = T(offset) R(rotation) S(scale) uv with v down, R turning (1, 0) towards (cos, -sin):
+        // counter-clockwise as the image is seen (v down), as the sample renderers and
+        // TextureTransformTest's markers have it. (The extension's GLSL sample writes R transposed; its
+        // arrow then points at the test's red "opposite direction" marker.) With F(u, v) = (u, 1 - v)
+        // the same map in pkrt's v-up coordinates is F G F.
         double c = std::cos(rot), s = std::sin(rot);
-        double a = c * sx, b = -s * sy, e0 = ox, d = s * sx, e = c * sy, f = oy;
+        double a = c * sx, b = s * sy, e0 = ox, d = -s * sx, e = c * sy, f = oy;
         double uv[6] = {a, -b, b + e0, -d, e, 1.0 - e - f};
         for (int k = 0; k < 6; ++k) {
             if (!std::isfinite(uv[k]) || std::fabs(uv[k]) > 1e6) fail(where + ": KHR_texture_transform is not finite");

@@ -442,15 +442,15 @@ TEST(GltfGenerated, ValidFileLoadsWithSamplerAndTransform) {
     EXPECT_EQ(v.wrap_u, kWrapClamp);
     EXPECT_EQ(v.wrap_v, kWrapMirror);
     EXPECT_EQ(v.srgb, 1);
-    // glTF uv (0, 0) is the image's top left; pkrt's uv for it is (0, 1). The spec's transform sends glTF
+    // glTF uv (0, 0) is the image's top left; pkrt's uv for it is (0, 1). The transform sends glTF
     // (0, 0) to the offset (0.5, 0), which is pkrt (0.5, 1); glTF (1, 0) to offset + R S (1, 0) =
-    // (0.5 + 0.5 cos r, 0.5 sin r), pkrt (.., 1 - 0.5 sin r).
+    // (0.5 + 0.5 cos r, -0.5 sin r) (counter-clockwise with v down), pkrt (.., 1 + 0.5 sin r).
     Vec2 a = texture_uv(v, 0.0f, 1.0f);
     EXPECT_NEAR(a.x, 0.5f, 1e-6f);
     EXPECT_NEAR(a.y, 1.0f, 1e-6f);
     Vec2 b = texture_uv(v, 1.0f, 1.0f);
     EXPECT_NEAR(b.x, 0.5f + 0.5f * std::cos(0.3f), 1e-6f);
-    EXPECT_NEAR(b.y, 1.0f - 0.5f * std::sin(0.3f), 1e-6f);
+    EXPECT_NEAR(b.y, 1.0f + 0.5f * std::sin(0.3f), 1e-6f);
     // The vertex uvs are flipped to v up: glTF (0, 1) at vertex 2 is pkrt (0, 0).
     EXPECT_NEAR(s.shading[0].uv2.y, 0.0f, 1e-6f);
     EXPECT_NEAR(s.shading[0].uv0.y, 1.0f, 1e-6f);
