@@ -332,14 +332,18 @@ PKRT_HD_OUTLINE bool reflection_sample(const BsdfParams& p, Vec3 wo, float u0, f
 
 // ---- Dispatch ----
 
-// f (no cosine) and the solid-angle pdf of sampling wi, in one pass.
+// f (no cosine) and the solid-angle pdf of sampling wi, in one pass. kFull: as in kernels/environment.h
+// (without it, a kernel has no metal-rough case).
+template <bool kFull = true>
 PKRT_HD Vec3 bsdf_eval_pdf(const BsdfParams& p, Vec3 wo, Vec3 wi, float* pdf) {
     switch (p.type) {
         case kDiffuse:
             *pdf = wo.z > 0.0f ? cosine_hemisphere_pdf(wi.z) : 0.0f;
             return diffuse_eval(p, wo, wi);
-        case kConductor:
-        case kMetalRough: return reflection_eval_pdf(p, wo, wi, pdf);
+        case kConductor: return reflection_eval_pdf(p, wo, wi, pdf);
+        case kMetalRough:
+            if constexpr (kFull) return reflection_eval_pdf(p, wo, wi, pdf);
+            else return dielectric_eval_pdf(p, wo, wi, pdf);  // never reached: the host picks the full build
         default: return dielectric_eval_pdf(p, wo, wi, pdf);
     }
 }
@@ -357,6 +361,7 @@ PKRT_HD float bsdf_pdf(const BsdfParams& p, Vec3 wo, Vec3 wi) {
 
 // Draws three uniform numbers in every case so that each bounce consumes the same count of random
 // numbers whatever the material: keeps sample streams aligned across backends and easy to reason about.
+template <bool kFull = true>
 PKRT_HD bool bsdf_sample(const BsdfParams& p, Vec3 wo, float u0, float u1, float u2, BsdfSample& s) {
     switch (p.type) {
         case kDiffuse: {
@@ -369,8 +374,10 @@ PKRT_HD bool bsdf_sample(const BsdfParams& p, Vec3 wo, float u0, float u1, float
             s.delta = false;
             return true;
         }
-        case kConductor:
-        case kMetalRough: return reflection_sample(p, wo, u0, u1, u2, s);
+        case kConductor: return reflection_sample(p, wo, u0, u1, u2, s);
+        case kMetalRough:
+            if constexpr (kFull) return reflection_sample(p, wo, u0, u1, u2, s);
+            else return dielectric_sample(p, wo, u0, u1, u2, s);  // never reached, as above
         default: return dielectric_sample(p, wo, u0, u1, u2, s);
     }
 }

@@ -62,6 +62,11 @@ PKRT_HD Vec3 environment_map_lookup(const Environment& env, Vec2 uv) {
     return lerp(top, bottom, ay) * env.intensity;
 }
 
+// kFull: the scene may use the glTF-era inputs (environment maps, metal-rough, material textures beyond
+// the base colour). The GPU kernels are built with and without them and the host picks per scene
+// (SceneView::full_shading): without, their code is not in the kernel and costs it no registers. The
+// CPU always runs the full code; on a scene without those inputs both give the same samples.
+template <bool kFull = true>
 PKRT_HD Vec3 environment_radiance(const Environment& env, Vec3 dir) {
     switch (env.type) {
         case kEnvConstant: return env.color;
@@ -70,7 +75,9 @@ PKRT_HD Vec3 environment_radiance(const Environment& env, Vec3 dir) {
             // sqrt keeps the sky bright near the horizon, as a real sky's airmass does.
             return lerp(env.horizon, env.zenith, sqrtf(clamp_f(dir.y, 0.0f, 1.0f)));
         }
-        case kEnvMap: return environment_map_lookup(env, environment_map_uv(environment_to_map(env, dir)));
+        case kEnvMap:
+            if constexpr (kFull) return environment_map_lookup(env, environment_map_uv(environment_to_map(env, dir)));
+            else return splat(0.0f);
         default: return splat(0.0f);
     }
 }
@@ -147,16 +154,23 @@ PKRT_HD Vec3 environment_map_sample(const Environment& env, float u0, float u1, 
 // Constant and sky: uniform over the sphere. Both are smooth and fill the sphere, so a uniform proposal
 // is within a small factor of their shape and MIS with the BSDF covers the rest. Maps: importance
 // sampled, since a sun or a window in a map is a small, very bright light.
+template <bool kFull = true>
 PKRT_HD Vec3 environment_sample(const Environment& env, float u0, float u1, float* pdf, Vec3* radiance) {
-    if (env.type == kEnvMap) return environment_map_sample(env, u0, u1, pdf, radiance);
+    if constexpr (kFull) {
+        if (env.type == kEnvMap) return environment_map_sample(env, u0, u1, pdf, radiance);
+    }
     *pdf = uniform_sphere_pdf();
     Vec3 d = sample_uniform_sphere(u0, u1);
-    *radiance = environment_radiance(env, d);
+    *radiance = environment_radiance<kFull>(env, d);
     return d;
 }
 
+template <bool kFull = true>
 PKRT_HD float environment_pdf(const Environment& env, Vec3 dir) {
-    return env.type == kEnvMap ? environment_map_pdf(env, dir) : uniform_sphere_pdf();
+    if constexpr (kFull) {
+        if (env.type == kEnvMap) return environment_map_pdf(env, dir);
+    }
+    return uniform_sphere_pdf();
 }
 
 }  // namespace pkrt

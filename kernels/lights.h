@@ -37,10 +37,12 @@ PKRT_HD float triangle_light_pdf(const SceneView& s, int32_t prim, float area, f
 }
 
 // Solid-angle density with which light sampling would have produced direction `dir` to the environment.
+template <bool kFull = true>
 PKRT_HD float environment_light_pdf(const SceneView& s, Vec3 dir) {
-    return s.lights.env_select > 0.0f ? s.lights.env_select * environment_pdf(s.env, dir) : 0.0f;
+    return s.lights.env_select > 0.0f ? s.lights.env_select * environment_pdf<kFull>(s.env, dir) : 0.0f;
 }
 
+template <bool kFull = true>
 PKRT_HD LightSample sample_light(const SceneView& s, Vec3 p, float u_select, float u0, float u1) {
     LightSample ls;
     ls.pdf = 0.0f;
@@ -50,7 +52,7 @@ PKRT_HD LightSample sample_light(const SceneView& s, Vec3 p, float u_select, flo
     float env_p = s.lights.env_select;
     if (u_select < env_p) {
         float pdf;
-        ls.wi = environment_sample(s.env, u0, u1, &pdf, &ls.radiance);
+        ls.wi = environment_sample<kFull>(s.env, u0, u1, &pdf, &ls.radiance);
         ls.pdf = pdf * env_p;
         return ls;
     }
@@ -74,7 +76,7 @@ PKRT_HD LightSample sample_light(const SceneView& s, Vec3 p, float u_select, flo
     ls.pdf = triangle_light_pdf(s, prim, area, d, cos_light);
     if (ls.pdf > 0.0f) {
         const TriShading& sh = s.shading[prim];
-        ls.radiance = surface_emission(s, s.materials[sh.material], sh, b.x, b.y);
+        ls.radiance = surface_emission<kFull>(s, s.materials[sh.material], sh, b.x, b.y);
     }
     return ls;
 }

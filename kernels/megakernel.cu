@@ -10,7 +10,7 @@ namespace {
 // Three blocks of 256 threads per SM need at most 80 registers a thread (85, rounded down to the
 // allocation unit of 8); at 81 only two fit, and the kernel ran 20-28% slower (H200, Cornell and Crytek
 // Sponza at 1080p) when the glTF material inputs and environment maps grew shading past that line.
-template <BvhViewLayout L>
+template <BvhViewLayout L, bool kFull>
 __global__ void __launch_bounds__(kWavefrontThreads, 3) megakernel(WavefrontParams p) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     const WaveParams w = *p.wave;
@@ -32,7 +32,7 @@ __global__ void __launch_bounds__(kWavefrontThreads, 3) megakernel(WavefrontPara
         r.dropped = false;
         uint32_t pixel = active ? path.pixel : 0;
         if (active) {
-            shade_path_outlined(p.scene, f, path, hit, r);
+            shade_path_outlined<kFull>(p.scene, f, path, hit, r);
             sink.add(pixel, r.radiance);
             if (r.has_shadow) resolve_shadow<LayoutTraversal<L>>(sink, p.scene.bvh, r.shadow);
         }
@@ -49,10 +49,11 @@ __global__ void __launch_bounds__(kWavefrontThreads, 3) megakernel(WavefrontPara
 
 cudaError_t launch_megakernel(const WavefrontParams& p, cudaStream_t stream) {
     unsigned blocks = (p.capacity + kWavefrontThreads - 1) / kWavefrontThreads;
-    if (p.scene.bvh.layout == BvhViewLayout::kCwbvh)
-        megakernel<BvhViewLayout::kCwbvh><<<blocks, kWavefrontThreads, 0, stream>>>(p);
-    else
-        megakernel<BvhViewLayout::kBvh2><<<blocks, kWavefrontThreads, 0, stream>>>(p);
+    bool wide = p.scene.bvh.layout == BvhViewLayout::kCwbvh, full = p.scene.full_shading != 0;
+    if (wide && full) megakernel<BvhViewLayout::kCwbvh, true><<<blocks, kWavefrontThreads, 0, stream>>>(p);
+    else if (wide) megakernel<BvhViewLayout::kCwbvh, false><<<blocks, kWavefrontThreads, 0, stream>>>(p);
+    else if (full) megakernel<BvhViewLayout::kBvh2, true><<<blocks, kWavefrontThreads, 0, stream>>>(p);
+    else megakernel<BvhViewLayout::kBvh2, false><<<blocks, kWavefrontThreads, 0, stream>>>(p);
     return cudaGetLastError();
 }
 

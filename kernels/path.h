@@ -78,6 +78,8 @@ PKRT_HD float mis_weight_bsdf(float prev_pdf, float light_pdf) {
     return prev_pdf == 0.0f ? 1.0f : power_heuristic(prev_pdf, light_pdf);
 }
 
+// kFull: see kernels/environment.h.
+template <bool kFull = true>
 PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& path, const Hit& hit, ShadeResult& out) {
     out.radiance = splat(0.0f);
     out.has_shadow = false;
@@ -85,9 +87,9 @@ PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& pat
     out.dropped = false;
 
     if (hit.prim < 0) {
-        Vec3 le = environment_radiance(s.env, path.dir);
+        Vec3 le = environment_radiance<kFull>(s.env, path.dir);
         if (!is_black(le)) {
-            float w = mis_weight_bsdf(path.prev_pdf, environment_light_pdf(s, path.dir));
+            float w = mis_weight_bsdf(path.prev_pdf, environment_light_pdf<kFull>(s, path.dir));
             out.radiance = finite_or_drop(path.throughput * le * w, out);
         }
         return;
@@ -108,7 +110,7 @@ PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& pat
         if (cos_light > 0.0f) {
             float light_pdf = triangle_light_pdf(s, hit.prim, area, hit.t, cos_light);
             float w = mis_weight_bsdf(path.prev_pdf, light_pdf);
-            out.radiance = finite_or_drop(path.throughput * surface_emission(s, m, sh, hit.u, hit.v) * w, out);
+            out.radiance = finite_or_drop(path.throughput * surface_emission<kFull>(s, m, sh, hit.u, hit.v) * w, out);
         }
     }
     if (path.depth >= f.max_depth) return;
@@ -121,7 +123,7 @@ PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& pat
     }
     // Tangent-space normal map, perturbing the interpolated normal as the file's tangents orient it
     // (before it is faced towards the viewer, which would mirror the map).
-    if (m.normal_texture >= 0 && s.tangents) {
+    if (kFull && m.normal_texture >= 0 && s.tangents) {
         const TriTangents& tg = s.tangents[hit.prim];
         Vec3 t = tg.t0 * b0 + tg.t1 * hit.u + tg.t2 * hit.v;
         t = t - ns * dot(ns, t);
@@ -156,7 +158,7 @@ PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& pat
     bp.alpha = m.alpha;
     bp.eta = m.ior;
     bp.metallic = m.metallic;
-    if (m.metal_rough_texture >= 0) {  // glTF's packing: G roughness, B metallic; alpha = roughness^2
+    if (kFull && m.metal_rough_texture >= 0) {  // glTF's packing: G roughness, B metallic; alpha = roughness^2
         Vec2 uv = interpolate_uv(sh, hit.u, hit.v);
         Vec3 c = texture_sample(s.textures[m.metal_rough_texture], uv.x, uv.y);
         bp.alpha = m.alpha * c.y * c.y;
@@ -168,13 +170,13 @@ PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& pat
     // bounce consumes the same count.
     float ul = path.rng.next_float(), ul0 = path.rng.next_float(), ul1 = path.rng.next_float();
     if (!bsdf_is_delta(bp) && (s.lights.count > 0 || s.lights.env_select > 0.0f)) {
-        LightSample ls = sample_light(s, pos, ul, ul0, ul1);
+        LightSample ls = sample_light<kFull>(s, pos, ul, ul0, ul1);
         if (ls.pdf > 0.0f && !is_black(ls.radiance)) {
             Vec3 wi = frame.to_local(ls.wi);
             float cos_g = dot(ls.wi, ng);
             bool same_side = two_sided ? cos_g > 0.0f : true;
             float bsdf_pdf_wi;
-            Vec3 fcos = bsdf_eval_pdf(bp, wo, wi, &bsdf_pdf_wi) * fabsf(wi.z);
+            Vec3 fcos = bsdf_eval_pdf<kFull>(bp, wo, wi, &bsdf_pdf_wi) * fabsf(wi.z);
             if (same_side && !is_black(fcos)) {
                 float w = power_heuristic(ls.pdf, bsdf_pdf_wi);
                 Vec3 c = path.throughput * fcos * ls.radiance * (w / ls.pdf);
@@ -196,7 +198,7 @@ PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& pat
     float u0 = path.rng.next_float(), u1 = path.rng.next_float(), u2 = path.rng.next_float();
     float u_rr = path.rng.next_float();
     BsdfSample bs;
-    if (!bsdf_sample(bp, wo, u0, u1, u2, bs)) return;
+    if (!bsdf_sample<kFull>(bp, wo, u0, u1, u2, bs)) return;
     Vec3 wi_world = normalize(frame.to_world(bs.wi));
     float cos_g = dot(wi_world, ng);
     if (two_sided && cos_g <= 0.0f) return;  // the shading normal sent it under the surface
@@ -220,9 +222,10 @@ PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& pat
 // The same, as one out-of-line function. Whether that pays depends on the kernel: measured on the H200
 // (Crytek Sponza 1080p), the megakernel runs 20% faster with it, the wavefront shade kernel and the
 // persistent kernel slower, so each scheduler picks its own.
+template <bool kFull = true>
 PKRT_HD_OUTLINE void shade_path_outlined(const SceneView& s, const FrameRecord& f, PathState& path, const Hit& hit,
                                          ShadeResult& out) {
-    shade_path(s, f, path, hit, out);
+    shade_path<kFull>(s, f, path, hit, out);
 }
 
 }  // namespace pkrt

@@ -106,7 +106,7 @@ __device__ __forceinline__ void trace_shadows(const PersistentParams& p, Framebu
 // each warp keeps a copy of the one its paths belong to (the job of its last claim), refreshed when a
 // claim brings a new job. Resident warps keep their bounces (no straggler pooling), so every path a
 // warp holds comes from its own claims.
-template <bool kResident, BvhViewLayout L>
+template <bool kResident, BvhViewLayout L, bool kFull>
 __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
     __shared__ BlockCounters bc;
     __shared__ FrameRecord frame_copy[kResident ? kPersistentThreads / 32 : 1];
@@ -307,7 +307,7 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
         r.dropped = false;
         if (have) {
             uint32_t pixel = rec.path.pixel;
-            shade_path(p.scene, frame, rec.path, hit, r);
+            shade_path<kFull>(p.scene, frame, rec.path, hit, r);
             sink.add(pixel, r.radiance);
         }
         count_dropped(bc.rays, r.dropped);
@@ -354,66 +354,67 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
 }
 
 // Register caps: the same loop compiled for 4, 6, 8 or 10 resident blocks per SM (128, 80, 64 or 48
-// registers). More warps hide more memory latency; fewer registers spill more.
-template <int kMinBlocks, BvhViewLayout L>
+// registers). More warps hide more memory latency; fewer registers spill more. Each for a BVH layout,
+// and with or without the full shading (kFull, kernels/environment.h).
+template <int kMinBlocks, BvhViewLayout L, bool kFull>
 __global__ void __launch_bounds__(kPersistentThreads, kMinBlocks) persistent_kernel(PersistentParams p) {
-    persistent_body<false, L>(p);
+    persistent_body<false, L, kFull>(p);
 }
 
-template <BvhViewLayout L>
+template <BvhViewLayout L, bool kFull>
 __global__ void __launch_bounds__(kPersistentThreads, kResidentBlocksPerSm) resident_kernel(PersistentParams p) {
-    persistent_body<true, L>(p);
+    persistent_body<true, L, kFull>(p);
 }
 
 namespace {
-template <BvhViewLayout L, class F>
+template <BvhViewLayout L, bool kFull, class F>
 cudaError_t with_build(int blocks_per_sm, F&& f) {
     switch (blocks_per_sm) {
-        case 4: return f(persistent_kernel<4, L>);
-        case 6: return f(persistent_kernel<6, L>);
-        case 8: return f(persistent_kernel<8, L>);
-        case 10: return f(persistent_kernel<10, L>);
+        case 4: return f(persistent_kernel<4, L, kFull>);
+        case 6: return f(persistent_kernel<6, L, kFull>);
+        case 8: return f(persistent_kernel<8, L, kFull>);
+        case 10: return f(persistent_kernel<10, L, kFull>);
         default: return cudaErrorInvalidValue;
     }
 }
-
 }  // namespace
 
-template <BvhViewLayout L>
+template <BvhViewLayout L, bool kFull>
 int persistent_occupancy_as(int blocks_per_sm) {
     int blocks = 0;
-    cudaError_t e = with_build<L>(blocks_per_sm, [&](auto kernel) {
+    cudaError_t e = with_build<L, kFull>(blocks_per_sm, [&](auto kernel) {
         return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kPersistentThreads, 0);
     });
     return e == cudaSuccess ? blocks : 0;
 }
 
-template <BvhViewLayout L>
+template <BvhViewLayout L, bool kFull>
 cudaError_t launch_persistent_as(const PersistentParams& p, int blocks, int blocks_per_sm, cudaStream_t stream) {
-    return with_build<L>(blocks_per_sm, [&](auto kernel) {
+    return with_build<L, kFull>(blocks_per_sm, [&](auto kernel) {
         kernel<<<blocks, kPersistentThreads, 0, stream>>>(p);
         return cudaGetLastError();
     });
 }
 
-template <BvhViewLayout L>
+template <BvhViewLayout L, bool kFull>
 int resident_occupancy_as() {
     int blocks = 0;
-    cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, resident_kernel<L>, kPersistentThreads, 0);
+    cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, resident_kernel<L, kFull>, kPersistentThreads, 0);
     return e == cudaSuccess ? blocks : 0;
 }
 
-template <BvhViewLayout L>
+template <BvhViewLayout L, bool kFull>
 cudaError_t launch_resident_as(const PersistentParams& p, int blocks, cudaStream_t stream) {
-    resident_kernel<L><<<blocks, kPersistentThreads, 0, stream>>>(p);
+    resident_kernel<L, kFull><<<blocks, kPersistentThreads, 0, stream>>>(p);
     return cudaGetLastError();
 }
 
-// One layout's builds, for persistent_bvh2.cu and persistent_cwbvh.cu.
-#define PKRT_PERSISTENT_BUILDS(L)                                                                              \
-    template int persistent_occupancy_as<L>(int);                                                             \
-    template cudaError_t launch_persistent_as<L>(const PersistentParams&, int, int, cudaStream_t);            \
-    template int resident_occupancy_as<L>();                                                                  \
-    template cudaError_t launch_resident_as<L>(const PersistentParams&, int, cudaStream_t);
+// One layout's builds, with and without the full shading, for persistent_bvh2.cu and persistent_cwbvh.cu.
+#define PKRT_PERSISTENT_BUILDS_AS(L, F)                                                                       \
+    template int persistent_occupancy_as<L, F>(int);                                                          \
+    template cudaError_t launch_persistent_as<L, F>(const PersistentParams&, int, int, cudaStream_t);         \
+    template int resident_occupancy_as<L, F>();                                                               \
+    template cudaError_t launch_resident_as<L, F>(const PersistentParams&, int, cudaStream_t);
+#define PKRT_PERSISTENT_BUILDS(L) PKRT_PERSISTENT_BUILDS_AS(L, false) PKRT_PERSISTENT_BUILDS_AS(L, true)
 
 }  // namespace pkrt

@@ -47,6 +47,9 @@ struct SceneView {
     const TextureView* textures;
     LightsView lights;
     Environment env;
+    // Whether the scene uses an environment map, metal-rough materials or textures other than a base
+    // colour: the GPU kernels without them are built apart (kernels/environment.h, kFull).
+    int32_t full_shading;
 };
 
 PKRT_HD Vec2 interpolate_uv(const TriShading& sh, float b1, float b2) {
@@ -56,10 +59,15 @@ PKRT_HD Vec2 interpolate_uv(const TriShading& sh, float b1, float b2) {
 
 // Radiance leaving the front face at barycentrics (b1, b2): the factor times its texture, if any. The
 // light tables weigh triangles by the factor alone, an upper bound of the textured emission.
+template <bool kFull = true>
 PKRT_HD Vec3 surface_emission(const SceneView& s, const Material& m, const TriShading& sh, float b1, float b2) {
-    if (m.emission_texture < 0) return m.emission;
-    Vec2 uv = interpolate_uv(sh, b1, b2);
-    return m.emission * texture_sample(s.textures[m.emission_texture], uv.x, uv.y);
+    if constexpr (kFull) {
+        if (m.emission_texture >= 0) {
+            Vec2 uv = interpolate_uv(sh, b1, b2);
+            return m.emission * texture_sample(s.textures[m.emission_texture], uv.x, uv.y);
+        }
+    }
+    return m.emission;
 }
 
 }  // namespace pkrt

@@ -68,6 +68,7 @@ __global__ void wf_extend_kernel(WavefrontParams p, int bounce) {
     count_sm_rays(p.counters, count_extension_rays(p.counters->rays, active, bounce));
 }
 
+template <bool kFull>
 __global__ void wf_shade_kernel(WavefrontParams p, int bounce) {
     bool active;
     if (!stage_block_live(p.path_counts[bounce], &active)) return;
@@ -82,7 +83,7 @@ __global__ void wf_shade_kernel(WavefrontParams p, int bounce) {
     if (active) {
         load_record(r, &p.paths[bounce & 1][i]);
         pixel = r.path.pixel;
-        shade_path(p.scene, *p.frame, r.path, p.hits[i], res);
+        shade_path<kFull>(p.scene, *p.frame, r.path, p.hits[i], res);
         sink.add(pixel, res.radiance);
     }
     finish_samples(sink, p.counters->rays, active && !res.continues, pixel);
@@ -129,8 +130,12 @@ cudaError_t launch_wf_extend(const WavefrontParams& p, int bounce, cudaStream_t 
         wf_extend_kernel<BvhViewLayout::kBvh2><<<grid_for(p.capacity), kWavefrontThreads, 0, stream>>>(p, bounce);
     return cudaGetLastError();
 }
+// The shade stage is built with and without the full shading (kernels/environment.h).
 cudaError_t launch_wf_shade(const WavefrontParams& p, int bounce, cudaStream_t stream) {
-    wf_shade_kernel<<<grid_for(p.capacity), kWavefrontThreads, 0, stream>>>(p, bounce);
+    if (p.scene.full_shading)
+        wf_shade_kernel<true><<<grid_for(p.capacity), kWavefrontThreads, 0, stream>>>(p, bounce);
+    else
+        wf_shade_kernel<false><<<grid_for(p.capacity), kWavefrontThreads, 0, stream>>>(p, bounce);
     return cudaGetLastError();
 }
 cudaError_t launch_wf_shadow(const WavefrontParams& p, int bounce, cudaStream_t stream) {

@@ -216,6 +216,14 @@ Environment environment_view(const Scene& scene) {
 bool valid_aperture_radius(float r) { return std::isfinite(r) && r >= 0.0f && r <= 1e18f; }
 bool valid_focus_distance(float d) { return std::isfinite(d) && d > 0.0f && d <= 1e18f; }
 
+bool needs_full_shading(const Scene& scene) {
+    if (scene.environment.type == kEnvMap) return true;
+    for (const Material& m : scene.materials)
+        if (m.type == kMetalRough || m.emission_texture >= 0 || m.metal_rough_texture >= 0 || m.normal_texture >= 0)
+            return true;
+    return false;
+}
+
 SceneView view_scene(const Scene& scene) {
     SceneView v{};
     v.bvh = bvh_view(scene.bvh, scene.tris);
@@ -229,6 +237,7 @@ SceneView view_scene(const Scene& scene) {
     v.lights.count = static_cast<int32_t>(scene.light_tris.size());
     v.lights.env_select = scene.env_select;
     v.env = environment_view(scene);
+    v.full_shading = needs_full_shading(scene) ? 1 : 0;
     return v;
 }
 

@@ -125,6 +125,10 @@ Environment environment_view(const Scene& scene);
 bool valid_aperture_radius(float r);
 bool valid_focus_distance(float d);
 
+// Whether the per-ray code needs its full form for this scene (kernels/environment.h, kFull): an
+// environment map, a metal-rough material, or an emission, metal-rough or normal texture.
+bool needs_full_shading(const Scene& scene);
+
 // A view over the scene's host memory, for the CPU backend and tests, in whichever layout the scene's
 // BVH holds.
 SceneView view_scene(const Scene& scene);
