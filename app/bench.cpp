@@ -152,11 +152,12 @@ int run_bench(const BenchArgs& a) {
         Scene scene = load_scene(scene_path, a.limits);
         inputs.insert(inputs.end(), scene.inputs.begin(), scene.inputs.end());
         check_outputs(outputs, inputs);
+        // --res sizes were checked as they were parsed; a scene's own resolution is checked here, before the BVH build.
+        if (sizes.empty()) check_pixel_budget(a.limits, scene_path + ": render.resolution", scene.defaults.width, scene.defaults.height);
         prepare_scene(scene, layout);
         std::vector<std::pair<int, int>> res = sizes.empty() ? std::vector<std::pair<int, int>>{{scene.defaults.width, scene.defaults.height}} : sizes;
         std::vector<int> depths = a.depths.empty() ? std::vector<int>{scene.defaults.max_depth} : a.depths;
         for (auto [w, h] : res) {
-            check_pixel_budget(a.limits, scene_path + ": render.resolution", w, h);
             for (int depth : depths) {
                 std::vector<ModeRun> runs;
                 for (const auto& m : modes) {
