@@ -9,7 +9,6 @@
 #include <stb_image.h>
 
 #include <ImfChannelList.h>
-#include <ImfFrameBuffer.h>
 #include <ImfHeader.h>
 #include <ImfIO.h>
 #include <ImfInputFile.h>
@@ -22,6 +21,7 @@
 #include <memory>
 
 #include "error.h"
+#include "exr_rgb.h"
 #include "input_file.h"
 #include "load_limits.h"
 #include "loaders.h"
@@ -201,15 +201,7 @@ void decode_exr(const Scene& scene, const InputFile& f, EnvironmentMap& m) {
         m.width = static_cast<int>(w);
         m.height = static_cast<int>(h);
         m.texels.assign(static_cast<size_t>(w) * h, splat(0.0f));
-        // OpenEXR addresses a slice by pixel coordinates: the base is where pixel (0, 0) would be.
-        char* base = reinterpret_cast<char*>(m.texels.data()) - (int64_t(dw.min.x) + int64_t(dw.min.y) * w) * int64_t(sizeof(Vec3));
-        const size_t xs = sizeof(Vec3), ys = sizeof(Vec3) * static_cast<size_t>(w);
-        Imf::FrameBuffer fb;
-        fb.insert("R", Imf::Slice(Imf::FLOAT, base + 0, xs, ys));
-        fb.insert("G", Imf::Slice(Imf::FLOAT, base + 4, xs, ys));
-        fb.insert("B", Imf::Slice(Imf::FLOAT, base + 8, xs, ys));
-        file.setFrameBuffer(fb);
-        file.readPixels(dw.min.y, dw.max.y);
+        read_exr_rgb(file, m.texels.data());
     } catch (const Error&) {
         throw;
     } catch (const std::exception& e) {

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "exr_rgb.h"
 #include "output_files.h"
 
 namespace pkrt {
@@ -162,6 +163,20 @@ Image read_pfm(const std::string& path) {
     return img;
 }
 
+void read_exr_rgb(Imf::InputFile& file, Vec3* pixels) {
+    const Imath::Box2i dw = file.header().dataWindow();
+    const int64_t w = int64_t(dw.max.x) - dw.min.x + 1;
+    // OpenEXR addresses a slice by pixel coordinates: the base is where pixel (0, 0) would be.
+    char* base = reinterpret_cast<char*>(pixels) - (int64_t(dw.min.x) + int64_t(dw.min.y) * w) * int64_t(sizeof(Vec3));
+    const size_t xs = sizeof(Vec3), ys = sizeof(Vec3) * static_cast<size_t>(w);
+    Imf::FrameBuffer fb;
+    fb.insert("R", Imf::Slice(Imf::FLOAT, base + 0, xs, ys));
+    fb.insert("G", Imf::Slice(Imf::FLOAT, base + 4, xs, ys));
+    fb.insert("B", Imf::Slice(Imf::FLOAT, base + 8, xs, ys));
+    file.setFrameBuffer(fb);
+    file.readPixels(dw.min.y, dw.max.y);
+}
+
 Image read_exr(const std::string& path) {
     try {
         Imf::InputFile file(path.c_str());
@@ -170,15 +185,7 @@ Image read_exr(const std::string& path) {
         img.width = dw.max.x - dw.min.x + 1;
         img.height = dw.max.y - dw.min.y + 1;
         img.pixels.resize(static_cast<size_t>(img.width) * img.height);
-        char* base = reinterpret_cast<char*>(img.pixels.data()) -
-                     (static_cast<ptrdiff_t>(dw.min.x) + static_cast<ptrdiff_t>(dw.min.y) * img.width) * sizeof(Vec3);
-        size_t xs = sizeof(Vec3), ys = sizeof(Vec3) * img.width;
-        Imf::FrameBuffer fb;
-        fb.insert("R", Imf::Slice(Imf::FLOAT, base + 0, xs, ys));
-        fb.insert("G", Imf::Slice(Imf::FLOAT, base + 4, xs, ys));
-        fb.insert("B", Imf::Slice(Imf::FLOAT, base + 8, xs, ys));
-        file.setFrameBuffer(fb);
-        file.readPixels(dw.min.y, dw.max.y);
+        read_exr_rgb(file, img.pixels.data());
         return img;
     } catch (const std::exception& e) {
         throw Error(path + ": cannot read EXR: " + e.what());
