@@ -115,15 +115,6 @@ void write_exr_map(const std::string& path, int w, int h, Vec3 (*f)(int, int)) {
     write_exr(path, img);
 }
 
-std::string load_error(const std::string& scene_path, const LoadLimits& limits = {}) {
-    try {
-        Scene s = load_scene(scene_path, limits);
-        prepare_scene(s);
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
-}
 
 std::string map_scene(const std::string& file, const std::string& extra = "") {
     return R"({"camera": {"eye": [0, 0, 3], "look_at": [0, 0, 0], "fov": 30},

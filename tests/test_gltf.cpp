@@ -14,6 +14,7 @@
 #include "render/loaders.h"
 #include "render/scene.h"
 #include "test_cli_util.h"
+#include "test_render_util.h"
 #include "test_util.h"
 
 using namespace pkrt;
@@ -52,27 +53,9 @@ const ModelCase kModels[] = {
     {"NormalTangentMirrorTest/glTF/NormalTangentMirrorTest.gltf", 5240, 1, 3, 0},
 };
 
-RenderSettings small(int w, int h, int spp, int depth) {
-    RenderSettings rs;
-    rs.width = w;
-    rs.height = h;
-    rs.spp = spp;
-    rs.max_depth = depth;
-    rs.seed = 7;
-    return rs;
-}
 
 Scene load_model(const std::string& rel) { return load_scene(shared_scene(kGltf + rel)); }
 
-std::string error_of(const std::string& path) {
-    try {
-        Scene s = load_scene(path);
-        prepare_scene(s);
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
-}
 
 }  // namespace
 
@@ -92,7 +75,7 @@ TEST_P(GltfModel, LoadsWithItsCountsAndRendersFinite) {
     prepare_scene(s);
     auto backend = make_cpu_backend(2);
     bool big = c.scene_tris > 200000;
-    RenderOutput out = render_image(*backend, s, small(big ? 12 : 24, big ? 12 : 24, 2, 3), nullptr);
+    RenderOutput out = render_image(*backend, s, settings(big ? 12 : 24, big ? 12 : 24, 2, 3, 7), nullptr);
     double sum = 0;
     for (const auto& p : out.image.pixels) {
         ASSERT_TRUE(all_finite(p)) << "a non-finite pixel";
@@ -132,7 +115,7 @@ TEST(Gltf, EmissiveStrengthRadianceRatios) {
         cam.look_at = centre;
         cam.up = std::fabs(n.y) > 0.9f ? Vec3{1, 0, 0} : Vec3{0, 1, 0};
         cam.vfov_degrees = 1.0f;
-        RenderOutput out = render_view(*backend, s, cam, small(4, 4, 4, 0), nullptr);
+        RenderOutput out = render_view(*backend, s, cam, settings(4, 4, 4, 0, 7), nullptr);
         double g = 0;
         for (const auto& p : out.image.pixels) g += p.y;
         measured[s.material_names[mi]] = g / out.image.pixels.size();
@@ -282,7 +265,7 @@ TEST(Gltf, JsonSceneEntryWithTransform) {
     EXPECT_NEAR(hi.x, 10.5f, 1e-5f);
     ASSERT_EQ(s.inputs.size(), 3u) << "scene, .gltf and its .bin: every file read is an input";
     EXPECT_NE(s.inputs[2].path.find("Box0.bin"), std::string::npos) << s.inputs[2].path;
-    std::string e = error_of(dir.write("t.json", R"({"meshes": [{"gltf": "missing.glb"}]})"));
+    std::string e = load_error(dir.write("t.json", R"({"meshes": [{"gltf": "missing.glb"}]})"));
     EXPECT_NE(e.find("meshes[0]: "), std::string::npos) << e;
     EXPECT_NE(e.find("missing.glb: no such file"), std::string::npos) << e;
 }
@@ -543,7 +526,7 @@ TEST(GltfHostile, OneClearErrorFromTheLoader) {
         SCOPED_TRACE(c.name);
         TempDir dir;
         std::string path = dir.write(c.file, c.bytes);
-        std::string e = error_of(path);
+        std::string e = load_error(path);
         EXPECT_NE(e.find(path), std::string::npos) << "names the file: " << e;
         EXPECT_NE(e.find(c.needle), std::string::npos) << e;
         EXPECT_EQ(e.find('\n'), std::string::npos) << "one line: " << e;

@@ -74,6 +74,17 @@ RenderOutput expect_matches_cpu(const Scene& scene, Backend& gpu, const RenderSe
     return g;
 }
 
+#if defined(PKRT_HAVE_CUDA)
+// expect_matches_cpu in every mode, each on a fresh backend; `rs` without its mode.
+void expect_every_mode_matches_cpu(const Scene& scene, const GpuDevice& d, RenderSettings rs, const std::string& what) {
+    for (SchedulerMode mode : kModes) {
+        auto gpu = gpu_backend(d);
+        rs.mode = mode;
+        expect_matches_cpu(scene, *gpu, rs, what + " " + mode_name(mode));
+    }
+}
+#endif
+
 }  // namespace
 
 TEST(Gpu, EveryModeMatchesTheCpuOnTheCornellBox) {
@@ -82,11 +93,7 @@ TEST(Gpu, EveryModeMatchesTheCpuOnTheCornellBox) {
     for (BvhLayout layout : all_bvh_layouts()) {  // each layout's GPU builds against the CPU's traversal
         Scene s = load_scene(kScenes + "/cornell.json");
         prepare_scene(s, layout);
-        for (SchedulerMode mode : kModes) {
-            auto gpu = gpu_backend(gpus[0]);
-            expect_matches_cpu(s, *gpu, settings(64, 64, 16, 8, 1, mode),
-                               "cornell " + bvh_layout_name(layout) + " " + mode_name(mode));
-        }
+        expect_every_mode_matches_cpu(s, gpus[0], settings(64, 64, 16, 8, 1), "cornell " + bvh_layout_name(layout));
     }
 #endif
 }
@@ -112,10 +119,7 @@ TEST(Gpu, EveryModeMatchesTheCpuUnderAnEnvironmentMap) {
         "meshes": [{"sphere": {"center": [0, 1, 0], "radius": 1, "subdivisions": 3}, "material": "gold"},
                    {"quad": [[-3, 0, -3], [-3, 0, 3], [3, 0, 3], [3, 0, -3]], "material": "clay"}]})");
     Scene s = load_prepared(dir.file("s.json"));
-    for (SchedulerMode mode : kModes) {
-        auto gpu = gpu_backend(gpus[0]);
-        expect_matches_cpu(s, *gpu, settings(48, 48, 16, 6, 1, mode), std::string("environment map ") + mode_name(mode));
-    }
+    expect_every_mode_matches_cpu(s, gpus[0], settings(48, 48, 16, 6, 1), "environment map");
 #endif
 }
 
@@ -130,11 +134,7 @@ TEST(Gpu, EveryModeMatchesTheCpuOnDabrovicSponza) {
     for (BvhLayout layout : all_bvh_layouts()) {
         Scene p = s;
         prepare_scene(p, layout);
-        for (SchedulerMode mode : kModes) {
-            auto gpu = gpu_backend(gpus[0]);
-            expect_matches_cpu(p, *gpu, settings(64, 48, 16, 6, 3, mode),
-                               "sponza " + bvh_layout_name(layout) + " " + mode_name(mode));
-        }
+        expect_every_mode_matches_cpu(p, gpus[0], settings(64, 48, 16, 6, 3), "sponza " + bvh_layout_name(layout));
     }
 #endif
 }
@@ -151,10 +151,7 @@ TEST(Gpu, EveryModeMatchesTheCpuOnGltfModels) {
         REQUIRE_SHARED_SCENE(rel);
         Scene s = load_scene(pkrt_test::shared_scene(rel));
         prepare_scene(s);
-        for (SchedulerMode mode : kModes) {
-            auto gpu = gpu_backend(gpus[0]);
-            expect_matches_cpu(s, *gpu, settings(64, 64, 16, 6, 5, mode), std::string(rel) + " " + mode_name(mode));
-        }
+        expect_every_mode_matches_cpu(s, gpus[0], settings(64, 64, 16, 6, 5), rel);
     }
 #endif
 }

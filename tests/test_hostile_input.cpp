@@ -16,6 +16,7 @@
 #include "render/loaders.h"
 #include "render/scene.h"
 #include "test_cli_util.h"
+#include "test_render_util.h"
 
 using namespace pkrt_test;
 
@@ -103,15 +104,6 @@ void textured_scene(const TempDir& dir, const std::string& name, const std::stri
         "meshes": [{"quad": [[0,0,0],[1,0,0],[1,1,0],[0,1,0]], "material": "t"}]})");
 }
 
-std::string load_error(const std::string& path, const pkrt::LoadLimits& limits = {}) {
-    try {
-        pkrt::Scene s = pkrt::load_scene(path, limits);
-        pkrt::prepare_scene(s);
-    } catch (const pkrt::Error& e) {
-        return e.what();
-    }
-    return "";
-}
 
 #define EXPECT_LOAD_ERROR(path, needle)                                                           \
     do {                                                                                          \

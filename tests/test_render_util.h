@@ -7,6 +7,7 @@
 #include <string>
 
 #include "render/backend.h"
+#include "render/error.h"
 #include "render/scene.h"
 
 namespace pkrt_test {
@@ -15,6 +16,17 @@ inline pkrt::Scene load_prepared(const std::string& path) {
     pkrt::Scene s = pkrt::load_scene(path);
     pkrt::prepare_scene(s);
     return s;
+}
+
+// What loading and preparing the scene at `path` reports as its error; empty when it succeeds.
+inline std::string load_error(const std::string& path, const pkrt::LoadLimits& limits = {}) {
+    try {
+        pkrt::Scene s = pkrt::load_scene(path, limits);
+        pkrt::prepare_scene(s);
+    } catch (const pkrt::Error& e) {
+        return e.what();
+    }
+    return "";
 }
 
 inline pkrt::RenderSettings settings(int w, int h, int spp, int depth, uint32_t seed,

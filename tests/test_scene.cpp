@@ -8,23 +8,16 @@
 #include "render/error.h"
 #include "render/loaders.h"
 #include "render/scene.h"
+#include "test_render_util.h"
 #include "test_util.h"
 
 using namespace pkrt;
+using pkrt_test::load_error;
 using pkrt_test::TempDir;
 
 namespace {
 const std::string kScenes = PKRT_SCENES_DIR;
 
-std::string error_of(const std::string& path) {
-    try {
-        Scene s = load_scene(path);
-        prepare_scene(s);
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
-}
 }  // namespace
 
 TEST(Scene, CornellBoxFromMeasurements) {
@@ -193,7 +186,7 @@ TEST(Scene, JsonErrorsNameFileAndKey) {
     int i = 0;
     for (const auto& c : cases) {
         std::string path = dir.write("case" + std::to_string(i++) + ".json", c.json);
-        std::string err = error_of(path);
+        std::string err = load_error(path);
         EXPECT_NE(err.find(c.message), std::string::npos) << c.json << "\n  gave: " << err;
         EXPECT_NE(err.find(path), std::string::npos) << "the message names the file: " << err;
         EXPECT_EQ(err.find('\n'), std::string::npos) << "one line: " << err;
