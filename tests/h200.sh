@@ -78,42 +78,60 @@ soak() {
     esac
 }
 
-# A shorter session than `run`, for one device call: GPU tests (the conservation test 50 times over),
-# this build against .stage/base/pkrt (base, new, base, new), both BVH layouts on every scene of the
-# bench matrix, and GPU renders of the shipped scenes that exercise materials and the lens.
-check() {
+# What run and check share. Results go to /tmp/results and, as results.tgz, to $OUT: saved after every
+# step, so a call killed at its time limit still brings back what finished.
+begin_results() {
     final=${OUT:?run this on the device machine}
-    local out=/tmp/results
+    out=/tmp/results
     mkdir -p "$out"
     save() { tar czf "$final/results.tgz" -C /tmp results; }
     trap save EXIT
     device_paths
-    local P=./.stage/pkrt
-    { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv; $P info; date -u; } >"$out/device.txt" 2>&1
+    P=./.stage/pkrt
+    { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv; $P info; date -u; env | grep -E "^(LD_LIBRARY_PATH|DISPLAY)="; } >"$out/device.txt" 2>&1
+}
+
+# test_gpu within $1 seconds.
+gpu_tests() {
     echo "=== test_gpu"
-    timeout 150 ./.stage/test_gpu --gtest_color=no >"$out/test_gpu.txt" 2>&1
+    timeout "$1" ./.stage/test_gpu --gtest_color=no >"$out/test_gpu.txt" 2>&1
     echo "exit $?"; grep -E "^\[ +(OK|FAILED|PASSED|SKIPPED) +\]|Failure" "$out/test_gpu.txt" | head -40
+    save
+}
+
+# The build of the commit before (.stage/base/pkrt, when staged) benchmarked beside this one in the
+# order base, new, base, new: Cornell d16 at resolutions $1 with --repeat $2, Crytek Sponza d4 at $3
+# with --repeat $4; tests/bench_compare.py takes each cell's median of the two runs' medians.
+compare_with_base() {
+    [ -x .stage/base/pkrt ] || return 0
+    echo "=== compare with .stage/base/pkrt"
+    local base_csv="" new_csv="" round build bin
+    for round in 1 2; do
+        for build in base new; do
+            bin=$P; [ $build = base ] && bin=.stage/base/pkrt
+            timeout 100 $bin bench scenes/cornell.json --res "$1" --max-depth 16 --repeat "$2" -q \
+                --csv "$out/cmp_cornell_${build}_$round.csv" >/dev/null
+            timeout 100 $bin bench scenes/bench/crytek-sponza.json --res "$3" --max-depth 4 --repeat "$4" -q \
+                --csv "$out/cmp_sponza_${build}_$round.csv" >/dev/null
+            if [ $build = base ]; then base_csv+="${base_csv:+,}$out/cmp_cornell_base_$round.csv,$out/cmp_sponza_base_$round.csv"
+            else new_csv+="${new_csv:+,}$out/cmp_cornell_new_$round.csv,$out/cmp_sponza_new_$round.csv"; fi
+        done
+    done
+    python3 tests/bench_compare.py "$base_csv" "$new_csv" | tee "$out/compare.md"
+    save
+}
+
+# A shorter session than `run`, for one device call: GPU tests (the conservation test 50 times over),
+# this build against .stage/base/pkrt (base, new, base, new), both BVH layouts on every scene of the
+# bench matrix, and GPU renders of the shipped scenes that exercise materials and the lens.
+check() {
+    begin_results
+    gpu_tests 150
     timeout 100 ./.stage/test_gpu --gtest_color=no --gtest_filter=Gpu.ConservationOfSamplesAndQueueRecords --gtest_repeat=50 \
         >"$out/test_gpu_conservation.txt" 2>&1
     echo "conservation x50: exit $?, $(grep -c '^\[       OK \]' "$out/test_gpu_conservation.txt") passed"
     save
-    if [ -x .stage/base/pkrt ]; then
-        echo "=== compare with .stage/base/pkrt"
-        local base_csv="" new_csv=""
-        for round in 1 2; do
-            for build in base new; do
-                local bin=$P; [ $build = base ] && bin=.stage/base/pkrt
-                timeout 60 $bin bench scenes/cornell.json --res 128x128,1920x1080 --max-depth 16 --repeat 10 -q \
-                    --csv "$out/cmp_cornell_${build}_$round.csv" >/dev/null
-                timeout 80 $bin bench scenes/bench/crytek-sponza.json --res 1920x1080 --max-depth 4 --repeat 5 -q \
-                    --csv "$out/cmp_sponza_${build}_$round.csv" >/dev/null
-                if [ $build = base ]; then base_csv+="${base_csv:+,}$out/cmp_cornell_base_$round.csv,$out/cmp_sponza_base_$round.csv"
-                else new_csv+="${new_csv:+,}$out/cmp_cornell_new_$round.csv,$out/cmp_sponza_new_$round.csv"; fi
-            done
-        done
-        python3 tests/bench_compare.py "$base_csv" "$new_csv" | tee "$out/compare.md"
-        save
-    fi
+    compare_with_base 128x128,1920x1080 10 1920x1080 5
     echo "=== layouts"
     for layout in bvh2 cwbvh; do
         timeout 150 $P bench scenes/bench/crytek-sponza.json scenes/bench/metal-rough-spheres.json scenes/bench/bunnies-in-sponza.json --bvh $layout \
@@ -128,20 +146,8 @@ check() {
 }
 
 run() {
-    final=${OUT:?run this on the device machine}
-    local out=/tmp/results
-    mkdir -p "$out"
-    # Saved after every step, so a call killed at its time limit still brings back what finished.
-    save() { tar czf "$final/results.tgz" -C /tmp results; }
-    trap save EXIT
-    device_paths
-    local P=./.stage/pkrt
-    { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv; $P info; date -u; env | grep -E "^(LD_LIBRARY_PATH|DISPLAY)="; } >"$out/device.txt" 2>&1
-
-    echo "=== test_gpu"
-    timeout 120 ./.stage/test_gpu --gtest_color=no >"$out/test_gpu.txt" 2>&1
-    echo "exit $?"; grep -E "^\[ +(OK|FAILED|PASSED|SKIPPED) +\]|Failure" "$out/test_gpu.txt" | head -30
-    save
+    begin_results
+    gpu_tests 120
     echo "=== sanitizer"
     timeout 200 bash tests/sanitize.sh $P scenes/cornell.json >"$out/sanitize.txt" 2>&1
     echo "exit $?"; cat "$out/sanitize.txt"
@@ -155,24 +161,7 @@ run() {
     save
     timeout 100 $P bench scenes/bench/metal-rough-spheres.json --res 128x128,512x512,1920x1080 --max-depth 4 --repeat 10 -q \
         --json "$out/bench_spheres.json" --csv "$out/bench_spheres.csv" --plot "$out/bench_spheres.png"
-    if [ -x .stage/base/pkrt ]; then
-        # The build of the commit before, benchmarked beside this one: base, new, base, new.
-        echo "=== compare with .stage/base/pkrt"
-        local c_base="" c_new="" s_base="" s_new=""
-        for round in 1 2; do
-            for build in base new; do
-                local bin=$P; [ $build = base ] && bin=.stage/base/pkrt
-                timeout 100 $bin bench scenes/cornell.json --res 128x128,512x512,1920x1080 --max-depth 16 --repeat 20 -q \
-                    --csv "$out/cmp_cornell_${build}_$round.csv" >/dev/null
-                timeout 100 $bin bench scenes/bench/crytek-sponza.json --res 128x128,512x512,1920x1080 --max-depth 4 --repeat 10 -q \
-                    --csv "$out/cmp_sponza_${build}_$round.csv" >/dev/null
-            done
-            c_base+="${c_base:+,}$out/cmp_cornell_base_$round.csv"; c_new+="${c_new:+,}$out/cmp_cornell_new_$round.csv"
-            s_base+="${s_base:+,}$out/cmp_sponza_base_$round.csv"; s_new+="${s_new:+,}$out/cmp_sponza_new_$round.csv"
-        done
-        python3 tests/bench_compare.py "$c_base,$s_base" "$c_new,$s_new" | tee "$out/compare.md"
-        save
-    fi
+    compare_with_base 128x128,512x512,1920x1080 20 128x128,512x512,1920x1080 10
     timeout 60 $P render scenes/bench/crytek-sponza.json --backend cuda --spp 1 -q -o "$final/sponza_1080p.png" \
         --stats "$out/stats_sponza_persistent.json"
     if [ -n "${DISPLAY:-}" ] && [ -x ./.stage/pkrt-viewer ]; then
