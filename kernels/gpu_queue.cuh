@@ -33,6 +33,7 @@ __device__ __forceinline__ unsigned load_volatile(const unsigned* p) { return *r
 __device__ __forceinline__ void store_volatile(unsigned long long* p, unsigned long long v) {
     *reinterpret_cast<volatile unsigned long long*>(p) = v;
 }
+__device__ __forceinline__ void store_volatile(unsigned* p, unsigned v) { *reinterpret_cast<volatile unsigned*>(p) = v; }
 
 // Record copies bypass L1 (ld.cg / st.cg): L1 is not coherent across SMs, and a slot is rewritten by
 // other SMs every lap. Records travel as their 16-byte rows (kernels/record_rows.h), packed field by

@@ -131,30 +131,46 @@ constexpr unsigned long long kJobIndexMask = (1ull << kJobSeqShift) - 1;
 
 enum ResidentCommand : uint32_t { kResidentRender = 1, kResidentQuit = 2 };
 
+// What a job does besides its samples: clear the framebuffer before them (a new image: only this job's
+// samples end up in it, never a late path of the last one), and pack the framebuffer into `snapshot`
+// after them (the display's image, consistent per pixel, while the next job renders).
+enum ResidentJobFlags : uint32_t { kJobClear = 1, kJobSnapshot = 2 };
+
 struct ResidentJob {
     FrameRecord frame;
+    float* snapshot;                // kJobSnapshot: RGBA32F per pixel (rgb = radiance sum, a = samples)
     uint32_t seq;                   // 1, 2, 3, ...: the job's number (and the head that announces it)
     uint32_t command;               // ResidentCommand
     uint32_t timeline_interval_ns;  // for this job's queue-depth timeline
-    uint32_t pad;
+    uint32_t flags;                 // ResidentJobFlags
 };
 
 // Host -> GPU, in pinned host memory mapped into the device: the host writes job `seq` into slot
 // seq % kResidentRingSlots, then head = seq. One warp polls head and relays jobs into device memory.
+// The host keeps fewer than kResidentRingSlots jobs outstanding.
 struct ResidentRing {
     volatile uint32_t head;
-    volatile uint32_t cancel;       // == a job's seq: stop claiming its samples (it completes early)
+    volatile uint32_t cancel;       // every job up to this seq stops claiming samples (completes early)
     ResidentJob jobs[kResidentRingSlots];
 };
 
+// One job's outcome, in the status slot seq % kResidentRingSlots (device clock).
+struct ResidentJobResult {
+    volatile uint32_t seq;
+    volatile uint32_t cancelled;    // it was cancelled before it completed (no snapshot was packed)
+    volatile unsigned long long start_ns, end_ns;
+};
+
 // GPU -> host, mapped: which job runs, which finished (every sample and shadow ray done, every
-// block's counters flushed), and when, by the device clock.
+// block's counters flushed, the snapshot packed), and when.
 struct ResidentStatus {
     volatile uint32_t started;
     volatile uint32_t completed;
-    volatile unsigned long long start_ns, end_ns;
     volatile uint32_t exited;
+    ResidentJobResult results[kResidentRingSlots];
 };
+
+enum ResidentSweep : uint32_t { kSweepClear = 1, kSweepPack = 2 };
 
 // Device-side state of the current job (hot words on lines of their own).
 struct ResidentControl {
@@ -163,6 +179,18 @@ struct ResidentControl {
     alignas(128) unsigned int flushed;        // blocks that flushed their counters since the job drained
     unsigned int relayed;                     // the job the monitor relayed last
     unsigned int completed;                   // the last job completed
+    unsigned int job_flags;                   // the relayed job's flags, pixels, paths and snapshot
+    unsigned int job_pixels;
+    unsigned long long job_paths;
+    float* job_snapshot;
+    // A sweep: every pixel of the framebuffer once, in tiles claimed by idle warps (the clear before a
+    // job, the pack after it). `sweep_next` carries the sweep's number like `next` carries the job's.
+    alignas(128) unsigned long long sweep_next;  // (sweep << kJobSeqShift) | next pixel to claim
+    alignas(128) unsigned long long sweep_done;  // pixels finished
+    alignas(128) unsigned int sweep;             // the running sweep's number; 0 when none runs
+    unsigned int sweeps;                         // sweeps started so far
+    unsigned int sweep_kind;                     // ResidentSweep
+    unsigned int sweep_pixels;
 };
 
 }  // namespace pkrt

@@ -258,6 +258,13 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
 
         // ---- nothing to do: finished, or wait for other warps' work ----
         if (held == 0) {
+            if constexpr (kResident) {
+                if (resident_sweep(p)) {  // between jobs: a tile of a clear or a pack
+                    clk.charge(bc, kPhaseIdle);
+                    backoff = 0;
+                    continue;
+                }
+            }
             int done = 0;
             if (lead) {
                 bool sweeper = threadIdx.x < 32;

@@ -1,8 +1,11 @@
 // The resident kernel's parts beyond the persistent kernel it is built from (kernels/persistent.cu):
 // jobs relayed from the host's mapped ring, path numbers claimed per job, and a job's completion
-// published to mapped memory once every sample and shadow ray is done and every block has flushed its
-// counters. Jobs run one after another; a claim carries its job's number, so a claim that races with
-// the next job's start can never take or lose one of its paths.
+// published to mapped memory once every sample and shadow ray is done, every block has flushed its
+// counters and, if the job asks, its image is packed for display. Jobs run one after another; a claim
+// carries its job's number, so a claim that races with the next job's start can never take or lose
+// one of its paths. A job that starts a new image clears the framebuffer first, on the GPU, so the
+// host queues it behind running jobs without waiting for them; a cancelled job's late paths land
+// before that clear and are dropped with it.
 #pragma once
 
 #include "gpu_common.cuh"
@@ -12,13 +15,50 @@ namespace pkrt {
 
 __device__ __forceinline__ uint32_t job_seq(unsigned long long packed) { return static_cast<uint32_t>(packed >> kJobSeqShift); }
 
+__device__ __forceinline__ uint32_t sweep_tag(uint32_t n) { return n & ((1u << (64 - kJobSeqShift)) - 1); }
+
+// One lane: opens job `seq`'s paths to claims (the two stores every claimer looks at, in this order).
+__device__ inline void resident_open_claims(ResidentControl* rc, uint32_t seq) {
+    __threadfence();
+    store_volatile(&rc->job_end, (static_cast<unsigned long long>(seq) << kJobSeqShift) | load_volatile(&rc->job_paths));
+    __threadfence();
+    atomicExch(&rc->next, static_cast<unsigned long long>(seq) << kJobSeqShift);
+}
+
+// One lane: job `seq` is done; its result goes to the host.
+__device__ inline void resident_complete(const PersistentParams& p, uint32_t seq, bool cancelled) {
+    ResidentJobResult& r = p.status->results[seq % kResidentRingSlots];
+    r.end_ns = global_timer_ns();
+    r.cancelled = cancelled ? 1u : 0u;
+    r.seq = seq;
+    p.resident->completed = seq;
+    __threadfence_system();
+    p.status->completed = seq;
+}
+
+// One lane: starts a sweep of the framebuffer's first `pixels` pixels. Sweeps run one at a time (a
+// job's clear before its paths, its pack after them), so only one lane ever starts one.
+__device__ inline void resident_start_sweep(ResidentControl* rc, uint32_t kind, uint32_t pixels) {
+    uint32_t n = sweep_tag(load_volatile(&rc->sweeps) + 1);
+    if (n == 0) n = 1;  // 0 means "none runs"
+    rc->sweeps = n;
+    rc->sweep_kind = kind;
+    rc->sweep_pixels = pixels;
+    rc->sweep_done = 0;
+    __threadfence();
+    atomicExch(&rc->sweep_next, static_cast<unsigned long long>(n) << kJobSeqShift);
+    __threadfence();
+    store_volatile(&rc->sweep, n);
+}
+
 // One lane (the monitor): relays the next job, or a cancel, from host memory into device memory.
 __device__ inline void resident_monitor(const PersistentParams& p) {
     ResidentControl* rc = p.resident;
     uint32_t head = p.ring->head;
     uint32_t completed = load_volatile(&rc->completed);
-    if (p.ring->cancel == rc->relayed && completed != rc->relayed) {
-        // No more claims for this job: it completes once what is in flight drains.
+    if (p.ring->cancel >= rc->relayed && completed != rc->relayed && job_seq(load_volatile(&rc->job_end)) == rc->relayed) {
+        // No more claims for this job: it completes once what is in flight drains. (While its clear
+        // runs, its claims are not open yet; the cancel lands once they are.)
         store_volatile(&rc->job_end, static_cast<unsigned long long>(rc->relayed) << kJobSeqShift);
     }
     if (head == rc->relayed || completed != rc->relayed) return;
@@ -35,15 +75,67 @@ __device__ inline void resident_monitor(const PersistentParams& p) {
     c->timeline_t0 = 0;
     c->timeline_last_bucket = 0;
     c->timeline_interval_ns = job.timeline_interval_ns;
-    unsigned long long paths = static_cast<unsigned long long>(job.frame.pixels()) * job.frame.samples;
+    rc->job_paths = static_cast<unsigned long long>(job.frame.pixels()) * job.frame.samples;
+    rc->job_flags = job.flags;
+    rc->job_snapshot = job.snapshot;
+    rc->job_pixels = job.frame.pixels();
     rc->flushed = 0;
     rc->relayed = seq;
-    __threadfence();
-    store_volatile(&rc->job_end, (static_cast<unsigned long long>(seq) << kJobSeqShift) | paths);
-    __threadfence();
-    atomicExch(&rc->next, static_cast<unsigned long long>(seq) << kJobSeqShift);
-    p.status->start_ns = global_timer_ns();
+    ResidentJobResult& r = p.status->results[seq % kResidentRingSlots];
+    r.start_ns = global_timer_ns();
     p.status->started = seq;
+    if (job.flags & kJobClear) resident_start_sweep(rc, kSweepClear, job.frame.pixels());  // it opens the claims
+    else resident_open_claims(rc, seq);
+}
+
+// The whole warp, when it has nothing else to do: a tile of the running sweep's pixels, if one is left
+// to claim. Returns whether it did one. The lane that finishes the sweep's last pixel carries on with
+// what follows it: the job's claims after a clear, the job's completion after a pack.
+__device__ inline bool resident_sweep(const PersistentParams& p) {
+    constexpr uint32_t kTile = 32 * 16;
+    ResidentControl* rc = p.resident;
+    uint32_t first = 0, count = 0, kind = 0, pixels = 0;
+    float* snapshot = nullptr;
+    if (lane_id() == 0 && load_volatile(&rc->sweep) != 0) {
+        unsigned long long claim = atomicAdd(&rc->sweep_next, static_cast<unsigned long long>(kTile));
+        __threadfence();  // the parameters read below are the ones of the sweep this claim belongs to
+        uint32_t tag = static_cast<uint32_t>(claim >> kJobSeqShift);
+        pixels = load_volatile(&rc->sweep_pixels);
+        first = static_cast<uint32_t>(claim & kJobIndexMask);
+        if (tag == load_volatile(&rc->sweeps) && first < pixels) {  // a claim of a finished sweep takes nothing
+            count = min(kTile, pixels - first);
+            kind = load_volatile(&rc->sweep_kind);
+            snapshot = reinterpret_cast<float*>(load_volatile(reinterpret_cast<const unsigned long long*>(&rc->job_snapshot)));
+        }
+    }
+    count = __shfl_sync(kFullMask, count, 0);
+    if (count == 0) return false;
+    first = __shfl_sync(kFullMask, first, 0);
+    kind = __shfl_sync(kFullMask, kind, 0);
+    snapshot = reinterpret_cast<float*>(__shfl_sync(kFullMask, reinterpret_cast<unsigned long long>(snapshot), 0));
+    for (uint32_t i = first + lane_id(); i < first + count; i += 32) {
+        float* rad = p.fb.radiance + 3 * static_cast<size_t>(i);
+        if (kind == kSweepClear) {
+            rad[0] = rad[1] = rad[2] = 0.0f;
+            p.fb.samples[i] = 0;
+        } else {
+            reinterpret_cast<float4*>(snapshot)[i] =
+                make_float4(__ldcg(rad), __ldcg(rad + 1), __ldcg(rad + 2), static_cast<float>(__ldcg(p.fb.samples + i)));
+        }
+    }
+    __syncwarp();
+    if (lane_id() == 0) {
+        __threadfence();
+        if (atomicAdd(&rc->sweep_done, static_cast<unsigned long long>(count)) + count == pixels) {
+            store_volatile(&rc->sweep, 0u);
+            __threadfence();
+            uint32_t seq = load_volatile(&rc->relayed);
+            if (kind == kSweepClear) resident_open_claims(rc, seq);
+            else resident_complete(p, seq, false);
+        }
+    }
+    __syncwarp();
+    return true;
 }
 
 // Lead lane: claims up to k paths of the running job; returns how many, their first path number and
@@ -95,10 +187,10 @@ __device__ inline void resident_drained(const PersistentParams& p, uint32_t seq,
     __threadfence();
     if (atomicAdd(&p.resident->flushed, 1u) + 1 == gridDim.x) {
         __threadfence();
-        p.status->end_ns = global_timer_ns();
-        p.resident->completed = seq;
-        __threadfence_system();
-        p.status->completed = seq;
+        ResidentControl* rc = p.resident;
+        bool cancelled = p.ring->cancel >= seq;
+        if ((load_volatile(&rc->job_flags) & kJobSnapshot) && !cancelled) resident_start_sweep(rc, kSweepPack, load_volatile(&rc->job_pixels));
+        else resident_complete(p, seq, cancelled);
     }
 }
 

@@ -66,7 +66,24 @@ public:
         return false;
     }
     // Asks a running accumulate() to stop soon (from another thread); the framebuffer is then partial.
+    // Frames queued ahead all stop (their late paths never reach the next image).
     virtual void cancel() {}
+
+    // Frames queued ahead (the viewer's resident mode, image sequences). With queue_ahead on, up to
+    // max_frames_in_flight() frames may be begun before the oldest ends (ends come in order; reset()
+    // between them starts a new image without waiting), and each frame's image is kept as it
+    // completes: resolve(), sample_counts(), copy_accumulation() and completed_rgba() then show the
+    // last ended frame while later ones render. Without it, or where the backend cannot, one.
+    virtual void set_queue_ahead(bool on) { (void)on; }
+    virtual int max_frames_in_flight(const RenderSettings& settings) const {
+        (void)settings;
+        return 1;
+    }
+    // The oldest frame begun and not ended is done: end_accumulate() would not wait.
+    virtual bool frame_ready() const { return true; }
+    // The last ended frame's image as RGBA32F in host memory (rgb = radiance sum, a = samples), valid
+    // until the next end_accumulate(), where the backend keeps one; otherwise null (copy_accumulation).
+    virtual const float* completed_rgba() const { return nullptr; }
     // Scheduler modes this backend offers; the first is the default. None on the CPU.
     virtual std::vector<SchedulerMode> modes() const { return {}; }
     // What runs a frame of these settings: a mode's name, or the backend's single way ("cpu-threads").
@@ -112,6 +129,8 @@ struct RenderOutput {
     RenderStats stats;
 };
 
+// The statistics' description of a render (backend, mode, size, scene), before any counts.
+RenderStats describe_render(const Backend& backend, const Scene& scene, const RenderSettings& settings);
 // The whole render: reset, passes of samples with progress, resolve. progress may be null.
 class Progress;
 RenderOutput render_image(Backend& backend, const Scene& scene, const RenderSettings& settings, Progress* progress);

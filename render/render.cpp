@@ -79,10 +79,8 @@ RenderOutput render_image(Backend& backend, const Scene& scene, const RenderSett
     return out;
 }
 
-RenderOutput render_view(Backend& backend, const Scene& scene, const CameraSpec& camera, const RenderSettings& rs,
-                         Progress* progress) {
-    RenderOutput out;
-    RenderStats& st = out.stats;
+RenderStats describe_render(const Backend& backend, const Scene& scene, const RenderSettings& rs) {
+    RenderStats st;
     st.backend = backend.name();
     st.device = backend.device();
     st.mode = backend.mode_label(rs);
@@ -93,6 +91,14 @@ RenderOutput render_view(Backend& backend, const Scene& scene, const CameraSpec&
     st.seed = rs.seed;
     st.triangles = scene.tris.size();
     st.bvh_build_seconds = scene.bvh_build_seconds;
+    return st;
+}
+
+RenderOutput render_view(Backend& backend, const Scene& scene, const CameraSpec& camera, const RenderSettings& rs,
+                         Progress* progress) {
+    RenderOutput out;
+    out.stats = describe_render(backend, scene, rs);
+    RenderStats& st = out.stats;
     backend.set_scene(scene);
     backend.set_camera(camera);
     backend.reset(rs.width, rs.height);

@@ -1,5 +1,8 @@
 #include "sequence.h"
 
+#include <chrono>
+#include <deque>
+
 #include "error.h"
 #include "progress.h"
 
@@ -65,21 +68,87 @@ SequenceFrame sequence_frame(const CameraPath& path, int frames, uint32_t seed, 
     return SequenceFrame{index, camera_at(path, index, frames), seed + static_cast<uint32_t>(index)};
 }
 
+namespace {
+
+void add_frame(RenderStats& total, const RenderStats& frame, int index) {
+    if (index == 0) {
+        total = frame;
+        return;
+    }
+    total.merge(frame);
+    total.seconds += frame.seconds;
+}
+
+// Resident mode: every frame is one job, and the next one waits queued on the GPU (behind a clear the
+// kernel makes) while the host resolves and writes the last, so the grid never idles between frames.
+RenderStats render_queued(Backend& backend, const Scene& scene, const RenderSettings& settings, const CameraPath& path,
+                          int frames, Progress* progress,
+                          const std::function<void(const SequenceFrame&, const RenderOutput&)>& done) {
+    struct Queued {
+        SequenceFrame frame;
+        RenderSettings settings;
+    };
+    std::deque<Queued> queued;
+    backend.set_scene(scene);
+    auto begin = [&](int i) {
+        Queued q{sequence_frame(path, frames, settings.seed, i), settings};
+        q.settings.seed = q.frame.seed;
+        backend.set_camera(q.frame.camera);
+        backend.reset(settings.width, settings.height);
+        backend.begin_accumulate(q.settings, 0, static_cast<uint32_t>(settings.spp));
+        queued.push_back(q);
+    };
+    const int depth = backend.max_frames_in_flight(settings);
+    const uint64_t pixels = static_cast<uint64_t>(settings.width) * settings.height;
+    RenderStats total;
+    int next = 0;
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < frames; ++i) {
+        while (next < frames && static_cast<int>(queued.size()) < depth) begin(next++);
+        Queued q = queued.front();
+        queued.pop_front();
+        RenderOutput out;
+        out.stats = describe_render(backend, scene, q.settings);
+        backend.end_accumulate(out.stats);
+        out.image = backend.resolve();
+        auto t1 = std::chrono::steady_clock::now();
+        out.stats.seconds = std::chrono::duration<double>(t1 - t0).count();  // since the last frame ended
+        t0 = t1;
+        if (next < frames) begin(next++);  // queued before the host's own work on this frame
+        if (progress) progress->add(pixels * static_cast<uint64_t>(settings.spp));
+        add_frame(total, out.stats, i);
+        done(q.frame, out);
+    }
+    return total;
+}
+
+}  // namespace
+
 RenderStats render_sequence(Backend& backend, const Scene& scene, const RenderSettings& settings, const CameraPath& path,
                             int frames, Progress* progress,
                             const std::function<void(const SequenceFrame&, const RenderOutput&)>& done) {
     RenderStats total;
-    for (int i = 0; i < frames; ++i) {
-        SequenceFrame f = sequence_frame(path, frames, settings.seed, i);
-        RenderSettings rs = settings;
-        rs.seed = f.seed;
-        RenderOutput out = render_view(backend, scene, f.camera, rs, progress);
-        if (i == 0) total = out.stats;
-        else {
-            total.merge(out.stats);
-            total.seconds += out.stats.seconds;
+    backend.set_queue_ahead(true);
+    struct QueueAheadOff {
+        Backend& b;
+        ~QueueAheadOff() {
+            try {
+                b.set_queue_ahead(false);
+            } catch (...) {  // a failure on the way out is the one already being reported
+            }
         }
-        done(f, out);
+    } off{backend};
+    if (backend.max_frames_in_flight(settings) > 1) {
+        total = render_queued(backend, scene, settings, path, frames, progress, done);
+    } else {
+        for (int i = 0; i < frames; ++i) {
+            SequenceFrame f = sequence_frame(path, frames, settings.seed, i);
+            RenderSettings rs = settings;
+            rs.seed = f.seed;
+            RenderOutput out = render_view(backend, scene, f.camera, rs, progress);
+            add_frame(total, out.stats, i);
+            done(f, out);
+        }
     }
     if (progress) progress->finish();
     total.seed = settings.seed;

@@ -25,7 +25,9 @@ struct SequenceFrame {
 // The frames of a sequence, in order: `frames` cameras of `path`, seeds from settings.seed.
 SequenceFrame sequence_frame(const CameraPath& path, int frames, uint32_t seed, int index);
 
-// Renders every frame (frame by frame) and hands each to `done` as it completes, with its statistics.
+// Renders every frame and hands each to `done` as it completes, with its statistics. Frame by frame,
+// except where the backend queues frames ahead (resident mode): there the next frame renders while
+// `done` handles the last, and a frame's `seconds` is the time since the one before it ended.
 // `progress` (may be null) counts samples over the whole sequence.
 RenderStats render_sequence(Backend& backend, const Scene& scene, const RenderSettings& settings, const CameraPath& path,
                             int frames, Progress* progress,

@@ -60,7 +60,46 @@ device_paths() {
 # session of its own (it outlives the call while the machine stays warm) and returns; `soak wait`, called
 # within the 30 s the machine stays warm, waits for it and copies its log and samples to $OUT.
 soak() {
-    case "${1:-}" in
+    # Resident mode (issue 11), one call on the X display: GPU tests, the viewer's frame rate and camera
+# latency per mode on Crytek Sponza 1080p, its GPU tests, and 240-frame sequences per mode.
+resident() {
+    begin_results
+    gpu_tests 150
+    compare_with_base 128x128,1920x1080 10 1920x1080 5
+    if [ -n "${DISPLAY:-}" ] && [ -x ./.stage/pkrt-viewer ]; then
+        echo "=== viewer on $DISPLAY"
+        : >"$out/viewer_latency_script.txt"
+        for i in $(seq 20); do printf 'frames 6\ndrag 900 500 912 500\n' >>"$out/viewer_latency_script.txt"; done
+        for m in relaunch persistent resident; do
+            timeout 100 ./.stage/pkrt-viewer scenes/bench/crytek-sponza.json --backend cuda --mode $m --res 1920x1080 \
+                --spp-per-frame 1 --frames 200 --screenshot "$out/viewer_$m.png" >"$out/viewer_$m.txt" 2>&1
+            echo "$m exit $?"; grep -E "fps|transfer|launches|error|warning" "$out/viewer_$m.txt"
+            timeout 100 ./.stage/pkrt-viewer scenes/bench/crytek-sponza.json --backend cuda --mode $m --res 1920x1080 \
+                --spp-per-frame 1 --script "$out/viewer_latency_script.txt" >"$out/viewer_latency_$m.txt" 2>&1
+            echo "$m latency exit $?"; grep -E "camera change|error|warning" "$out/viewer_latency_$m.txt"
+        done
+        save
+        echo "=== test_viewer_gpu"
+        PKRT_EXPECT_INTEROP=1 PKRT_VIEWER_DISPLAY=$DISPLAY timeout 300 ./.stage/test_viewer_gpu --gtest_color=no >"$out/test_viewer_gpu.txt" 2>&1
+        echo "exit $?"; grep -E "^\[ +(OK|FAILED|PASSED|SKIPPED) +\]|Failure" "$out/test_viewer_gpu.txt" | head -20
+        save
+    fi
+    echo "=== sequences, 240 frames, PNGs written"
+    for m in relaunch persistent resident; do
+        for cfg in "scenes/cornell.json 256x256 16 8" "scenes/bench/crytek-sponza.json 512x512 4 4"; do
+            set -- $cfg
+            rm -rf /tmp/seq && mkdir -p /tmp/seq
+            t0=$(date +%s.%N)
+            timeout 120 $P render "$1" --backend cuda --mode $m --res "$2" --spp "$3" --max-depth "$4" --frames 240 \
+                --camera-path orbit -q -o /tmp/seq/f_%04d.png >"$out/seq_${m}_$(basename "$1" .json).txt" 2>&1
+            rc=$?; t1=$(date +%s.%N)
+            echo "$m $(basename "$1") $2 ${3}spp d$4: exit $rc, $(ls /tmp/seq | wc -l) PNGs, $(python3 -c "print(f'{240/($t1-$t0):.1f} fps ({$t1-$t0:.2f} s)')")"
+        done
+    done
+    save
+}
+
+case "${1:-}" in
         start)
             device_paths
             rm -rf /tmp/soak && mkdir -p /tmp/soak
@@ -180,10 +219,50 @@ run() {
     fi
 }
 
+# Resident mode (issue 11), one call on the X display: GPU tests, the viewer's frame rate and camera
+# latency per mode on Crytek Sponza 1080p, its GPU tests, and 240-frame sequences per mode.
+resident() {
+    begin_results
+    gpu_tests 150
+    compare_with_base 128x128,1920x1080 10 1920x1080 5
+    if [ -n "${DISPLAY:-}" ] && [ -x ./.stage/pkrt-viewer ]; then
+        echo "=== viewer on $DISPLAY"
+        : >"$out/viewer_latency_script.txt"
+        for i in $(seq 20); do printf 'frames 6\ndrag 900 500 912 500\n' >>"$out/viewer_latency_script.txt"; done
+        for m in relaunch persistent resident; do
+            timeout 100 ./.stage/pkrt-viewer scenes/bench/crytek-sponza.json --backend cuda --mode $m --res 1920x1080 \
+                --spp-per-frame 1 --frames 200 --screenshot "$out/viewer_$m.png" >"$out/viewer_$m.txt" 2>&1
+            echo "$m exit $?"; grep -E "fps|transfer|launches|error|warning" "$out/viewer_$m.txt"
+            timeout 100 ./.stage/pkrt-viewer scenes/bench/crytek-sponza.json --backend cuda --mode $m --res 1920x1080 \
+                --spp-per-frame 1 --script "$out/viewer_latency_script.txt" >"$out/viewer_latency_$m.txt" 2>&1
+            echo "$m latency exit $?"; grep -E "camera change|error|warning" "$out/viewer_latency_$m.txt"
+        done
+        save
+        echo "=== test_viewer_gpu"
+        PKRT_EXPECT_INTEROP=1 PKRT_VIEWER_DISPLAY=$DISPLAY timeout 300 ./.stage/test_viewer_gpu --gtest_color=no >"$out/test_viewer_gpu.txt" 2>&1
+        echo "exit $?"; grep -E "^\[ +(OK|FAILED|PASSED|SKIPPED) +\]|Failure" "$out/test_viewer_gpu.txt" | head -20
+        save
+    fi
+    echo "=== sequences, 240 frames, PNGs written"
+    for m in relaunch persistent resident; do
+        for cfg in "scenes/cornell.json 256x256 16 8" "scenes/bench/crytek-sponza.json 512x512 4 4"; do
+            set -- $cfg
+            rm -rf /tmp/seq && mkdir -p /tmp/seq
+            t0=$(date +%s.%N)
+            timeout 120 $P render "$1" --backend cuda --mode $m --res "$2" --spp "$3" --max-depth "$4" --frames 240 \
+                --camera-path orbit -q -o /tmp/seq/f_%04d.png >"$out/seq_${m}_$(basename "$1" .json).txt" 2>&1
+            rc=$?; t1=$(date +%s.%N)
+            echo "$m $(basename "$1") $2 ${3}spp d$4: exit $rc, $(ls /tmp/seq | wc -l) PNGs, $(python3 -c "print(f'{240/($t1-$t0):.1f} fps ({$t1-$t0:.2f} s)')")"
+        done
+    done
+    save
+}
+
 case "${1:-}" in
     stage) stage "${2:-}" ;;
     run) run ;;
     check) check ;;
+    resident) resident ;;
     soak) shift; soak "$@" ;;
     *) echo "usage: $0 stage [BASE] | run | check | soak start SECONDS | soak wait" >&2; exit 2 ;;
 esac

@@ -16,6 +16,7 @@
 #include "render/error.h"
 #include "render/image.h"
 #include "render/scene.h"
+#include "render/sequence.h"
 #if defined(PKRT_HAVE_CUDA)
 #include <cuda_runtime.h>
 #endif
@@ -543,3 +544,119 @@ TEST(Gpu, CancellingAResidentFrameKeepsTheKernel) {
 #endif
 }
 
+
+// ---- Resident mode with frames queued ahead (the viewer, image sequences) ----
+
+// View A is cancelled mid-frame and view B queued behind it, with the clear between them made by the
+// kernel: the image is B's alone, sample for sample the CPU's render of B, with no path of A in it.
+TEST(Gpu, ResidentQueuedViewChangeLeavesNoSampleOfTheOldView) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    Scene s = load_prepared(kScenes + "/cornell.json");
+    auto gpu = gpu_backend(gpus[0]);
+    gpu->set_queue_ahead(true);
+    gpu->set_scene(s);
+    const int w = 512, h = 512;
+    RenderSettings a = settings(w, h, 256, 8, 3, SchedulerMode::kResident);
+    RenderSettings b = settings(w, h, 4, 8, 9, SchedulerMode::kResident);
+    ASSERT_EQ(gpu->max_frames_in_flight(a), 2);
+    gpu->reset(w, h);
+    RenderStats warm;
+    gpu->begin_accumulate(b, 0, 1);
+    gpu->end_accumulate(warm);  // the kernel is up
+    CameraSpec view_b = s.camera;
+    view_b.eye = view_b.eye + Vec3{150.0f, -40.0f, 0.0f};
+    gpu->reset(w, h);
+    gpu->begin_accumulate(a, 0, 256);  // 67 M paths: far longer than the wait below
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_FALSE(gpu->frame_ready()) << "view A must still be rendering";
+    gpu->cancel();
+    gpu->set_camera(view_b);
+    gpu->reset(w, h);
+    gpu->begin_accumulate(b, 0, 4);  // queued behind A, without waiting for it
+    RenderStats st_a, st_b;
+    gpu->end_accumulate(st_a);
+    gpu->end_accumulate(st_b);
+    EXPECT_LT(st_a.samples, uint64_t(w) * h * 256) << "A stopped early";
+    EXPECT_EQ(st_b.samples, uint64_t(w) * h * 4);
+    EXPECT_EQ(st_b.kernel_launches, 0u);
+    for (uint32_t c : gpu->sample_counts()) ASSERT_EQ(c, 4u) << "B's samples only";
+    Image got = gpu->resolve();
+    auto cpu = make_cpu_backend();
+    RenderSettings cpu_b = b;
+    cpu_b.mode.reset();
+    Image ref = render_view(*cpu, s, view_b, cpu_b, nullptr).image;
+    cpu_b.seed += 1000;
+    Image noise = render_view(*cpu, s, view_b, cpu_b, nullptr).image;
+    EXPECT_LT(rms_difference(ref, got), 0.3 * rms_difference(ref, noise));
+    EXPECT_LT(std::fabs(mean(got) - mean(ref)) / mean(ref), 0.01);
+#endif
+}
+
+// Two frames in flight at all times, as the viewer runs them: each ended frame's image is whole (every
+// pixel holds exactly the samples of the frames ended so far) while the next one renders, and the
+// sum of N one-sample frames is the CPU's N-sample render.
+TEST(Gpu, ResidentQueuedFramesEachShowAWholeImage) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    Scene s = load_prepared(kScenes + "/cornell.json");
+    auto gpu = gpu_backend(gpus[0]);
+    gpu->set_queue_ahead(true);
+    gpu->set_scene(s);
+    const int w = 96, h = 96;
+    const uint32_t frames = 24;
+    RenderSettings rs = settings(w, h, 1, 8, 4, SchedulerMode::kResident);
+    gpu->reset(w, h);
+    uint32_t begun = 0;
+    RenderStats st;
+    for (uint32_t ended = 0; ended < frames;) {
+        while (begun < frames && begun - ended < 2) gpu->begin_accumulate(rs, begun, 1), ++begun;
+        RenderStats one;
+        gpu->end_accumulate(one);
+        ++ended;
+        st.merge(one);
+        const float* rgba = gpu->completed_rgba();
+        ASSERT_NE(rgba, nullptr);
+        for (int p = 0; p < w * h; ++p) ASSERT_EQ(rgba[4 * p + 3], static_cast<float>(ended)) << "pixel " << p << " after frame " << ended;
+    }
+    EXPECT_EQ(st.samples, uint64_t(frames) * w * h);
+    EXPECT_EQ(st.kernel_launches, 1u);
+    RenderSettings cpu_rs = settings(w, h, frames, 8, 4);
+    auto cpu = make_cpu_backend();
+    Image ref = render_view(*cpu, s, s.camera, cpu_rs, nullptr).image;
+    cpu_rs.seed += 1000;
+    Image noise = render_view(*cpu, s, s.camera, cpu_rs, nullptr).image;
+    Image got = gpu->resolve();
+    EXPECT_LT(rms_difference(ref, got), 0.3 * rms_difference(ref, noise));
+#endif
+}
+
+// A resident sequence queues each frame behind the last; every frame is still the single render of
+// its camera and seed (the CPU's, sample for sample), and the whole sequence launches one kernel.
+TEST(Gpu, ResidentSequenceFramesEqualSingleRenders) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    Scene s = load_prepared(kScenes + "/cornell.json");
+    CameraPath path = parse_camera_path("orbit:60", s.camera);
+    RenderSettings rs = settings(64, 64, 8, 8, 11, SchedulerMode::kResident);
+    auto gpu = gpu_backend(gpus[0]);
+    std::vector<Image> frames;
+    RenderStats total = render_sequence(*gpu, s, rs, path, 5, nullptr, [&](const SequenceFrame& f, const RenderOutput& out) {
+        EXPECT_EQ(f.index, static_cast<int>(frames.size()));
+        frames.push_back(out.image);
+    });
+    ASSERT_EQ(frames.size(), 5u);
+    EXPECT_EQ(total.samples, 5u * 64u * 64u * 8u);
+    EXPECT_EQ(total.kernel_launches, 1u);
+    auto cpu = make_cpu_backend();
+    for (int i = 0; i < 5; ++i) {
+        RenderSettings one = rs;
+        one.mode.reset();
+        one.seed = rs.seed + i;
+        Image ref = render_view(*cpu, s, camera_at(path, i, 5), one, nullptr).image;
+        one.seed += 1000;
+        Image noise = render_view(*cpu, s, camera_at(path, i, 5), one, nullptr).image;
+        EXPECT_LT(rms_difference(ref, frames[i]), 0.3 * rms_difference(ref, noise)) << "frame " << i;
+    }
+#endif
+}

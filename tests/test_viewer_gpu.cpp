@@ -55,6 +55,7 @@ TEST(ViewerGpuScript, ModeSwitchAndCompareRunLive) {
               "mode relaunch\nframes 3\n"
               "mode graph\nframes 3\n"
               "mode megakernel\nframes 3\n"
+              "mode resident\nframes 3\n"
               "mode persistent\nframes 3\nscreenshot b.png\n"
               "compare 3\n"
               "screenshot ui.png ui\n");
@@ -69,7 +70,7 @@ TEST(ViewerGpuScript, ModeSwitchAndCompareRunLive) {
     EXPECT_TRUE(read_png(dir.file("ui.png")).ok());
     // The comparison's table (also on stderr): a row per mode, GPU-timed.
     EXPECT_NE(r.err.find("median GPU ms"), std::string::npos) << r.err;
-    for (const char* mode : {"persistent", "relaunch", "graph", "megakernel"})
+    for (const char* mode : {"persistent", "relaunch", "graph", "megakernel", "resident"})
         EXPECT_NE(r.err.find(std::string("pkrt-viewer:   ") + mode), std::string::npos) << mode << "\n" << r.err;
 }
 
@@ -94,5 +95,36 @@ TEST(ViewerGpuInterop, TextureAndPixelBufferPathsShowTheSameImage) {
     EXPECT_LT(mean_abs_diff(a, c), 0.05) << "the two display paths disagree";
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, ViewerGpu, ::testing::Values("persistent", "relaunch", "graph", "megakernel"),
+// Resident mode in the viewer: after the first frame no displayed frame launches a kernel (the
+// viewer counts them), and a camera change shows the new view.
+TEST(ViewerGpuResident, DisplayedFramesLaunchNothing) {
+    std::string why;
+    if (!have_cuda(&why)) GTEST_SKIP() << "no CUDA device: " << why;
+    TempDir dir;
+    RunResult r = run_viewer("--backend cuda --mode resident --frames 60 --res 320x240 --spp-per-frame 1", dir.path().string());
+    if (r.code == kSkipped) GTEST_SKIP() << r.err;
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("kernel launches per displayed frame: 0.000 (0 over 50)"), std::string::npos) << r.err;
+}
+
+// In and out of resident mode 100 times, the camera moving in between: every switch quits or starts
+// the kernel cleanly, and the last image is the persistent render of the last view.
+TEST(ViewerGpuResident, SwitchingInAndOutAHundredTimes) {
+    std::string why;
+    if (!have_cuda(&why)) GTEST_SKIP() << "no CUDA device: " << why;
+    TempDir dir;
+    std::string script;
+    for (int i = 0; i < 100; ++i) script += "mode resident\nframes 2\ndrag 200 150 204 150\nframes 1\nmode persistent\nframes 2\n";
+    script += "screenshot a.png\nmode resident\nframes 1\nmode persistent\nframes 2\nscreenshot b.png\n";
+    dir.write("switch.txt", script);
+    RunResult r = run_viewer("--backend cuda --res 400x300 --script switch.txt", dir.path().string());
+    if (r.code == kSkipped) GTEST_SKIP() << r.err;
+    ASSERT_EQ(r.code, 0) << r.err;
+    Png a = read_png(dir.file("a.png")), b = read_png(dir.file("b.png"));
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_GT(distinct_colors(a), 500u);
+    EXPECT_LT(mean_abs_diff(a, b), 0.5) << "both are the persistent render of the same view after a restart";
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, ViewerGpu, ::testing::Values("persistent", "relaunch", "graph", "megakernel", "resident"),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });

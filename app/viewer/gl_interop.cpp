@@ -12,9 +12,11 @@
 
 namespace pkrt::viewer {
 
-AccumulationUpload::AccumulationUpload(bool prefer_buffer) : prefer_buffer_(prefer_buffer) {
-    gl::GenTextures(1, &texture_);
-    gl::BindTexture(GL_TEXTURE_2D, texture_);
+namespace {
+GLuint make_display_texture() {
+    GLuint t = 0;
+    gl::GenTextures(1, &t);
+    gl::BindTexture(GL_TEXTURE_2D, t);
     // Linear: with a resolution scale below 1 the image is magnified; at scale 1 texel centres land on
     // pixel centres and linear filtering returns the texel itself.
     gl::TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
@@ -22,6 +24,14 @@ AccumulationUpload::AccumulationUpload(bool prefer_buffer) : prefer_buffer_(pref
     gl::TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
     gl::TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
     gl::BindTexture(GL_TEXTURE_2D, 0);
+    return t;
+}
+}  // namespace
+
+AccumulationUpload::AccumulationUpload(bool prefer_buffer) : prefer_buffer_(prefer_buffer) {
+    device_texture_ = make_display_texture();
+    host_texture_ = make_display_texture();
+    texture_ = host_texture_;
 }
 
 AccumulationUpload::~AccumulationUpload() {
@@ -31,7 +41,7 @@ AccumulationUpload::~AccumulationUpload() {
     staging_.reset();
 #endif
     if (pbo_) gl::DeleteBuffers(1, &pbo_);
-    if (texture_) gl::DeleteTextures(1, &texture_);
+    for (GLuint t : {device_texture_, host_texture_}) gl::DeleteTextures(1, &t);
 }
 
 void AccumulationUpload::release_buffer() {
@@ -44,27 +54,44 @@ void AccumulationUpload::release_buffer() {
 }
 
 void AccumulationUpload::configure(int width, int height, bool device_output) {
-    if (width == width_ && height == height_ && device_output == device_output_) return;
     width_ = width;
     height_ = height;
     device_output_ = device_output;
     size_t floats = static_cast<size_t>(width) * height * 4;
-
-    release_buffer();  // registrations cannot follow a change of size: drop them, register anew
-    gl::BindTexture(GL_TEXTURE_2D, texture_);
-    gl::TexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, width, height, 0, GL_RGBA, GL_FLOAT, nullptr);
-    gl::BindTexture(GL_TEXTURE_2D, 0);
-
+    // Host data goes to a texture of its own: the device texture's CUDA registration is left alone
+    // while a resident kernel runs (undoing it there is not a copy-engine operation).
     if (!device_output) {
-        host_.resize(floats);
-        path_ = "host copy (CPU backend: accumulation packed in RAM, glTexSubImage2D)";
+        texture_ = host_texture_;
+        if (width != host_width_ || height != host_height_) {
+            gl::BindTexture(GL_TEXTURE_2D, host_texture_);
+            gl::TexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, width, height, 0, GL_RGBA, GL_FLOAT, nullptr);
+            gl::BindTexture(GL_TEXTURE_2D, 0);
+            host_width_ = width;
+            host_height_ = height;
+        }
         return;
     }
+    texture_ = device_texture_;
+    if (width == device_width_ && height == device_height_) {
+        path_ = device_path_;
+        return;
+    }
+    device_width_ = width;
+    device_height_ = height;
+    struct RememberPath {
+        AccumulationUpload* u;
+        ~RememberPath() { u->device_path_ = u->path_; }
+    } remember{this};
+
+    release_buffer();  // registrations cannot follow a change of size: drop them, register anew
+    gl::BindTexture(GL_TEXTURE_2D, device_texture_);
+    gl::TexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, width, height, 0, GL_RGBA, GL_FLOAT, nullptr);
+    gl::BindTexture(GL_TEXTURE_2D, 0);
 #if defined(PKRT_HAVE_CUDA)
     std::string why;
     if (!prefer_buffer_) {
         if (!cuda_texture_) cuda_texture_ = std::make_unique<CudaGlTexture>();
-        if (cuda_texture_->attach(texture_, &why)) {
+        if (cuda_texture_->attach(device_texture_, &why)) {
             path_ = "CUDA-GL interop (texture written by CUDA through a surface, no copies)";
             host_.clear();
             host_.shrink_to_fit();
@@ -149,7 +176,12 @@ double AccumulationUpload::upload(const Backend& backend) {
         gl::TexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, GL_RGBA, GL_FLOAT, host_.data());
     } else
 #endif
-    {
+    if (const float* rgba = backend.completed_rgba()) {
+        path_ = "host copy (the resident kernel packs each frame's image as it ends; a copy engine brings it to RAM, glTexSubImage2D)";
+        gl::TexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, GL_RGBA, GL_FLOAT, rgba);
+    } else {
+        path_ = "host copy (accumulation packed in RAM, glTexSubImage2D)";
+        host_.resize(floats);
         backend.copy_accumulation(host_.data());
         gl::TexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, GL_RGBA, GL_FLOAT, host_.data());
     }

@@ -55,8 +55,11 @@ public:
 private:
     void release_buffer();
 
-    GLuint texture_ = 0, pbo_ = 0;
+    GLuint texture_ = 0;  // the one the last configure() chose
+    GLuint device_texture_ = 0, host_texture_ = 0, pbo_ = 0;
     int width_ = 0, height_ = 0;
+    int device_width_ = 0, device_height_ = 0, host_width_ = 0, host_height_ = 0;
+    std::string device_path_;
     bool device_output_ = false;
     bool prefer_buffer_ = false;
     std::string path_ = "none yet";

@@ -9,6 +9,7 @@ namespace pkrt::viewer {
 void ProgressiveRenderer::set_backend(Backend* backend) {
     drain();
     backend_ = backend;
+    if (backend_) backend_->set_queue_ahead(true);  // resident mode: frames queue on the GPU, the display polls
     if (backend_ && scene_) {
         backend_->set_scene(*scene_);
         backend_->set_camera(camera_);
@@ -55,31 +56,56 @@ void ProgressiveRenderer::set_seed(uint32_t seed) {
     stale_ = true;
 }
 
-void ProgressiveRenderer::submit(uint32_t spp) {
-    if (!backend_ || !scene_) throw Error("internal: progressive render without a backend or scene");
-    if (in_flight_) throw Error("internal: a frame was submitted while another is in flight");
-    if (stale_) {
-        backend_->reset(settings_.width, settings_.height);
-        next_sample_ = 0;
-        stale_ = false;
+bool ProgressiveRenderer::pipelined() const { return backend_ && backend_->max_frames_in_flight(settings_) > 1; }
+
+bool ProgressiveRenderer::can_submit() {
+    if (!backend_) return false;
+    if (stale_ && !in_flight_.empty() && !cancel_sent_) {
+        // Their samples belong to the image being replaced: stop them, so they end soon.
+        backend_->cancel();
+        cancel_sent_ = true;
     }
-    settings_.spp = static_cast<int>(spp);
-    submitted_ = std::chrono::steady_clock::now();
-    backend_->begin_accumulate(settings_, next_sample_, spp);
-    in_flight_ = true;
-    next_sample_ += spp;
+    // A new size reallocates the framebuffer, and another mode runs no queue: both wait for the frames
+    // in flight. Otherwise the backend clears behind them.
+    bool same_size = settings_.width == reset_width_ && settings_.height == reset_height_;
+    if (stale_ && !in_flight_.empty() && (!pipelined() || !same_size)) return false;
+    return static_cast<int>(in_flight_.size()) < backend_->max_frames_in_flight(settings_);
 }
 
+void ProgressiveRenderer::submit(uint32_t spp) {
+    if (!backend_ || !scene_) throw Error("internal: progressive render without a backend or scene");
+    if (!can_submit()) throw Error("internal: a frame was submitted while the backend takes no more");
+    if (stale_) {
+        backend_->reset(settings_.width, settings_.height);  // queued ahead: made on the GPU, after the frames in flight
+        reset_width_ = settings_.width;
+        reset_height_ = settings_.height;
+        next_sample_ = 0;
+        ++generation_;
+        stale_ = false;
+        cancel_sent_ = false;
+    }
+    settings_.spp = static_cast<int>(spp);
+    backend_->begin_accumulate(settings_, next_sample_, spp);
+    next_sample_ += spp;
+    in_flight_.push_back(InFlight{std::chrono::steady_clock::now(), generation_, next_sample_});
+}
+
+bool ProgressiveRenderer::ready() const { return !in_flight_.empty() && backend_->frame_ready(); }
+
 void ProgressiveRenderer::drain() {
-    if (in_flight_) complete();
+    while (!in_flight_.empty()) complete();
 }
 
 FrameResult ProgressiveRenderer::complete() {
-    if (!in_flight_) throw Error("internal: no frame in flight");
-    in_flight_ = false;
+    if (in_flight_.empty()) throw Error("internal: no frame in flight");
+    InFlight job = in_flight_.front();
+    in_flight_.pop_front();
     FrameResult f;
     backend_->end_accumulate(f.stats);
-    f.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - submitted_).count();
+    f.current = job.generation == generation_ && !stale_;
+    f.samples = job.samples;
+    f.generation = job.generation;
+    f.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - job.submitted).count();
     f.gpu_timed = !f.stats.frame_gpu_ms.empty();
     f.ms = f.wall_ms;
     if (f.gpu_timed) {

@@ -2,10 +2,15 @@
 // accumulation, with sample indices counting up across frames (so N frames of k samples are exactly one
 // render of N*k samples). Any change that invalidates the accumulation (camera, scene, resolution, max
 // depth, mode, backend) marks it stale; the next frame then resets it and starts again at sample 0.
+//
+// Where the backend queues frames ahead (resident mode) several frames are in flight at once, and a
+// change cancels them: they still complete, in order, but belong to an older image ("generation")
+// and are not shown.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <string>
 
 #include "render/backend.h"
@@ -14,6 +19,9 @@ namespace pkrt::viewer {
 
 struct FrameResult {
     RenderStats stats;       // this frame's counters alone
+    bool current = true;     // of the image being built now (not cancelled by a change since)
+    uint32_t samples = 0;    // samples per pixel of the image once this frame is in
+    uint32_t generation = 0; // the image it belongs to (ProgressiveRenderer::generation())
     double ms = 0.0;         // GPU time of the frame (CUDA events) where the backend measures it, else wall time
     double wall_ms = 0.0;    // wall time from submit to complete
     bool gpu_timed = false;
@@ -32,12 +40,20 @@ public:
     void set_seed(uint32_t seed);
 
     // A frame in two halves, so the caller can draw and present the previous frame while the GPU
-    // renders this one. Nothing else may use the backend in between (drain() first).
+    // renders this one. Nothing else may use the backend in between (drain() first). submit() only
+    // when can_submit(); complete() ends the oldest frame in flight.
+    bool can_submit();
     void submit(uint32_t spp);
     FrameResult complete();
-    bool in_flight() const { return in_flight_; }
-    // Completes a frame in flight and drops its result (before the backend or scene changes).
+    bool in_flight() const { return !in_flight_.empty(); }
+    // The oldest frame in flight is done (complete() would not wait).
+    bool ready() const;
+    // More than one frame may be in flight (the backend queues them ahead): the caller polls ready().
+    bool pipelined() const;
+    // Completes the frames in flight and drops their results (before the backend or scene changes).
     void drain();
+    // Counts images: increases with every reset of the accumulation.
+    uint32_t generation() const { return generation_; }
 
     bool stale() const { return stale_; }
     uint32_t samples() const { return next_sample_; }
@@ -53,10 +69,17 @@ private:
     const Scene* scene_ = nullptr;
     CameraSpec camera_;
     RenderSettings settings_;
+    struct InFlight {
+        std::chrono::steady_clock::time_point submitted;
+        uint32_t generation = 0;
+        uint32_t samples = 0;  // of the image once it is in
+    };
     uint32_t next_sample_ = 0;
+    uint32_t generation_ = 0;
+    int reset_width_ = 0, reset_height_ = 0;  // the accumulation's size
     bool stale_ = true;
-    bool in_flight_ = false;
-    std::chrono::steady_clock::time_point submitted_;
+    bool cancel_sent_ = false;  // the frames in flight were cancelled for the coming reset
+    std::deque<InFlight> in_flight_;
 };
 
 }  // namespace pkrt::viewer

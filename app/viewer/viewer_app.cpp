@@ -56,20 +56,9 @@ std::string file_name(const std::string& path) { return std::filesystem::path(pa
 
 namespace {
 
-// Resident mode is not shown live yet: its kernel holds every SM, and the display's packing kernel
-// would wait for it (pkrt render and bench run it).
-std::vector<SchedulerMode> live_modes(const Backend& backend) {
-    std::vector<SchedulerMode> out;
-    for (SchedulerMode m : backend.modes())
-        if (m != SchedulerMode::kResident) out.push_back(m);
-    return out;
-}
+std::vector<SchedulerMode> live_modes(const Backend& backend) { return backend.modes(); }
 
-void check_live_mode(const Backend& backend, SchedulerMode mode, const std::string& flag) {
-    check_mode(backend, mode, flag);
-    if (mode == SchedulerMode::kResident)
-        throw Error(flag + " resident: the viewer does not show resident mode live yet (pkrt render and pkrt bench run it)");
-}
+void check_live_mode(const Backend& backend, SchedulerMode mode, const std::string& flag) { check_mode(backend, mode, flag); }
 
 }  // namespace
 
@@ -186,8 +175,15 @@ int ViewerApp::run() {
         } else if (options_.frames > 0 && frames >= options_.frames) {
             break;
         }
-        if (frames == warmup) measure_start = std::chrono::steady_clock::now();
-        frame();
+        if (waiting_for_image()) {  // a queued-ahead frame is on its way: nothing new to show yet
+            std::this_thread::sleep_for(std::chrono::microseconds(100));
+            continue;
+        }
+        if (frames == warmup) {
+            measure_start = std::chrono::steady_clock::now();
+            launches_ = 0;
+        }
+        if (!frame()) continue;
         ++frames;
         if (frames > warmup) {
             render_ms.push_back(frame_ms_);
@@ -210,6 +206,16 @@ int ViewerApp::run() {
                      median_of(upload_ms), upload_->path().c_str());
         std::fprintf(stderr, "pkrt-viewer: display transfer, median ms: map %.3f, pack %.3f, unmap %.3f, GL copy %.3f\n",
                      median_of(map_ms), median_of(pack_ms), median_of(unmap_ms), median_of(gl_ms));
+        std::fprintf(stderr, "pkrt-viewer: kernel launches per displayed frame: %.3f (%llu over %d)\n",
+                     static_cast<double>(launches_) / (frames - warmup), launches_, frames - warmup);
+    }
+    if (batch_ && !view_latencies_ms_.empty()) {
+        std::vector<double> v = view_latencies_ms_;
+        std::sort(v.begin(), v.end());
+        std::fprintf(stderr,
+                     "pkrt-viewer: camera change to its first image on screen: median %.3f ms, max %.3f ms over %zu changes "
+                     "(display frame %.3f ms)\n",
+                     median_of(v), v.back(), v.size(), mean_dt_ * 1e3);
     }
     if (!ui_screenshot_.empty() && !glfwWindowShouldClose(win)) frame();  // a script ended on 'screenshot PATH ui'
     if (batch_ && !options_.screenshot.empty()) {
@@ -220,7 +226,19 @@ int ViewerApp::run() {
     return 0;
 }
 
-void ViewerApp::frame() {
+bool ViewerApp::waiting_for_image() const {
+    return batch_ && progressive_.pipelined() && progressive_.in_flight() && !progressive_.ready() && !compare_.running();
+}
+
+void ViewerApp::camera_changed() {
+    progressive_.set_camera(camera_spec_);
+    if (view_change_pending_) return;  // timed from the first change not yet on screen
+    view_change_pending_ = true;
+    view_change_generation_ = progressive_.generation() + 1;  // the image the next reset starts
+    view_changed_at_ = std::chrono::steady_clock::now();
+}
+
+bool ViewerApp::frame() {
     auto now = std::chrono::steady_clock::now();
     double dt = std::chrono::duration<double>(now - last_frame_).count();
     last_frame_ = now;
@@ -256,6 +274,7 @@ void ViewerApp::frame() {
         compare_requested_ = false;
     }
     if (req.start_compare) {
+        finish_all_frames();  // the comparison's backends take the GPU (a resident grid among them)
         compare_.start(backend_->name(), live_modes(*backend_), *scene_, camera_spec_, progressive_.settings(),
                        static_cast<uint32_t>(view_.spp_per_frame), view_.compare_frames, scene_name_);
         if (!compare_.running()) report_comparison();  // it failed to start
@@ -264,7 +283,7 @@ void ViewerApp::frame() {
 
     if (fb_w <= 0 || fb_h <= 0) {  // minimised: nothing to draw into
         glfwWaitEventsTimeout(0.1);
-        return;
+        return true;
     }
     int rw = std::max(1, static_cast<int>(std::lround(fb_w * view_.resolution_scale)));
     int rh = std::max(1, static_cast<int>(std::lround(fb_h * view_.resolution_scale)));
@@ -274,10 +293,13 @@ void ViewerApp::frame() {
         if (compare_.running()) {
             compare_.step();  // the comparison owns the GPU for its frames; the image stays as it was
             if (!compare_.running()) report_comparison();
-        } else if (!view_.paused || progressive_.stale()) {
-            // Renders on the GPU while this loop draws, presents and handles input; finished next frame.
-            progressive_.submit(static_cast<uint32_t>(view_.spp_per_frame));
-            submitted_mode_ = backend_->mode_label(progressive_.settings());
+        } else {
+            // Renders on the GPU while this loop draws, presents and handles input; finished next frame
+            // (queued-ahead modes keep the GPU's queue full and finish whichever frames are done).
+            while ((!view_.paused || progressive_.stale()) && progressive_.can_submit()) {
+                progressive_.submit(static_cast<uint32_t>(view_.spp_per_frame));
+                submitted_mode_ = backend_->mode_label(progressive_.settings());
+            }
         }
     } catch (const Error& e) {
         throw Error(std::string("rendering failed: ") + e.what());
@@ -299,21 +321,43 @@ void ViewerApp::frame() {
         ui_screenshot_.clear();
     }
     glfwSwapBuffers(window_->handle());
+    if (view_shown_) {
+        view_latency_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - view_changed_at_).count();
+        if (batch_) view_latencies_ms_.push_back(view_latency_ms_);
+        view_shown_ = false;
+    }
+    return true;
 }
 
 void ViewerApp::finish_frame() {
     if (!progressive_.in_flight()) return;
     try {
         auto t0 = std::chrono::steady_clock::now();
-        FrameResult f = progressive_.complete();
+        bool show = false;
+        uint32_t generation = 0;
+        // One frame, waited for; or, queued ahead, every frame already done (never waiting).
+        for (bool first = true; progressive_.in_flight() && (first ? !progressive_.pipelined() || progressive_.ready() : progressive_.ready());
+             first = false) {
+            FrameResult f = progressive_.complete();
+            launches_ += f.stats.kernel_launches;
+            show = f.current;  // the last one ended is what the backend holds for display
+            if (!f.current) continue;
+            generation = f.generation;
+            frame_ms_ = f.ms;
+            wall_ms_ = f.wall_ms;
+            gpu_timed_ = f.gpu_timed;
+            last_stats_ = std::move(f.stats);
+            have_stats_ = true;
+            history_.add(submitted_mode_, frame_ms_, static_cast<double>(last_stats_.total_rays()));
+            if (!progressive_.pipelined()) break;
+        }
         wait_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        frame_ms_ = f.ms;
-        wall_ms_ = f.wall_ms;
-        gpu_timed_ = f.gpu_timed;
-        last_stats_ = std::move(f.stats);
-        have_stats_ = true;
-        history_.add(submitted_mode_, frame_ms_, static_cast<double>(last_stats_.total_rays()));
+        if (!show) return;
         rendered_ = true;
+        if (view_change_pending_ && generation >= view_change_generation_) {
+            view_change_pending_ = false;
+            view_shown_ = true;
+        }
         upload_->configure(progressive_.width(), progressive_.height(), backend_->output_on_device());
         upload_ms_ = upload_->upload(*backend_);
     } catch (const Error& e) {
@@ -375,8 +419,15 @@ void ViewerApp::set_status(const std::string& message, bool warn) {
     if (warn) std::fprintf(stderr, "pkrt-viewer: warning: %s\n", message.c_str());
 }
 
+void ViewerApp::finish_all_frames() {
+    while (progressive_.in_flight()) {
+        if (progressive_.pipelined() && !progressive_.ready()) std::this_thread::sleep_for(std::chrono::microseconds(100));
+        else finish_frame();
+    }
+}
+
 void ViewerApp::take_screenshot(const std::string& path) {
-    finish_frame();  // every frame asked for so far is in the picture
+    finish_all_frames();  // every frame asked for so far is in the picture
     int fb_w = 0, fb_h = 0;
     glfwGetFramebufferSize(window_->handle(), &fb_w, &fb_h);
     // Redraw the image pass alone into the back buffer and read it: the PNG is the tone-mapped render

@@ -50,13 +50,18 @@ public:
     void window_size(int* width, int* height) const override;
 
 private:
-    void frame();
-    // Completes the frame in flight (if any), records its statistics and uploads it for display.
+    // One pass of the display loop; false when it only waited for a queued frame (batch runs).
+    bool frame();
+    // Completes the frame in flight (if any), records its statistics and uploads it for display. Where
+    // frames queue ahead (resident mode) it takes only those already done and never waits.
     void finish_frame();
+    void finish_all_frames();
+    // Batch runs of a queued-ahead mode: nothing is done yet, and there is nothing new to draw.
+    bool waiting_for_image() const;
     void open_scene(const std::string& path);
     void switch_backend(const std::string& kind);
     void apply_settings(const ViewSettings& before);
-    void camera_changed() { progressive_.set_camera(camera_spec_); }
+    void camera_changed();
     void reset_camera();
     void frame_scene();
     // Focuses the thin lens on what the window pixel (x, y) sees.
@@ -100,6 +105,15 @@ private:
     std::string status_;
     bool compare_requested_ = false;
     std::string ui_screenshot_;  // saved at the end of the next frame, panels included
+
+    // Camera change to the first image of the new view on screen (after the swap), by the viewer's clock.
+    bool view_change_pending_ = false;
+    bool view_shown_ = false;  // this pass displays the first image of the changed view
+    uint32_t view_change_generation_ = 0;
+    std::chrono::steady_clock::time_point view_changed_at_;
+    double view_latency_ms_ = 0;
+    std::vector<double> view_latencies_ms_;
+    unsigned long long launches_ = 0;  // kernel launches of the frames displayed
 
     // Mouse drag and held keys.
     int drag_button_ = -1;

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <deque>
 
 #include "device_scene.h"
 #include "frame_stats.h"
@@ -65,6 +66,12 @@ public:
     }
 
     void reset(int width, int height) override {
+        if (resident_running() && width == width_ && height == height_) {
+            // The running kernel clears the framebuffer before the next frame's samples, behind the
+            // frames still queued (a memset would be a kernel, and wait for the grid forever).
+            clear_next_ = true;
+            return;
+        }
         drain();
         size_t n = static_cast<size_t>(width) * height;
         if (width != width_ || height != height_) quit_resident();  // it renders into the buffers that go
@@ -72,22 +79,36 @@ public:
         height_ = height;
         radiance_.allocate(3 * n);
         samples_.allocate(n);
-        if (resident_running()) {
-            // Kernels (a memset among them) wait while a resident grid holds every SM; copy engines do not.
-            zeros_.resize(3 * n);
-            check(cudaMemcpyAsync(radiance_.get(), zeros_.data(), 3 * n * sizeof(float), cudaMemcpyHostToDevice, stream_),
-                  "clear framebuffer");
-            check(cudaMemcpyAsync(samples_.get(), zeros_.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice, stream_),
-                  "clear framebuffer");
-        } else {
-            quit_resident_kernels();  // another backend's: a memset is a kernel
-            check(cudaMemsetAsync(radiance_.get(), 0, 3 * n * sizeof(float), stream_), "clear framebuffer");
-            check(cudaMemsetAsync(samples_.get(), 0, n * sizeof(uint32_t), stream_), "clear framebuffer");
-        }
-        check(cudaStreamSynchronize(stream_), "clear framebuffer");
+        snapshots_.allocate(2 * 4 * n);
+        display_valid_ = false;
+        clear_next_ = true;
+        clear_now();
     }
 
-    void cancel() override { stop_flag_.host()[0] = 1; }
+    void cancel() override {
+        stop_flag_.host()[0] = 1;
+        // Queued-ahead frames are begun and ended on one thread, which cancels them all here; a frame
+        // ended on another thread sees the flag and cancels itself.
+        if (queue_ahead_ && pending_ && pending_->resident()) pending_->cancel_outstanding();
+    }
+
+    void set_queue_ahead(bool on) override {
+        if (on == queue_ahead_) return;
+        drain();
+        queue_ahead_ = on;
+    }
+
+    int max_frames_in_flight(const RenderSettings& rs) const override {
+        return queue_ahead_ && rs.mode == SchedulerMode::kResident ? 2 : 1;
+    }
+
+    bool frame_ready() const override {
+        if (!pending_) return true;
+        if (pending_->resident()) return pending_->ready();
+        return cudaEventQuery(read_back_) != cudaErrorNotReady;
+    }
+
+    const float* completed_rgba() const override { return showing_snapshot() ? display_host_.get() : nullptr; }
 
     void accumulate(const RenderSettings& rs, uint32_t first_sample, uint32_t samples, RenderStats& stats) override {
         begin_accumulate(rs, first_sample, samples);
@@ -95,10 +116,14 @@ public:
     }
 
     void begin_accumulate(const RenderSettings& rs, uint32_t first_sample, uint32_t samples) override {
-        if (pending_) throw Error("internal: a CUDA frame was begun while another is in flight");
         GpuScheduler& s = scheduler(rs.mode.value_or(SchedulerMode::kPersistent));
-        if (!s.resident()) quit_resident_kernels();  // a resident grid would keep this mode's kernels waiting
-        stop_flag_.host()[0] = 0;
+        if (pending_ && !(pending_ == &s && queue_ahead_ && pending_count_ < s.max_outstanding()))
+            throw Error("internal: a CUDA frame was begun while another is in flight");
+        if (!s.resident()) {
+            quit_resident_kernels();  // a resident grid would keep this mode's kernels waiting
+            clear_now();              // a clear the resident kernel was to make
+        }
+        if (pending_count_ == 0) stop_flag_.host()[0] = 0;
         GpuFrame f;
         f.stream = stream_;
         f.scene = dscene_.view();
@@ -116,8 +141,18 @@ public:
             std::clamp(ns_per_path_ * static_cast<double>(f.paths()) / opt_.timeline_points, 200.0, 1e7));
         if (s.resident()) {  // the frame goes to the running kernel through mapped memory
             if (!s.running()) resident_before_ = GpuCounters{};
+            if (clear_next_) f.job_flags |= kJobClear;
+            int slot = -1;
+            if (queue_ahead_) {  // the kernel packs the image as the frame ends, for display and resolve
+                slot = static_cast<int>(next_snapshot_++ % 2);
+                f.job_flags |= kJobSnapshot;
+                f.snapshot = snapshots_.get() + static_cast<size_t>(slot) * 4 * f.record.pixels();
+            }
             s.begin(f);
+            clear_next_ = false;
+            pending_slots_.push_back(slot);
             pending_ = &s;
+            ++pending_count_;
             paths_ = f.paths();
             return;
         }
@@ -136,13 +171,14 @@ public:
               "read counters");
         check(cudaEventRecord(read_back_, stream_), "cudaEventRecord");
         pending_ = &s;
+        pending_count_ = 1;
         paths_ = f.paths();
     }
 
     void end_accumulate(RenderStats& stats) override {
         if (!pending_) throw Error("internal: no CUDA frame in flight to end");
         GpuScheduler& s = *pending_;
-        pending_ = nullptr;
+        if (--pending_count_ == 0) pending_ = nullptr;
         s.wait(done_);
         float ms = 0.0f;
         GpuCounters& c = *counters_host_.host();
@@ -154,6 +190,17 @@ public:
             c = counters_since(now, resident_before_);
             resident_before_ = now;
             ms = s.frame_ms();
+            int slot = pending_slots_.front();
+            pending_slots_.pop_front();
+            if (slot >= 0 && !s.cancelled()) {  // the image it packed: a copy engine runs beside the grid
+                size_t floats = 4 * static_cast<size_t>(width_) * height_;
+                display_host_.allocate(floats);
+                check(cudaMemcpyAsync(display_host_.get(), snapshots_.get() + slot * floats, floats * sizeof(float),
+                                      cudaMemcpyDeviceToHost, stream_),
+                      "read snapshot");
+                check(cudaStreamSynchronize(stream_), "read snapshot");
+                display_valid_ = true;
+            }
         } else {
             check(cudaEventSynchronize(read_back_), "frame");
             check(cudaEventElapsedTime(&ms, start_, done_), "cudaEventElapsedTime");
@@ -167,13 +214,23 @@ public:
 
     std::vector<uint32_t> sample_counts() const override {
         std::vector<uint32_t> out(static_cast<size_t>(width_) * height_);
+        if (showing_snapshot()) {
+            for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<uint32_t>(display_host_.get()[4 * i + 3]);
+            return out;
+        }
+        if (clear_next_) return std::vector<uint32_t>(out.size(), 0u);  // the clear is still to come
         read_back(out.data(), samples_.get(), out.size() * sizeof(uint32_t), "read samples");
         return out;
     }
 
-    bool output_on_device() const override { return true; }
+    // Queued-ahead resident frames come to the host (the kernel packs them; no other kernel can run).
+    bool output_on_device() const override { return !showing_snapshot(); }
 
     void copy_accumulation(float* rgba) const override {
+        if (showing_snapshot()) {
+            std::copy_n(display_host_.get(), 4 * static_cast<size_t>(width_) * height_, rgba);
+            return;
+        }
         display_needs_free_gpu();
         after_frame();
         DeviceFramebuffer fb{radiance_.get(), samples_.get()};
@@ -196,7 +253,11 @@ public:
         size_t n = static_cast<size_t>(width_) * height_;
         std::vector<float> rad(3 * n);
         std::vector<uint32_t> cnt = sample_counts();
-        read_back(rad.data(), radiance_.get(), rad.size() * sizeof(float), "read framebuffer");
+        if (showing_snapshot()) {
+            for (size_t i = 0; i < n; ++i) std::copy_n(display_host_.get() + 4 * i, 3, rad.data() + 3 * i);
+        } else if (!clear_next_) {
+            read_back(rad.data(), radiance_.get(), rad.size() * sizeof(float), "read framebuffer");
+        }
         Image img;
         img.width = width_;
         img.height = height_;
@@ -223,6 +284,22 @@ private:
         return *s;
     }
 
+    // Resolve and display read the last ended frame's packed image, not the framebuffer that queued
+    // frames are writing.
+    bool showing_snapshot() const { return queue_ahead_ && display_valid_ && resident_running(); }
+
+    // A clear asked for by reset() and not yet made by the resident kernel, made here (no grid runs).
+    void clear_now() {
+        if (!clear_next_) return;
+        quit_resident_kernels();  // another backend's: a memset is a kernel
+        size_t n = static_cast<size_t>(width_) * height_;
+        check(cudaMemsetAsync(radiance_.get(), 0, 3 * n * sizeof(float), stream_), "clear framebuffer");
+        check(cudaMemsetAsync(samples_.get(), 0, n * sizeof(uint32_t), stream_), "clear framebuffer");
+        check(cudaStreamSynchronize(stream_), "clear framebuffer");
+        clear_next_ = false;
+        display_valid_ = false;
+    }
+
     bool resident_running() const {
         const auto& r = schedulers_[static_cast<size_t>(SchedulerMode::kResident)];
         return r && r->running();
@@ -246,11 +323,12 @@ private:
         check(cudaStreamSynchronize(display_stream_), what);
     }
 
-    // A frame still in flight when the buffers or scene change under it: wait, drop its counters.
+    // Frames still in flight when the buffers or scene change under them: wait, drop their counters.
     void drain() {
-        if (!pending_) return;
-        RenderStats ignored;
-        end_accumulate(ignored);
+        while (pending_) {
+            RenderStats ignored;
+            end_accumulate(ignored);
+        }
     }
 
     GpuDevice dev_;
@@ -269,7 +347,14 @@ private:
     DeviceArray<GpuCounters> counters_;
     PinnedHost<GpuCounters> counters_host_;
     PinnedHost<unsigned> interval_host_;
-    std::vector<float> zeros_;  // resident mode: clears the framebuffer by copy
+    DeviceArray<float> snapshots_;   // resident mode: two packed images (RGBA32F), frames alternate
+    PinnedArray<float> display_host_;  // the last ended frame's packed image
+    bool display_valid_ = false;
+    bool queue_ahead_ = false;
+    bool clear_next_ = false;          // reset() asked for a clear the next frame makes
+    unsigned next_snapshot_ = 0;
+    std::deque<int> pending_slots_;    // resident: the snapshot slot of each frame in flight (-1: none)
+    int pending_count_ = 0;
     MappedHost<int> stop_flag_;
     std::array<std::unique_ptr<GpuScheduler>, 5> schedulers_;
     GpuCounters resident_before_{};  // resident mode: the running counters at the last frame's end

@@ -89,6 +89,37 @@ private:
     T* d_ = nullptr;
 };
 
+// n pinned host elements (not zeroed): a copy engine's target for large read-backs.
+template <class T>
+class PinnedArray {
+public:
+    PinnedArray() = default;
+    PinnedArray(const PinnedArray&) = delete;
+    PinnedArray& operator=(const PinnedArray&) = delete;
+    ~PinnedArray() { release(); }
+    void allocate(size_t n) {
+        if (n == n_ && p_) return;
+        release();
+        if (n == 0) return;
+        check(cudaHostAlloc(reinterpret_cast<void**>(&p_), n * sizeof(T), cudaHostAllocDefault), "cudaHostAlloc");
+        n_ = n;
+    }
+    void release() {
+        if (p_ && !g_device_wedged) {
+            quit_resident_kernels();
+            cudaFreeHost(p_);
+        }
+        p_ = nullptr;
+        n_ = 0;
+    }
+    T* get() const { return p_; }
+    size_t size() const { return n_; }
+
+private:
+    T* p_ = nullptr;
+    size_t n_ = 0;
+};
+
 template <class T>
 struct MappedHost : PinnedHost<T> {
     MappedHost() : PinnedHost<T>(true) {}

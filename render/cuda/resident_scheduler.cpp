@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <deque>
 #include <mutex>
 #include <vector>
 #include <thread>
@@ -63,21 +64,37 @@ public:
 
     bool resident() const override { return true; }
     bool running() const override { return running_; }
-    float frame_ms() const override { return static_cast<float>(status_.host()->end_ns - status_.host()->start_ns) * 1e-6f; }
+    int max_outstanding() const override { return kMaxOutstanding; }
+    float frame_ms() const override {
+        const ResidentJobResult& r = result(oldest());
+        return static_cast<float>(r.end_ns - r.start_ns) * 1e-6f;
+    }
+    bool ready() const override { return outstanding_.empty() || done(outstanding_.front()); }
+    bool cancelled() const override { return result(oldest()).cancelled != 0; }
+    void cancel_outstanding() override {
+        if (!outstanding_.empty()) ring_.host()->cancel = outstanding_.back();
+    }
 
     void begin(const GpuFrame& f) override {
+        if (static_cast<int>(outstanding_.size()) >= kMaxOutstanding)
+            throw Error("internal: more than " + std::to_string(kMaxOutstanding) + " resident frames outstanding");
         copy_stream_ = f.stream;
         stop_host_ = f.stop_host;
-        launched_ = false;
         std::array<const void*, 4> key{f.fb.radiance, f.frame, f.counters, reinterpret_cast<const void*>(f.scene_id)};
         if (running_ && key != key_) quit();
-        if (!running_) launch(f);
+        if (!running_) {
+            launch(f);
+            launches_pending_ = 1;
+        }
         key_ = key;
         ResidentJob& job = ring_.host()->jobs[(seq_ + 1) % kResidentRingSlots];
         job.frame = f.record;
         job.command = kResidentRender;
         job.timeline_interval_ns = f.timeline_interval_ns;
+        job.flags = f.job_flags;
+        job.snapshot = f.snapshot;
         publish(++seq_);
+        outstanding_.push_back(seq_);
     }
 
     void wait(cudaEvent_t) override {
@@ -86,15 +103,16 @@ public:
             return std::array<long long, 4>{static_cast<long long>(live->rays), static_cast<long long>(live->samples_done),
                                             live->path_queue, live->in_flight};
         };
+        uint32_t seq = oldest();
         auto start = Clock::now(), last_change = start;
         auto seen = snapshot();
         bool cancelled = false;
-        while (status_.host()->completed != seq_) {
+        while (!done(seq)) {
             cudaError_t e = cudaStreamQuery(stream_);
-            if (e == cudaSuccess) throw Error("the resident kernel ended before job " + std::to_string(seq_) + " was done");
+            if (e == cudaSuccess) throw Error("the resident kernel ended before job " + std::to_string(seq) + " was done");
             if (e != cudaErrorNotReady) check(e, "resident kernel");
-            if (!cancelled && *stop_host_) {  // cancel(): the job stops claiming samples and drains
-                ring_.host()->cancel = seq_;
+            if (!cancelled && *stop_host_) {  // cancel(): the jobs stop claiming samples and drain
+                cancel_outstanding();
                 cancelled = true;
             }
             auto now = Clock::now();
@@ -104,7 +122,7 @@ public:
                 seen = current;
                 last_change = now;
             } else if (now - last_change > std::chrono::seconds(kStallSeconds)) {
-                throw Error("resident kernel made no progress on job " + std::to_string(seq_) + " for " +
+                throw Error("resident kernel made no progress on job " + std::to_string(seq) + " for " +
                             std::to_string(kStallSeconds) + " s (" + std::to_string(seen[1]) + " samples done, " +
                             std::to_string(seen[3]) + " in flight)");
             }
@@ -118,7 +136,9 @@ public:
         check(cudaMemcpyAsync(&after[0], paths_.counters.get(), sizeof(QueueCounters), cudaMemcpyDeviceToHost, copy_stream_), "queue counters");
         check(cudaMemcpyAsync(&after[1], shadows_.counters.get(), sizeof(QueueCounters), cudaMemcpyDeviceToHost, copy_stream_), "queue counters");
         check(cudaStreamSynchronize(copy_stream_), "queue counters");
-        stats.kernel_launches += launched_ ? 1 : 0;
+        outstanding_.pop_front();
+        stats.kernel_launches += launches_pending_;
+        launches_pending_ = 0;
         stats.enqueued += (after[0].tail - before_[0].tail) + (after[1].tail - before_[1].tail);
         stats.dequeued += (after[0].head - before_[0].head) + (after[1].head - before_[1].head);
         stats.peak_queue = std::max<uint64_t>(stats.peak_queue, static_cast<uint64_t>(after[0].peak) + after[1].peak);
@@ -138,7 +158,8 @@ public:
             std::lock_guard<std::mutex> lock(g_running_mutex);
             g_running.erase(std::remove(g_running.begin(), g_running.end(), this), g_running.end());
         }
-        if (status_.host()->completed != seq_) ring_.host()->cancel = seq_;  // a job begun and never waited for
+        if (status_.host()->completed != seq_) ring_.host()->cancel = seq_;  // jobs begun and never waited for
+        outstanding_.clear();
         ring_.host()->jobs[(seq_ + 1) % kResidentRingSlots].command = kResidentQuit;
         publish(++seq_);
         auto deadline = Clock::now() + std::chrono::seconds(5);
@@ -157,6 +178,17 @@ public:
     void invalidate() override { quit(); }
 
 private:
+    // Two: the next frame waits queued on the GPU while the host takes the last one's image, so the
+    // grid never idles between frames; more would only add latency.
+    static constexpr int kMaxOutstanding = 2;
+
+    uint32_t oldest() const {
+        if (outstanding_.empty()) throw Error("internal: no resident frame outstanding");
+        return outstanding_.front();
+    }
+    bool done(uint32_t seq) const { return static_cast<int32_t>(status_.host()->completed - seq) >= 0; }
+    const ResidentJobResult& result(uint32_t seq) const { return status_.host()->results[seq % kResidentRingSlots]; }
+
     int queue_shadows() const { return opt_.shadow_rays == ShadowRays::kInline ? 0 : 1; }
 
     void publish(uint32_t seq) {
@@ -186,7 +218,6 @@ private:
         p.resident = resident_control_.get();
         check(launch_resident(p, blocks_, stream_), "resident kernel launch");
         running_ = true;
-        launched_ = true;
         std::lock_guard<std::mutex> lock(g_running_mutex);
         g_running.push_back(this);
     }
@@ -205,7 +236,9 @@ private:
     PinnedHost<std::array<QueueCounters, 2>> after_;
     std::array<const void*, 4> key_{};
     uint32_t seq_ = 0;
-    bool running_ = false, launched_ = false;
+    std::deque<uint32_t> outstanding_;  // begun and not ended, oldest first
+    int launches_pending_ = 0;          // the launch goes to the stats of the frame that made it
+    bool running_ = false;
     const volatile int* stop_host_ = nullptr;
 };
 

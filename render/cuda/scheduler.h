@@ -33,6 +33,10 @@ struct GpuFrame {
     const volatile int* stop_host = nullptr;
     unsigned long long scene_id = 0;     // changes with every scene upload
     unsigned timeline_interval_ns = 1000;
+    // Resident mode: clear the framebuffer before the frame's samples (kJobClear), pack it into
+    // `snapshot` after them (kJobSnapshot).
+    uint32_t job_flags = 0;
+    float* snapshot = nullptr;
 
     unsigned long long paths() const { return static_cast<unsigned long long>(record.pixels()) * record.samples; }
 };
@@ -51,6 +55,15 @@ public:
     // stream: it times its frames on the device clock, and its counters keep running across frames.
     virtual bool resident() const { return false; }
     virtual bool running() const { return false; }  // its kernel is on the GPU now
+    // A resident scheduler keeps up to this many frames outstanding (begun, not ended); they end in
+    // order, and wait/frame_ms/end are about the oldest.
+    virtual int max_outstanding() const { return 1; }
+    // The oldest outstanding frame is done (no blocking).
+    virtual bool ready() const { return true; }
+    // Cancels every outstanding frame at once (resident: they stop claiming samples and complete early).
+    virtual void cancel_outstanding() {}
+    // The oldest outstanding frame was cancelled before it completed.
+    virtual bool cancelled() const { return false; }
     virtual float frame_ms() const { return 0.0f; }
     // Ends a kernel that outlives frames (another mode, a new size, quitting); false if none runs.
     virtual bool quit() { return false; }
