@@ -32,8 +32,10 @@ stage() {
         [ -x "$b" ] && cp "$b" .stage/ && strip ".stage/$(basename "$b")"
     done
     if [ -n "${1:-}" ]; then mkdir -p .stage/base && cp "$1" .stage/base/pkrt && strip .stage/base/pkrt; fi
+    # The binaries travel as .xz (a device call carries at most 64 MiB); device_paths unpacks them.
+    find .stage -maxdepth 2 -type f ! -name '*.so*' ! -name '*.xz' -exec xz -T0 -f {} \;
     # Libraries the device's Ubuntu lacks (GL, GLFW and X come from .gpu and .gpu-x there).
-    ldd .stage/pkrt | awk '/=>/ {print $3}' |
+    ldd build/pkrt | awk '/=>/ {print $3}' |
         grep -E "tinyobj|tinygltf|libstb|OpenEXR|Imath|Iex|IlmThread|cudart|libjpeg|libpng" | xargs -r -I{} cp -L {} .stage/lib/
     mkdir -p .scenes/crytek-sponza-geometry
     cp -r ../shared/scenes/cornell-box ../shared/scenes/dabrovic-sponza ../shared/scenes/stanford-bunny .scenes/
@@ -48,6 +50,8 @@ stage() {
 
 # The binaries carry absolute paths of this checkout (scenes, shaders, ../shared/scenes): recreate them.
 device_paths() {
+    find .stage -maxdepth 2 -name '*.xz' -exec xz -dkf {} \;
+    chmod +x .stage/pkrt* .stage/test_* .stage/base/pkrt 2>/dev/null
     mkdir -p ../shared /work build/tests
     ln -sfn "$root/.scenes" ../shared/scenes
     [ -e /work/main ] || ln -sfn "$root" /work/main
@@ -60,13 +64,14 @@ device_paths() {
 # session of its own (it outlives the call while the machine stays warm) and returns; `soak wait`, called
 # within the 30 s the machine stays warm, waits for it and copies its log and samples to $OUT.
 soak() {
-    # Resident mode (issue 11), one call on the X display: GPU tests, the viewer's frame rate and camera
-# latency per mode on Crytek Sponza 1080p, its GPU tests, and 240-frame sequences per mode.
+    # Resident mode (issue 11), on the X display: `resident [tests] [viewer] [bench]` (all three by default):
+# GPU tests; the viewer's frame rate and camera latency per mode on Crytek Sponza 1080p and its GPU
+# tests; base against new and 240-frame sequences per mode.
 resident() {
     begin_results
-    gpu_tests 150
-    compare_with_base 128x128,1920x1080 10 1920x1080 5
-    if [ -n "${DISPLAY:-}" ] && [ -x ./.stage/pkrt-viewer ]; then
+    local parts=" ${*:-tests viewer bench} "
+    [[ $parts == *" tests "* ]] && gpu_tests 150
+    if [[ $parts == *" viewer "* ]] && [ -n "${DISPLAY:-}" ] && [ -x ./.stage/pkrt-viewer ]; then
         echo "=== viewer on $DISPLAY"
         : >"$out/viewer_latency_script.txt"
         for i in $(seq 20); do printf 'frames 6\ndrag 900 500 912 500\n' >>"$out/viewer_latency_script.txt"; done
@@ -84,6 +89,8 @@ resident() {
         echo "exit $?"; grep -E "^\[ +(OK|FAILED|PASSED|SKIPPED) +\]|Failure" "$out/test_viewer_gpu.txt" | head -20
         save
     fi
+    [[ $parts == *" bench "* ]] || return 0
+    compare_with_base 128x128,1920x1080 10 1920x1080 5
     echo "=== sequences, 240 frames, PNGs written"
     for m in relaunch persistent resident; do
         for cfg in "scenes/cornell.json 256x256 16 8" "scenes/bench/crytek-sponza.json 512x512 4 4"; do
@@ -219,13 +226,14 @@ run() {
     fi
 }
 
-# Resident mode (issue 11), one call on the X display: GPU tests, the viewer's frame rate and camera
-# latency per mode on Crytek Sponza 1080p, its GPU tests, and 240-frame sequences per mode.
+# Resident mode (issue 11), on the X display: `resident [tests] [viewer] [bench]` (all three by default):
+# GPU tests; the viewer's frame rate and camera latency per mode on Crytek Sponza 1080p and its GPU
+# tests; base against new and 240-frame sequences per mode.
 resident() {
     begin_results
-    gpu_tests 150
-    compare_with_base 128x128,1920x1080 10 1920x1080 5
-    if [ -n "${DISPLAY:-}" ] && [ -x ./.stage/pkrt-viewer ]; then
+    local parts=" ${*:-tests viewer bench} "
+    [[ $parts == *" tests "* ]] && gpu_tests 150
+    if [[ $parts == *" viewer "* ]] && [ -n "${DISPLAY:-}" ] && [ -x ./.stage/pkrt-viewer ]; then
         echo "=== viewer on $DISPLAY"
         : >"$out/viewer_latency_script.txt"
         for i in $(seq 20); do printf 'frames 6\ndrag 900 500 912 500\n' >>"$out/viewer_latency_script.txt"; done
@@ -243,6 +251,8 @@ resident() {
         echo "exit $?"; grep -E "^\[ +(OK|FAILED|PASSED|SKIPPED) +\]|Failure" "$out/test_viewer_gpu.txt" | head -20
         save
     fi
+    [[ $parts == *" bench "* ]] || return 0
+    compare_with_base 128x128,1920x1080 10 1920x1080 5
     echo "=== sequences, 240 frames, PNGs written"
     for m in relaunch persistent resident; do
         for cfg in "scenes/cornell.json 256x256 16 8" "scenes/bench/crytek-sponza.json 512x512 4 4"; do
@@ -262,7 +272,7 @@ case "${1:-}" in
     stage) stage "${2:-}" ;;
     run) run ;;
     check) check ;;
-    resident) resident ;;
+    resident) shift; resident "$@" ;;
     soak) shift; soak "$@" ;;
     *) echo "usage: $0 stage [BASE] | run | check | soak start SECONDS | soak wait" >&2; exit 2 ;;
 esac

@@ -97,6 +97,22 @@ unsigned long long CudaGlTexture::map() {
     return surface_;
 }
 
+void CudaGlTexture::copy_from_host(const float* rgba, int width, int height) {
+    map_resource();
+    try {
+        cudaArray_t array = nullptr;
+        check(cudaGraphicsSubResourceGetMappedArray(&array, static_cast<cudaGraphicsResource_t>(resource_), 0, 0),
+              "cudaGraphicsSubResourceGetMappedArray");
+        size_t row = static_cast<size_t>(width) * 4 * sizeof(float);
+        check(cudaMemcpy2DToArray(array, 0, 0, rgba, row, row, static_cast<size_t>(height), cudaMemcpyHostToDevice),
+              "cudaMemcpy2DToArray");
+    } catch (...) {
+        unmap();
+        throw;
+    }
+    unmap();
+}
+
 void CudaGlTexture::unmap() {
     if (surface_) cudaDestroySurfaceObject(surface_);
     surface_ = 0;

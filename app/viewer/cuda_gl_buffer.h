@@ -55,6 +55,9 @@ public:
     // Maps the texture into CUDA and returns a surface object (cudaSurfaceObject_t) over it.
     unsigned long long map();
     void unmap() override;
+    // Copies width x height RGBA32F texels from host memory into the texture by a copy engine (map,
+    // cudaMemcpy2DToArray, unmap): no kernel, so it runs beside a resident grid.
+    void copy_from_host(const float* rgba, int width, int height);
 
 private:
     unsigned long long surface_ = 0;  // cudaSurfaceObject_t while mapped

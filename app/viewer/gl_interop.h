@@ -66,6 +66,13 @@ private:
     UploadTiming timing_;
     std::vector<float> host_;
 #if defined(PKRT_HAVE_CUDA)
+    // Resident mode's host data reaches host_texture_ by a copy engine through this registration. A
+    // registration is never undone while the grid may run: one of an old size is retired with its
+    // texture, and retired ones go when the device path is back (no grid) or at the end.
+    void retire_host_registration();
+    void release_retired();
+    std::unique_ptr<CudaGlTexture> host_cuda_;
+    std::vector<std::pair<std::unique_ptr<CudaGlTexture>, GLuint>> retired_;
     std::unique_ptr<CudaGlBuffer> cuda_buffer_;
     std::unique_ptr<CudaGlTexture> cuda_texture_;
     std::unique_ptr<CudaHostStaging> staging_;

@@ -102,7 +102,9 @@ FrameResult ProgressiveRenderer::complete() {
     in_flight_.pop_front();
     FrameResult f;
     backend_->end_accumulate(f.stats);
-    f.current = job.generation == generation_ && !stale_;
+    // A frame of the view just left is still shown until the new one arrives (a drag would otherwise
+    // freeze the picture); only frames of an image already replaced are dropped.
+    f.current = job.generation == generation_;
     f.samples = job.samples;
     f.generation = job.generation;
     f.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - job.submitted).count();

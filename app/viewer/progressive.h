@@ -43,6 +43,10 @@ public:
     // renders this one. Nothing else may use the backend in between (drain() first). submit() only
     // when can_submit(); complete() ends the oldest frame in flight.
     bool can_submit();
+    // Room for another frame in the backend's queue (no side effects; stale or not).
+    bool can_submit_more() const {
+        return backend_ && static_cast<int>(in_flight_.size()) < backend_->max_frames_in_flight(settings_);
+    }
     void submit(uint32_t spp);
     FrameResult complete();
     bool in_flight() const { return !in_flight_.empty(); }

@@ -141,7 +141,13 @@ ViewerApp::~ViewerApp() {
     } catch (const std::exception&) {
         // Leaving anyway: the frame's failure was the reason or does not matter any more.
     }
-    // GL objects (and the CUDA registration) go before the context; ImGui before the window.
+    // The backend (and a resident grid) before the CUDA registrations it may be running beside; GL
+    // objects (and the CUDA registration) before the context; ImGui before the window.
+    try {
+        progressive_.set_backend(nullptr);
+    } catch (const std::exception&) {
+    }
+    backend_.reset();
     upload_.reset();
     display_.reset();
     if (imgui_ready_) {
@@ -227,7 +233,8 @@ int ViewerApp::run() {
 }
 
 bool ViewerApp::waiting_for_image() const {
-    return batch_ && progressive_.pipelined() && progressive_.in_flight() && !progressive_.ready() && !compare_.running();
+    // Only with the GPU's queue full: until then a pass queues another frame.
+    return batch_ && progressive_.pipelined() && !progressive_.can_submit_more() && !progressive_.ready() && !compare_.running();
 }
 
 void ViewerApp::camera_changed() {
@@ -296,7 +303,11 @@ bool ViewerApp::frame() {
         } else {
             // Renders on the GPU while this loop draws, presents and handles input; finished next frame
             // (queued-ahead modes keep the GPU's queue full and finish whichever frames are done).
-            while ((!view_.paused || progressive_.stale()) && progressive_.can_submit()) {
+            // A change that the frames in flight must finish before (another mode, a new size) waits
+            // for them here: they were cancelled and end soon. Batch runs queue one frame per pass, so
+            // a script's N frames are N frames of samples whatever the mode.
+            if (progressive_.stale() && progressive_.in_flight() && !progressive_.can_submit()) finish_all_frames();
+            for (int n = 0; (!view_.paused || progressive_.stale()) && progressive_.can_submit() && (n == 0 || !batch_); ++n) {
                 progressive_.submit(static_cast<uint32_t>(view_.spp_per_frame));
                 submitted_mode_ = backend_->mode_label(progressive_.settings());
             }

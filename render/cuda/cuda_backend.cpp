@@ -86,10 +86,14 @@ public:
     }
 
     void cancel() override {
+        // Queued-ahead frames are begun and ended on one thread, which cancels them all here (the
+        // stop flag would also stop the frames queued after this). A frame ended on another thread
+        // sees the flag and stops itself.
+        if (queue_ahead_ && pending_ && pending_->resident()) {
+            pending_->cancel_outstanding();
+            return;
+        }
         stop_flag_.host()[0] = 1;
-        // Queued-ahead frames are begun and ended on one thread, which cancels them all here; a frame
-        // ended on another thread sees the flag and cancels itself.
-        if (queue_ahead_ && pending_ && pending_->resident()) pending_->cancel_outstanding();
     }
 
     void set_queue_ahead(bool on) override {
