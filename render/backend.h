@@ -79,6 +79,9 @@ public:
         (void)settings;
         return 1;
     }
+    // Ends a kernel that outlives frames, if one runs (the next frame starts it again): the viewer
+    // registers display resources with CUDA, which would wait for such a kernel forever.
+    virtual void stop_resident() {}
     // The oldest frame begun and not ended is done: end_accumulate() would not wait.
     virtual bool frame_ready() const { return true; }
     // The last ended frame's image as RGBA32F in host memory (rgb = radiance sum, a = samples), valid

@@ -128,6 +128,34 @@ void AccumulationUpload::configure(int width, int height, bool device_output) {
 #endif
 }
 
+bool AccumulationUpload::host_ready(int width, int height) const {
+#if defined(PKRT_HAVE_CUDA)
+    return host_cuda_failed_ || (host_cuda_ && host_cuda_->attached() && width == host_width_ && height == host_height_);
+#else
+    (void)width;
+    (void)height;
+    return true;
+#endif
+}
+
+void AccumulationUpload::prepare_host(int width, int height) {
+#if defined(PKRT_HAVE_CUDA)
+    release_retired();
+    if (host_cuda_) host_cuda_->detach();
+    gl::BindTexture(GL_TEXTURE_2D, host_texture_);
+    gl::TexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, width, height, 0, GL_RGBA, GL_FLOAT, nullptr);
+    gl::BindTexture(GL_TEXTURE_2D, 0);
+    host_width_ = width;
+    host_height_ = height;
+    if (!host_cuda_) host_cuda_ = std::make_unique<CudaGlTexture>();
+    std::string why;
+    host_cuda_failed_ = !host_cuda_->attach(host_texture_, &why);
+#else
+    (void)width;
+    (void)height;
+#endif
+}
+
 #if defined(PKRT_HAVE_CUDA)
 void AccumulationUpload::retire_host_registration() {
     if (!host_cuda_ || !host_cuda_->attached()) return;
@@ -201,9 +229,7 @@ double AccumulationUpload::upload(const Backend& backend) {
 #endif
     if (const float* rgba = backend.completed_rgba()) {
 #if defined(PKRT_HAVE_CUDA)
-        std::string why;
-        if (!host_cuda_) host_cuda_ = std::make_unique<CudaGlTexture>();
-        if (host_cuda_->attached() || host_cuda_->attach(host_texture_, &why)) {
+        if (host_cuda_ && host_cuda_->attached()) {
             gl::BindTexture(GL_TEXTURE_2D, 0);  // GL must not hold the texture while CUDA writes it
             auto t1 = clock::now();
             host_cuda_->copy_from_host(rgba, width_, height_);

@@ -42,6 +42,11 @@ public:
     // Sizes the texture (and the pixel buffer and its CUDA registration for device-output backends) to
     // width x height; a no-op when nothing changed.
     void configure(int width, int height, bool device_output);
+    // Resident mode: registers the host-data texture at width x height with CUDA, so that the kernel's
+    // packed images reach it by copy engines. Registration must not happen beside a resident grid (it
+    // waits for the grid, forever): call with none running. host_ready() says whether it is needed.
+    void prepare_host(int width, int height);
+    bool host_ready(int width, int height) const;
     // Copies the accumulation into the texture; returns the milliseconds it took.
     double upload(const Backend& backend);
 
@@ -72,6 +77,7 @@ private:
     void retire_host_registration();
     void release_retired();
     std::unique_ptr<CudaGlTexture> host_cuda_;
+    bool host_cuda_failed_ = false;  // GL is not on the CUDA device: glTexSubImage2D it is
     std::vector<std::pair<std::unique_ptr<CudaGlTexture>, GLuint>> retired_;
     std::unique_ptr<CudaGlBuffer> cuda_buffer_;
     std::unique_ptr<CudaGlTexture> cuda_texture_;

@@ -69,6 +69,9 @@ bool ProgressiveRenderer::can_submit() {
     // in flight. Otherwise the backend clears behind them.
     bool same_size = settings_.width == reset_width_ && settings_.height == reset_height_;
     if (stale_ && !in_flight_.empty() && (!pipelined() || !same_size)) return false;
+    // Frames queue only behind frames of their own mode (a reset would end the others inside the backend).
+    for (const InFlight& f : in_flight_)
+        if (f.mode != settings_.mode) return false;
     return static_cast<int>(in_flight_.size()) < backend_->max_frames_in_flight(settings_);
 }
 
@@ -87,7 +90,7 @@ void ProgressiveRenderer::submit(uint32_t spp) {
     settings_.spp = static_cast<int>(spp);
     backend_->begin_accumulate(settings_, next_sample_, spp);
     next_sample_ += spp;
-    in_flight_.push_back(InFlight{std::chrono::steady_clock::now(), generation_, next_sample_});
+    in_flight_.push_back(InFlight{std::chrono::steady_clock::now(), generation_, next_sample_, settings_.mode});
 }
 
 bool ProgressiveRenderer::ready() const { return !in_flight_.empty() && backend_->frame_ready(); }

@@ -77,6 +77,7 @@ private:
         std::chrono::steady_clock::time_point submitted;
         uint32_t generation = 0;
         uint32_t samples = 0;  // of the image once it is in
+        std::optional<SchedulerMode> mode;
     };
     uint32_t next_sample_ = 0;
     uint32_t generation_ = 0;

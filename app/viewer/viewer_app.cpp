@@ -307,6 +307,13 @@ bool ViewerApp::frame() {
             // for them here: they were cancelled and end soon. Batch runs queue one frame per pass, so
             // a script's N frames are N frames of samples whatever the mode.
             if (progressive_.stale() && progressive_.in_flight() && !progressive_.can_submit()) finish_all_frames();
+            if (progressive_.stale() && progressive_.pipelined() && !upload_->host_ready(rw, rh)) {
+                // Resident mode at a new size (or for the first time): the display texture is
+                // registered with CUDA before the kernel starts, never beside it.
+                finish_all_frames();
+                backend_->stop_resident();
+                upload_->prepare_host(rw, rh);
+            }
             for (int n = 0; (!view_.paused || progressive_.stale()) && progressive_.can_submit() && (n == 0 || !batch_); ++n) {
                 progressive_.submit(static_cast<uint32_t>(view_.spp_per_frame));
                 submitted_mode_ = backend_->mode_label(progressive_.settings());

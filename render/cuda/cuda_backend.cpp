@@ -106,6 +106,12 @@ public:
         return queue_ahead_ && rs.mode == SchedulerMode::kResident ? 2 : 1;
     }
 
+    void stop_resident() override {
+        drain();
+        quit_resident();
+        display_valid_ = false;
+    }
+
     bool frame_ready() const override {
         if (!pending_) return true;
         if (pending_->resident()) return pending_->ready();
