@@ -80,6 +80,8 @@ public:
         radiance_.allocate(3 * n);
         samples_.allocate(n);
         snapshots_.allocate(2 * 4 * n);
+        // Here, with no resident grid: freeing the last size's pinned memory would quit one.
+        if (queue_ahead_) display_host_.allocate(4 * n);
         display_valid_ = false;
         clear_next_ = true;
         clear_now();
@@ -100,6 +102,7 @@ public:
         if (on == queue_ahead_) return;
         drain();
         queue_ahead_ = on;
+        if (on) display_host_.allocate(4 * static_cast<size_t>(width_) * height_);
     }
 
     int max_frames_in_flight(const RenderSettings& rs) const override {
@@ -204,7 +207,6 @@ public:
             pending_slots_.pop_front();
             if (slot >= 0 && !s.cancelled()) {  // the image it packed: a copy engine runs beside the grid
                 size_t floats = 4 * static_cast<size_t>(width_) * height_;
-                display_host_.allocate(floats);
                 check(cudaMemcpyAsync(display_host_.get(), snapshots_.get() + slot * floats, floats * sizeof(float),
                                       cudaMemcpyDeviceToHost, stream_),
                       "read snapshot");
