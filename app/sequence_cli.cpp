@@ -1,8 +1,10 @@
 #include "sequence_cli.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 
+#include "frame_writer.h"
 #include "render/error.h"
 #include "render/image.h"
 #include "render/output_files.h"
@@ -29,23 +31,28 @@ int run_sequence(Backend& backend, const Scene& scene, const RenderSettings& set
     Progress progress("sequence", static_cast<uint64_t>(settings.width) * settings.height * settings.spp * frames, "samples",
                       quiet ? nullptr : stderr);
     auto t0 = std::chrono::steady_clock::now();
-    int written = 0;
-    RenderStats total = render_sequence(backend, scene, settings, path, frames, &progress,
-                                        [&](const SequenceFrame& f, const RenderOutput& r) {
-                                            std::vector<OutputFile> files = {
-                                                {"-o", frame_path(out.png_pattern, f.index), encode_png(r.image, out.exposure)}};
-                                            if (!out.hdr_pattern.empty()) {
-                                                std::string hdr = frame_path(out.hdr_pattern, f.index);
-                                                files.push_back({"--hdr", hdr, encode_image(hdr, r.image)});
-                                            }
-                                            write_outputs(files, out.inputs);
-                                            ++written;
-                                        });
+    std::atomic<int> written{0};
+    RenderStats total;
+    {
+        FrameWriter writer(frame_writer_threads());
+        total = render_sequence(backend, scene, settings, path, frames, &progress, [&](const SequenceFrame& f, const RenderOutput& r) {
+            writer.add([&out, &written, index = f.index, image = r.image] {
+                std::vector<OutputFile> files = {{"-o", frame_path(out.png_pattern, index), encode_png(image, out.exposure)}};
+                if (!out.hdr_pattern.empty()) {
+                    std::string hdr = frame_path(out.hdr_pattern, index);
+                    files.push_back({"--hdr", hdr, encode_image(hdr, image)});
+                }
+                write_outputs(files, out.inputs);
+                ++written;
+            });
+        });
+        writer.finish();  // a frame that failed to write fails the sequence here
+    }
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!out.stats.empty()) write_outputs({{"--stats", out.stats, stats_json_text(total)}}, out.inputs);
     if (!quiet) {
         std::fprintf(stderr, "pkrt: %d frames of %dx%d, %d spp in %.3f s: %.2f frames/s (image files included), %s mode, %llu kernel launches\n",
-                     written, settings.width, settings.height, settings.spp, seconds, written / (seconds > 0 ? seconds : 1e-9),
+                     written.load(), settings.width, settings.height, settings.spp, seconds, written.load() / (seconds > 0 ? seconds : 1e-9),
                      total.mode.c_str(), static_cast<unsigned long long>(total.kernel_launches));
         if (total.nonfinite_samples)
             std::fprintf(stderr, "pkrt: warning: %llu samples were NaN or infinite and were dropped\n",

@@ -72,7 +72,19 @@ bool ProgressiveRenderer::can_submit() {
     // Frames queue only behind frames of their own mode (a reset would end the others inside the backend).
     for (const InFlight& f : in_flight_)
         if (f.mode != settings_.mode) return false;
-    return static_cast<int>(in_flight_.size()) < backend_->max_frames_in_flight(settings_);
+    return can_submit_more();
+}
+
+bool ProgressiveRenderer::can_submit_more() const {
+    if (!backend_) return false;
+    // The limit counts frames of the image being built; frames of a replaced one (cancelled, ending
+    // soon) do not hold back the new view, up to one frame beyond the limit in all.
+    int limit = backend_->max_frames_in_flight(settings_);
+    int current = 0;
+    if (!stale_)
+        for (const InFlight& f : in_flight_) current += f.generation == generation_ ? 1 : 0;
+    int total = static_cast<int>(in_flight_.size());
+    return current < limit && total < (limit > 1 ? limit + 1 : limit);
 }
 
 void ProgressiveRenderer::submit(uint32_t spp) {

@@ -44,9 +44,7 @@ public:
     // when can_submit(); complete() ends the oldest frame in flight.
     bool can_submit();
     // Room for another frame in the backend's queue (no side effects; stale or not).
-    bool can_submit_more() const {
-        return backend_ && static_cast<int>(in_flight_.size()) < backend_->max_frames_in_flight(settings_);
-    }
+    bool can_submit_more() const;
     void submit(uint32_t spp);
     FrameResult complete();
     bool in_flight() const { return !in_flight_.empty(); }

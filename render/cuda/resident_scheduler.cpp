@@ -178,9 +178,10 @@ public:
     void invalidate() override { quit(); }
 
 private:
-    // Two: the next frame waits queued on the GPU while the host takes the last one's image, so the
-    // grid never idles between frames; more would only add latency.
-    static constexpr int kMaxOutstanding = 2;
+    // Two frames of an image (the next waits queued on the GPU while the host takes the last one's
+    // image, so the grid never idles; more would only add latency), and one more of a new view queued
+    // behind two that were just cancelled. With the quit job, the ring's four slots.
+    static constexpr int kMaxOutstanding = kResidentRingSlots - 1;
 
     uint32_t oldest() const {
         if (outstanding_.empty()) throw Error("internal: no resident frame outstanding");

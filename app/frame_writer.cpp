@@ -1,0 +1,70 @@
+#include "frame_writer.h"
+
+#include <algorithm>
+
+namespace pkrt {
+
+unsigned frame_writer_threads() {
+    unsigned cores = std::thread::hardware_concurrency();
+    return std::clamp(cores > 1 ? cores - 1 : 1u, 1u, 8u);
+}
+
+FrameWriter::FrameWriter(unsigned threads) : capacity_(2 * static_cast<size_t>(std::max(threads, 1u))) {
+    for (unsigned i = 0; i < std::max(threads, 1u); ++i) threads_.emplace_back([this] { worker(); });
+}
+
+FrameWriter::~FrameWriter() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        closing_ = true;
+    }
+    changed_.notify_all();
+    for (std::thread& t : threads_) t.join();
+}
+
+void FrameWriter::rethrow_failure() {
+    if (failure_) std::rethrow_exception(failure_);
+}
+
+void FrameWriter::add(std::function<void()> write) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [this] { return queue_.size() < capacity_ || failure_; });
+    rethrow_failure();
+    queue_.push_back(std::move(write));
+    changed_.notify_all();
+}
+
+void FrameWriter::finish() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [this] { return (queue_.empty() && busy_ == 0) || failure_; });
+    rethrow_failure();
+}
+
+void FrameWriter::worker() {
+    for (;;) {
+        std::function<void()> job;
+        {
+            std::unique_lock<std::mutex> lock(mutex_);
+            changed_.wait(lock, [this] { return !queue_.empty() || closing_; });
+            if (queue_.empty()) return;  // closing, and nothing left
+            job = std::move(queue_.front());
+            queue_.pop_front();
+            ++busy_;
+        }
+        changed_.notify_all();  // room in the queue for a waiting add()
+        std::exception_ptr failed;
+        try {
+            if (!failure_) job();  // after a failure the rest are dropped: the sequence has failed
+        } catch (...) {
+            failed = std::current_exception();
+        }
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            --busy_;
+            if (failed && !failure_) failure_ = failed;
+        }
+        changed_.notify_all();
+    }
+}
+
+}  // namespace pkrt
