@@ -49,6 +49,7 @@ struct RenderArgs {
     std::string backend = "auto";
     std::string mode;
     std::string bvh = "bvh2";
+    float bvh_splits = 0.0f;
     std::vector<std::string> set;
     int spp = 0;          // meaningful only when spp_set
     int max_depth = 0;    // meaningful only when max_depth_set
@@ -121,7 +122,7 @@ int run_render(const RenderArgs& a) {
     if (!hdr.empty()) outputs.push_back({"--hdr", hdr, {}});
     if (!a.stats.empty()) outputs.push_back({"--stats", a.stats, {}});
     pkrt::check_outputs(outputs, scene.inputs);
-    pkrt::prepare_scene(scene, layout);
+    pkrt::prepare_scene(scene, layout, a.bvh_splits);
 
     pkrt::RenderSettings rs;
     rs.width = w ? w : scene.defaults.width;
@@ -136,11 +137,14 @@ int run_render(const RenderArgs& a) {
         for (const auto& t : scene.textures) texels += static_cast<uint64_t>(t.width) * t.height;
         // The estimate charges an environment texel at its weight (load_limits.h).
         std::fprintf(stderr, "pkrt: %s: %zu triangles, %llu texels (at most %s of host memory), %s BVH of %zu nodes built in %.3f s (%s triangles/s)\n",
-                     scene_path.c_str(), scene.tris.size(), static_cast<unsigned long long>(texels),
+                     scene_path.c_str(), scene.source_triangles, static_cast<unsigned long long>(texels),
                      pkrt::format_bytes(pkrt::render_memory_estimate(scene.tris.size(), pkrt::texel_budget_used(scene),
                                                                      static_cast<uint64_t>(rs.width) * rs.height)).c_str(),
                      pkrt::bvh_layout_name(scene.bvh.layout).c_str(), scene.bvh.node_count(), scene.bvh_build_seconds,
-                     pkrt::Progress::format_rate(scene.bvh_build_seconds > 0 ? scene.tris.size() / scene.bvh_build_seconds : 0).c_str());
+                     pkrt::Progress::format_rate(scene.bvh_build_seconds > 0 ? scene.source_triangles / scene.bvh_build_seconds : 0).c_str());
+        if (a.bvh_splits > 0.0f)
+            std::fprintf(stderr, "pkrt: triangle splitting: %zu references for %zu triangles, SAH cost %.2f\n", scene.tris.size(),
+                         scene.source_triangles, scene.bvh_sah_cost);
     }
 
     if (sequence) {
@@ -226,6 +230,8 @@ int main(int argc, char** argv) {
     render->add_option("--backend", ra.backend, "auto, cpu or cuda")->capture_default_str();
     render->add_option("--mode", ra.mode, "GPU scheduler: persistent, relaunch, graph, megakernel");
     render->add_option("--bvh", ra.bvh, "BVH layout: bvh2 (binary) or cwbvh (8-wide, compressed)")->capture_default_str();
+    render->add_option("--bvh-splits", ra.bvh_splits, "Split large triangles into up to this many extra BVH references per triangle on average (0-4)")
+        ->check(CLI::Range(0.0f, 4.0f))->capture_default_str();
     render->add_option("--set", ra.set, "Scheduler setting KEY=VALUE for experiments (repeatable; see pkrt help-settings)");
     render->add_option("--seed", ra.seed, "Random seed")->capture_default_str();
     render->add_option("--hdr", ra.hdr, "Also write linear radiance to .exr or .pfm");
@@ -254,6 +260,8 @@ int main(int argc, char** argv) {
     bench->add_option("--warmup", ba.warmup, "Unmeasured frames per mode first")->capture_default_str();
     bench->add_option("--backend", ba.backend, "auto, cpu or cuda")->capture_default_str();
     bench->add_option("--bvh", ba.bvh, "BVH layout: bvh2 (binary) or cwbvh (8-wide, compressed)")->capture_default_str();
+    bench->add_option("--bvh-splits", ba.bvh_splits, "Split large triangles into up to this many extra BVH references per triangle on average (0-4)")
+        ->check(CLI::Range(0.0f, 4.0f))->capture_default_str();
     bench->add_option("--set", ba.set, "Scheduler setting KEY=VALUE for experiments (repeatable; see pkrt help-settings)");
     bench->add_option("--json", ba.json, "Write every measurement as JSON");
     bench->add_option("--csv", ba.csv, "Write one row per scene, resolution, depth and mode as CSV");

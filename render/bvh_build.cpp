@@ -5,6 +5,7 @@
 #include <future>
 #include <mutex>
 
+#include "bvh_presplit.h"
 #include "error.h"
 #include "kernels/bvh.h"
 #include "parallel.h"
@@ -21,20 +22,19 @@ constexpr uint32_t kParallelBinningSize = 128 * 1024;
 
 class Builder {
 public:
-    Builder(const std::vector<TriVerts>& tris, const BvhBuildOptions& opt) : opt_(opt) {
-        size_t n = tris.size();
+    // Primitives are references (render/bvh_presplit.h): a triangle, or a piece of one, with its box.
+    Builder(const std::vector<BvhReference>& refs, const BvhBuildOptions& opt) : opt_(opt) {
+        size_t n = refs.size();
         boxes_.resize(n);
         centroids_.resize(n);
         order_.resize(n);
+        tri_of_.resize(n);
         parallel_chunks(n, 4096, [&](unsigned, size_t b, size_t e) {
             for (size_t i = b; i < e; ++i) {
-                Aabb box;
-                box.grow(tris[i].v0);
-                box.grow(tris[i].v1);
-                box.grow(tris[i].v2);
-                boxes_[i] = box;
-                centroids_[i] = (box.lo + box.hi) * 0.5f;
+                boxes_[i] = refs[i].box;
+                centroids_[i] = (refs[i].box.lo + refs[i].box.hi) * 0.5f;
                 order_[i] = static_cast<uint32_t>(i);
+                tri_of_[i] = refs[i].tri;
             }
         });
         nodes_.resize(std::max<size_t>(1, 2 * n));
@@ -52,6 +52,7 @@ public:
         nodes_.resize(node_count_.load());
         r.nodes = std::move(nodes_);
         r.order = std::move(order_);
+        for (uint32_t& slot : r.order) slot = tri_of_[slot];  // reference -> its triangle
         r.depth = max_depth_.load();
         for (const BinaryBvhNode& nd : r.nodes) r.leaves += nd.is_leaf() ? 1 : 0;
         return r;
@@ -205,7 +206,8 @@ private:
     const BvhBuildOptions& opt_;
     std::vector<Aabb> boxes_;
     std::vector<Vec3> centroids_;
-    std::vector<uint32_t> order_;
+    std::vector<uint32_t> order_;   // reference indices while building
+    std::vector<uint32_t> tri_of_;  // a reference's triangle
     std::vector<BinaryBvhNode> nodes_;
     std::atomic<int32_t> node_count_{0};
     std::atomic<int> active_tasks_{0};
@@ -221,8 +223,25 @@ BinaryBvh build_bvh(const std::vector<TriVerts>& tris, const BvhBuildOptions& op
         throw Error("too many triangles: " + std::to_string(tris.size()) + " (the BVH addresses at most " +
                     std::to_string(kMaxTriangles) + ")");
     if (options.max_leaf_size < 1 || options.max_leaf_size > kMaxLeafSize) throw Error("BVH leaf size out of range");
-    Builder builder(tris, options);
+    if (!(options.split_budget >= 0.0f && options.split_budget <= 4.0f)) throw Error("BVH split budget out of range (0 to 4)");
+    std::vector<BvhReference> refs = presplit_triangles(tris, options.split_budget);
+    if (refs.size() >= static_cast<size_t>(kMaxTriangles))
+        throw Error("too many BVH references after splitting: " + std::to_string(refs.size()) + " (at most " +
+                    std::to_string(kMaxTriangles) + ")");
+    Builder builder(refs, options);
     return builder.run();
+}
+
+double bvh_sah_cost(const BinaryBvh& bvh, float traversal_cost) {
+    if (bvh.nodes.empty()) return 0.0;
+    double root = bvh.nodes[0].box.area();
+    if (!(root > 0.0)) return 0.0;
+    double cost = 0.0;
+    for (const BinaryBvhNode& nd : bvh.nodes) {
+        double p = nd.box.area() / root;
+        cost += nd.is_leaf() ? p * nd.count : p * traversal_cost;
+    }
+    return cost;
 }
 
 }  // namespace pkrt

@@ -26,6 +26,9 @@ struct BvhBuildOptions {
     int bins = 32;
     int max_leaf_size = 8;
     float traversal_cost = 1.0f;     // SAH cost of one node visit, relative to one triangle test
+    // Triangle pre-splitting (render/bvh_presplit.h): up to this many extra references per triangle,
+    // on average, for triangles with large boxes. 0: none; every triangle is one reference.
+    float split_budget = 0.0f;
 };
 
 // Exact bounds, unpadded: padding is a property of a layout's box test, so the conversion adds it.
@@ -42,7 +45,9 @@ struct BinaryBvhNode {
 // nodes as they go), so a layout must walk the tree rather than copy the array.
 struct BinaryBvh {
     std::vector<BinaryBvhNode> nodes;
-    std::vector<uint32_t> order;  // order[i] = original index of the triangle that goes to slot i
+    // order[i] = original index of the triangle that goes to slot i. A permutation, except with
+    // split_budget > 0: a split triangle then fills a slot per reference (its pieces' leaves).
+    std::vector<uint32_t> order;
     int depth = 0;                // deepest leaf, the root being depth 0
     size_t leaves = 0;
 };
@@ -50,5 +55,9 @@ struct BinaryBvh {
 // Throws Error on zero triangles, more than kMaxTriangles, or a leaf size the layouts cannot hold
 // (kMaxLeafSize: bvh2 packs a leaf's count into four bits of a stack entry).
 BinaryBvh build_bvh(const std::vector<TriVerts>& tris, const BvhBuildOptions& options = {});
+
+// The tree's SAH cost: node visits (traversal_cost each) and triangle tests, weighted by the
+// probability that a ray through the root's box passes through each node's box (area ratio).
+double bvh_sah_cost(const BinaryBvh& bvh, float traversal_cost = 1.0f);
 
 }  // namespace pkrt

@@ -89,7 +89,7 @@ RenderStats describe_render(const Backend& backend, const Scene& scene, const Re
     st.spp = rs.spp;
     st.max_depth = rs.max_depth;
     st.seed = rs.seed;
-    st.triangles = scene.tris.size();
+    st.triangles = scene.source_triangles ? scene.source_triangles : scene.tris.size();
     st.bvh_build_seconds = scene.bvh_build_seconds;
     return st;
 }

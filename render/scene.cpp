@@ -109,20 +109,26 @@ void select_camera(Scene& scene, const std::string& which) {
     throw Error("--camera " + which + ": " + scene.source + " has no such camera (it has " + list + ")");
 }
 
-void prepare_scene(Scene& scene, BvhLayout layout) {
+void prepare_scene(Scene& scene, BvhLayout layout, float split_budget) {
     if (scene.tris.empty()) throw Error(scene.source + ": the scene has no valid triangles");
     auto t0 = std::chrono::steady_clock::now();
     std::vector<uint32_t> order;
     {
-        BinaryBvh bvh = build_bvh(scene.tris, bvh_build_options(layout));
+        BvhBuildOptions options = bvh_build_options(layout);
+        options.split_budget = split_budget;
+        BinaryBvh bvh = build_bvh(scene.tris, options);
+        scene.bvh_sah_cost = bvh_sah_cost(bvh, options.traversal_cost);
         scene.bvh = convert_bvh(bvh, layout, order);
     }
     scene.bvh_build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-    std::vector<TriVerts> tris(scene.tris.size());
-    std::vector<TriShading> shading(scene.shading.size());
-    std::vector<uint32_t> slot_of(order.size());
-    for (size_t i = 0; i < order.size(); ++i) {
+    // Slots in the BVH's order; a split triangle has a slot per reference, each a copy of it.
+    const size_t n = scene.tris.size();
+    scene.source_triangles = n;
+    std::vector<TriVerts> tris(order.size());
+    std::vector<TriShading> shading(order.size());
+    std::vector<uint32_t> slot_of(n);
+    for (size_t i = order.size(); i-- > 0;) {
         tris[i] = scene.tris[order[i]];
         shading[i] = scene.shading[order[i]];
         slot_of[order[i]] = static_cast<uint32_t>(i);
@@ -134,7 +140,7 @@ void prepare_scene(Scene& scene, BvhLayout layout) {
     if (!normal_maps) {
         scene.tangents.clear();
     } else {
-        scene.tangents.resize(order.size(), TriTangents{});  // meshes added after the last tangents have none
+        scene.tangents.resize(n, TriTangents{});  // meshes added after the last tangents have none
         std::vector<TriTangents> tangents(order.size());
         for (size_t i = 0; i < order.size(); ++i) tangents[i] = scene.tangents[order[i]];
         scene.tangents = std::move(tangents);
@@ -148,7 +154,7 @@ void prepare_scene(Scene& scene, BvhLayout layout) {
     scene.tri_light_pmf.assign(scene.tris.size(), 0.0f);
     std::vector<double> power;
     double total = 0.0;
-    for (size_t original = 0; original < order.size(); ++original) {
+    for (size_t original = 0; original < n; ++original) {
         size_t i = slot_of[original];
         const Material& m = scene.materials[scene.shading[i].material];
         if (!is_emissive(m)) continue;
@@ -166,6 +172,8 @@ void prepare_scene(Scene& scene, BvhLayout layout) {
         scene.light_cdf.push_back(static_cast<float>(acc / total));
         scene.tri_light_pmf[scene.light_tris[k]] = static_cast<float>(power[k] / total);
     }
+    // A hit on any copy of a light is a hit on that light (MIS weighs it by its pmf).
+    for (size_t i = 0; i < order.size(); ++i) scene.tri_light_pmf[i] = scene.tri_light_pmf[slot_of[order[i]]];
     if (!scene.light_cdf.empty()) scene.light_cdf.back() = 1.0f;
     if (scene.environment.type == kEnvMap) build_environment_distribution(scene.env_map);
     // Half the light samples go to the environment when there are also triangle lights, whatever its

@@ -92,6 +92,9 @@ struct Scene {
 
     // Filled by prepare_scene().
     SceneBvh bvh;  // in the layout prepare_scene() was asked for
+    // Triangles as loaded; `tris` may hold more (a copy per reference of a split triangle).
+    size_t source_triangles = 0;
+    double bvh_sah_cost = 0.0;
     std::vector<int32_t> light_tris;
     std::vector<float> light_cdf;
     std::vector<float> tri_light_pmf;
@@ -112,7 +115,7 @@ int32_t add_texture_view(Scene& scene, const TextureView& view);
 void select_camera(Scene& scene, const std::string& which);
 
 // BVH in `layout`, triangle order, light tables. Throws Error if the scene has no triangles.
-void prepare_scene(Scene& scene, BvhLayout layout = BvhLayout::kBvh2);
+void prepare_scene(Scene& scene, BvhLayout layout = BvhLayout::kBvh2, float split_budget = 0.0f);
 
 CameraView make_camera_view(const CameraSpec& spec, int width, int height);
 

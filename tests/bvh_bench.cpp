@@ -96,13 +96,14 @@ int main(int argc, char** argv) {
             Scene base = load_scene(argv[a]);
             std::printf("%s: %zu triangles\n", argv[a], base.tris.size());
             std::vector<Ray> random, diffuse;
-            for (BvhLayout layout : all_bvh_layouts()) {
+            for (BvhLayout layout : all_bvh_layouts())
+            for (float splits : {0.0f, 0.3f, 1.0f}) {
                 double build = 1e30, build_cpu = 1e30;
                 Scene s;
                 for (int rep = 0; rep < 5; ++rep) {  // best of five: the build's wall time is noisy here
                     s = base;
                     double c0 = process_seconds();
-                    prepare_scene(s, layout);
+                    prepare_scene(s, layout, splits);
                     build_cpu = std::min(build_cpu, process_seconds() - c0);
                     build = std::min(build, s.bvh_build_seconds);
                 }
@@ -112,10 +113,10 @@ int main(int argc, char** argv) {
                 }
                 size_t hr = 0, hd = 0;
                 double rr = trace_rate(s, random, &hr), rd = trace_rate(s, diffuse, &hd);
-                std::printf("  %-6s nodes %8zu  %7.2f MiB  build+convert %6.3f s (prepare_scene %6.3f CPU s)  random %6.2f Mrays/s "
-                            "(%zu hits)  diffuse %6.2f Mrays/s (%zu of %zu hits)\n",
-                            bvh_layout_name(layout).c_str(), s.bvh.node_count(), s.bvh.memory_bytes() / 1048576.0, build,
-                            build_cpu, rr * 1e-6, hr, rd * 1e-6, hd, diffuse.size());
+                std::printf("  %-6s splits %.1f: refs %8zu  SAH %7.2f  nodes %8zu  %7.2f MiB  build+convert %6.3f s (prepare_scene %6.3f CPU s)  "
+                            "random %6.2f Mrays/s (%zu hits)  diffuse %6.2f Mrays/s (%zu of %zu hits)\n",
+                            bvh_layout_name(layout).c_str(), splits, s.tris.size(), s.bvh_sah_cost, s.bvh.node_count(),
+                            s.bvh.memory_bytes() / 1048576.0, build, build_cpu, rr * 1e-6, hr, rd * 1e-6, hd, diffuse.size());
             }
         }
     } catch (const Error& e) {

@@ -13,6 +13,8 @@
 #include "kernels/sampling.h"
 #include "render/bvh_build.h"
 #include "render/bvh_layout.h"
+#include "render/bvh_presplit.h"
+#include "render/backend.h"
 #include "render/error.h"
 #include "render/loaders.h"
 #include "render/scene.h"
@@ -420,4 +422,116 @@ TEST(BvhLayoutNames, RoundTripAndUnknownNamesListTheValidOnes) {
     } catch (const Error& e) {
         for (BvhLayout l : all_bvh_layouts()) EXPECT_NE(std::string(e.what()).find(bvh_layout_name(l)), std::string::npos) << e.what();
     }
+}
+
+// ---- Triangle pre-splitting (render/bvh_presplit.h) ----
+
+// Every point of a triangle lies in one of its references' boxes, every box lies within the
+// triangle's own, and a sliver's pieces enclose far less space than its box did.
+TEST(Presplit, ReferencesCoverTheirTriangleWithTighterBoxes) {
+    Rng rng = make_rng(9, 0, 0);
+    std::vector<TriVerts> tris;
+    for (int i = 0; i < 200; ++i) {
+        Vec3 a{rng.next_float(), rng.next_float(), rng.next_float()};
+        Vec3 d{rng.next_float() - 0.5f, rng.next_float() - 0.5f, rng.next_float() - 0.5f};
+        Vec3 w{0.02f * rng.next_float(), 0.02f * rng.next_float(), 0.02f * rng.next_float()};
+        TriVerts t{};  // a long diagonal sliver
+        t.v0 = a;
+        t.v1 = a + d * 10.0f;
+        t.v2 = a + d * 10.0f + w;
+        tris.push_back(t);
+    }
+    std::vector<BvhReference> refs = presplit_triangles(tris, 2.0f);
+    EXPECT_GT(refs.size(), 500u);
+    EXPECT_LE(refs.size(), 3 * tris.size());
+    std::vector<std::vector<Aabb>> of(tris.size());
+    for (const auto& r : refs) of[r.tri].push_back(r.box);
+    double whole = 0.0, pieces = 0.0;
+    for (size_t t = 0; t < tris.size(); ++t) {
+        ASSERT_FALSE(of[t].empty()) << "triangle " << t << " lost";
+        Aabb tb;
+        for (Vec3 v : {tris[t].v0, tris[t].v1, tris[t].v2}) tb.grow(v);
+        whole += tb.area();
+        for (const Aabb& b : of[t]) {
+            pieces += b.area();
+            EXPECT_TRUE(b.lo.x >= tb.lo.x && b.lo.y >= tb.lo.y && b.lo.z >= tb.lo.z && b.hi.x <= tb.hi.x && b.hi.y <= tb.hi.y &&
+                        b.hi.z <= tb.hi.z);
+        }
+        for (int k = 0; k < 50; ++k) {
+            Vec2 u = sample_uniform_triangle(rng.next_float(), rng.next_float());
+            Vec3 p = tris[t].v0 * (1 - u.x - u.y) + tris[t].v1 * u.x + tris[t].v2 * u.y;
+            bool inside_one = false;
+            for (const Aabb& b : of[t]) {
+                const float e = 1e-5f;
+                inside_one = inside_one || (p.x >= b.lo.x - e && p.y >= b.lo.y - e && p.z >= b.lo.z - e && p.x <= b.hi.x + e &&
+                                            p.y <= b.hi.y + e && p.z <= b.hi.z + e);
+            }
+            ASSERT_TRUE(inside_one) << "a point of triangle " << t << " is in none of its pieces";
+        }
+    }
+    EXPECT_LT(pieces, 0.5 * whole) << "the pieces' boxes are tighter";
+    // Without a budget every triangle is one reference with its own box.
+    EXPECT_EQ(presplit_triangles(tris, 0.0f).size(), tris.size());
+}
+
+// A BVH over split triangles finds the same closest hits as brute force (a triangle's copies all
+// hold the whole triangle), in every layout, and its SAH cost is no worse on an architectural scene.
+TEST_P(Bvh, SplitTrianglesMatchBruteForce) {
+    REQUIRE_SHARED_SCENE("dabrovic-sponza/sponza.obj");
+    Scene base = load_obj_scene(shared_scene("dabrovic-sponza/sponza.obj"));
+    Scene plain = base, split = base;
+    prepare_scene(plain, GetParam());
+    prepare_scene(split, GetParam(), 0.5f);
+    EXPECT_GT(split.tris.size(), plain.tris.size()) << "some triangles were split";
+    EXPECT_EQ(split.source_triangles, plain.tris.size());
+    EXPECT_LE(split.bvh_sah_cost, plain.bvh_sah_cost * 1.02);
+    compare_with_brute_force(split, 3000);
+    for (int n : {1, 2, 9}) {
+        Scene s = tiny_scene(n);
+        prepare_scene(s, GetParam(), 1.0f);
+        compare_with_brute_force(s, 400);
+    }
+}
+
+// A split light is still one light: light sampling picks it once, and a BSDF ray that hits any of its
+// copies weighs the hit by its pmf. The render equals the unsplit one, sample for sample.
+TEST(Presplit, SplitLightsRenderTheSame) {
+    Scene base = load_scene(std::string(PKRT_SCENES_DIR) + "/cornell.json");
+    int light = -1;
+    for (size_t m = 0; m < base.materials.size(); ++m)
+        if (is_emissive(base.materials[m])) light = static_cast<int>(m);
+    ASSERT_GE(light, 0);
+    // A long slanted emitter across the room: its box is mostly empty, so it is split.
+    TriVerts slanted{};
+    slanted.v0 = Vec3{100.0f, 400.0f, 100.0f};
+    slanted.v1 = Vec3{450.0f, 300.0f, 450.0f};
+    slanted.v2 = Vec3{440.0f, 310.0f, 470.0f};
+    base.tris.push_back(slanted);
+    TriShading sh{};
+    sh.material = light;
+    base.shading.push_back(sh);
+    if (!base.tangents.empty()) base.tangents.push_back(TriTangents{});
+    Scene plain = base, split = base;
+    prepare_scene(plain, BvhLayout::kBvh2);
+    prepare_scene(split, BvhLayout::kBvh2, 2.0f);
+    size_t light_slots = 0;
+    for (float p : split.tri_light_pmf) light_slots += p > 0.0f ? 1 : 0;
+    EXPECT_GT(light_slots, split.light_tris.size()) << "the slanted light was split into several slots";
+    EXPECT_EQ(split.light_tris.size(), plain.light_tris.size());
+    auto cpu = make_cpu_backend();
+    RenderSettings rs;
+    rs.width = rs.height = 48;
+    rs.spp = 8;
+    rs.max_depth = 6;
+    Image a = render_image(*cpu, plain, rs, nullptr).image;
+    Image b = render_image(*cpu, split, rs, nullptr).image;
+    rs.seed = 1000;
+    Image noise = render_image(*cpu, plain, rs, nullptr).image;
+    double diff = 0.0, seed_diff = 0.0;
+    for (size_t i = 0; i < a.pixels.size(); ++i)
+        for (int c = 0; c < 3; ++c) {
+            diff += std::pow(a.pixels[i][c] - b.pixels[i][c], 2.0);
+            seed_diff += std::pow(a.pixels[i][c] - noise.pixels[i][c], 2.0);
+        }
+    EXPECT_LT(diff, 0.01 * seed_diff) << "split and unsplit renders differ beyond ties";
 }

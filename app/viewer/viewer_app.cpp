@@ -429,7 +429,7 @@ void ViewerApp::open_scene(const std::string& path) {
     progressive_.set_max_depth(view_.max_depth);
     history_.clear();
     glfwSetWindowTitle(window_->handle(), ("pkrt-viewer - " + scene_name_).c_str());
-    set_status("opened " + path + " (" + std::to_string(scene_->tris.size()) + " triangles)", false);
+    set_status("opened " + path + " (" + std::to_string(scene_->source_triangles) + " triangles)", false);
 }
 
 void ViewerApp::set_status(const std::string& message, bool warn) {
