@@ -228,7 +228,7 @@ int main(int argc, char** argv) {
     render->add_option("--res", ra.res, "Resolution WIDTHxHEIGHT (default: the scene's)");
     CLI::Option* depth_opt = render->add_option("--max-depth", ra.max_depth, "Maximum bounces (default: the scene's)");
     render->add_option("--backend", ra.backend, "auto, cpu or cuda")->capture_default_str();
-    render->add_option("--mode", ra.mode, "GPU scheduler: persistent, relaunch, graph, megakernel");
+    render->add_option("--mode", ra.mode, "GPU scheduler: persistent, relaunch, graph, megakernel, resident");
     render->add_option("--bvh", ra.bvh, "BVH layout: bvh2 (binary) or cwbvh (8-wide, compressed)")->capture_default_str();
     render->add_option("--bvh-splits", ra.bvh_splits, "Split large triangles into up to this many extra BVH references per triangle on average (0-4)")
         ->check(CLI::Range(0.0f, 4.0f))->capture_default_str();

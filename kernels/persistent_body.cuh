@@ -274,7 +274,10 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
                     // the last claim, the in-flight read below sees its count.
                     // Between jobs (this block already flushed the last one) it does not poll at all.
                     uint32_t running = resident_job(p);
-                    if (sweeper && running != 0 && flushed_seq != running && resident_all_claimed(p, running)) {
+                    // flushed_seq is the sweeper's alone: read through volatile, so that no other lane
+                    // reads it speculatively (racecheck saw warp 1 do so).
+                    if (sweeper && running != 0 && *static_cast<volatile uint32_t*>(&flushed_seq) != running &&
+                        resident_all_claimed(p, running)) {
                         __threadfence();
                         if (load_volatile(&ctl->in_flight) == 0)
                             resident_drained(p, running, &flushed_seq, [&] { flush_counters(bc, c); });

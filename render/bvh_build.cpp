@@ -50,15 +50,33 @@ public:
         build(0, 0);
         BinaryBvh r;
         nodes_.resize(node_count_.load());
+        r.order.reserve(order_.size());
+        assign_slots(0, r.order);  // references -> their triangles, each once per leaf
         r.nodes = std::move(nodes_);
-        r.order = std::move(order_);
-        for (uint32_t& slot : r.order) slot = tri_of_[slot];  // reference -> its triangle
         r.depth = max_depth_.load();
         for (const BinaryBvhNode& nd : r.nodes) r.leaves += nd.is_leaf() ? 1 : 0;
         return r;
     }
 
 private:
+    // Depth first, as the ranges already are: each leaf's references become its triangles, a triangle
+    // whose pieces share a leaf once (the leaf tests the whole triangle), and ranges shrink to match.
+    void assign_slots(int32_t node, std::vector<uint32_t>& out) {
+        BinaryBvhNode& nd = nodes_[node];
+        uint32_t first = static_cast<uint32_t>(out.size());
+        if (nd.is_leaf()) {
+            for (uint32_t i = nd.first; i < nd.first + nd.count; ++i) {
+                uint32_t tri = tri_of_[order_[i]];
+                if (std::find(out.begin() + first, out.end(), tri) == out.end()) out.push_back(tri);
+            }
+        } else {
+            assign_slots(nd.left, out);
+            assign_slots(nd.right, out);
+        }
+        nd.first = first;
+        nd.count = static_cast<uint32_t>(out.size()) - first;
+    }
+
     Aabb range_bounds(uint32_t begin, uint32_t end) const {
         Aabb box;
         for (uint32_t i = begin; i < end; ++i) box.grow(boxes_[order_[i]]);
