@@ -17,7 +17,7 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
     std::string res;
     app.add_option("scene", o->scene, "Scene file (.json, .obj, .gltf or .glb); default: the Cornell box");
     app.add_option("--backend", o->backend, "auto, cpu or cuda")->capture_default_str();
-    app.add_option("--mode", o->mode, "GPU scheduler: persistent, relaunch, graph or megakernel (switchable live)");
+    app.add_option("--mode", o->mode, "GPU scheduler: persistent, relaunch, graph, megakernel or resident (switchable live)");
     app.add_option("--bvh", o->bvh, "BVH layout: bvh2 (binary) or cwbvh (8-wide, compressed)")->capture_default_str();
     app.add_option("--res", res, "Window size WIDTHxHEIGHT (default: the scene's resolution)");
     CLI::Option* spp = app.add_option("--spp-per-frame", o->spp_per_frame, "Samples per pixel added each frame (default: 1 CPU, 4 GPU)");
