@@ -14,6 +14,9 @@
 #
 #   tests/h200.sh check     on the device, carrying [".gpu", ".stage", ".scenes"]: a shorter session for one
 #                           call (GPU tests, base against new, both BVH layouts, renders)
+#   tests/h200.sh resident [tests] [viewer] [bench]
+#                           on the device (the viewer part on the X display): resident mode's GPU tests, the
+#                           viewer's fps and camera latency per mode, base against new, 240-frame sequences
 #   tests/h200.sh soak start SECONDS, then soak wait
 #                           the viewer soak (tests/soak.sh) across two device calls, on the X display
 #
@@ -64,49 +67,7 @@ device_paths() {
 # session of its own (it outlives the call while the machine stays warm) and returns; `soak wait`, called
 # within the 30 s the machine stays warm, waits for it and copies its log and samples to $OUT.
 soak() {
-    # Resident mode (issue 11), on the X display: `resident [tests] [viewer] [bench]` (all three by default):
-# GPU tests; the viewer's frame rate and camera latency per mode on Crytek Sponza 1080p and its GPU
-# tests; base against new and 240-frame sequences per mode.
-resident() {
-    begin_results
-    local parts=" ${*:-tests viewer bench} "
-    [[ $parts == *" tests "* ]] && gpu_tests 150
-    if [[ $parts == *" viewer "* ]] && [ -n "${DISPLAY:-}" ] && [ -x ./.stage/pkrt-viewer ]; then
-        echo "=== viewer on $DISPLAY"
-        : >"$out/viewer_latency_script.txt"
-        for i in $(seq 20); do printf 'frames 6\ndrag 900 500 912 500\n' >>"$out/viewer_latency_script.txt"; done
-        for m in relaunch persistent resident; do
-            timeout 100 ./.stage/pkrt-viewer scenes/bench/crytek-sponza.json --backend cuda --mode $m --res 1920x1080 \
-                --spp-per-frame 1 --frames 200 --screenshot "$out/viewer_$m.png" >"$out/viewer_$m.txt" 2>&1
-            echo "$m exit $?"; grep -E "fps|transfer|launches|error|warning" "$out/viewer_$m.txt"
-            timeout 100 ./.stage/pkrt-viewer scenes/bench/crytek-sponza.json --backend cuda --mode $m --res 1920x1080 \
-                --spp-per-frame 1 --script "$out/viewer_latency_script.txt" >"$out/viewer_latency_$m.txt" 2>&1
-            echo "$m latency exit $?"; grep -E "camera change|error|warning" "$out/viewer_latency_$m.txt"
-        done
-        save
-        echo "=== test_viewer_gpu"
-        PKRT_EXPECT_INTEROP=1 PKRT_VIEWER_DISPLAY=$DISPLAY timeout 300 ./.stage/test_viewer_gpu --gtest_color=no >"$out/test_viewer_gpu.txt" 2>&1
-        echo "exit $?"; grep -E "^\[ +(OK|FAILED|PASSED|SKIPPED) +\]|Failure" "$out/test_viewer_gpu.txt" | head -20
-        save
-    fi
-    [[ $parts == *" bench "* ]] || return 0
-    compare_with_base 128x128,1920x1080 10 1920x1080 5
-    echo "=== sequences, 240 frames, PNGs written"
-    for m in relaunch persistent resident; do
-        for cfg in "scenes/cornell.json 256x256 16 8" "scenes/bench/crytek-sponza.json 512x512 4 4"; do
-            set -- $cfg
-            rm -rf /tmp/seq && mkdir -p /tmp/seq
-            t0=$(date +%s.%N)
-            timeout 120 $P render "$1" --backend cuda --mode $m --res "$2" --spp "$3" --max-depth "$4" --frames 240 \
-                --camera-path orbit -q -o /tmp/seq/f_%04d.png >"$out/seq_${m}_$(basename "$1" .json).txt" 2>&1
-            rc=$?; t1=$(date +%s.%N)
-            echo "$m $(basename "$1") $2 ${3}spp d$4: exit $rc, $(ls /tmp/seq | wc -l) PNGs, $(python3 -c "print(f'{240/($t1-$t0):.1f} fps ({$t1-$t0:.2f} s)')")"
-        done
-    done
-    save
-}
-
-case "${1:-}" in
+    case "${1:-}" in
         start)
             device_paths
             rm -rf /tmp/soak && mkdir -p /tmp/soak
@@ -211,19 +172,61 @@ run() {
     timeout 60 $P render scenes/bench/crytek-sponza.json --backend cuda --spp 1 -q -o "$final/sponza_1080p.png" \
         --stats "$out/stats_sponza_persistent.json"
     if [ -n "${DISPLAY:-}" ] && [ -x ./.stage/pkrt-viewer ]; then
-        echo "=== viewer on $DISPLAY"
-        for m in persistent relaunch graph megakernel; do
-            timeout 120 ./.stage/pkrt-viewer scenes/bench/crytek-sponza.json --backend cuda --mode $m --res 1920x1080 \
-                --spp-per-frame 1 --frames 150 --screenshot "$final/viewer_$m.png" >"$out/viewer_$m.txt" 2>&1
-            echo "$m exit $?"; grep -E "fps|transfer|error|warning|OpenGL" "$out/viewer_$m.txt"
-        done
-        timeout 120 ./.stage/pkrt-viewer scenes/bench/crytek-sponza.json --backend cuda --interop buffer \
+        viewer_fps persistent relaunch graph megakernel resident
+        timeout -k 5 120 ./.stage/pkrt-viewer scenes/bench/crytek-sponza.json --backend cuda --interop buffer \
             --res 1920x1080 --spp-per-frame 1 --frames 150 >"$out/viewer_buffer.txt" 2>&1
         echo "persistent, pixel-buffer interop: exit $?"; grep -E "fps|transfer|error|warning" "$out/viewer_buffer.txt"
-        echo "=== test_viewer_gpu"
-        PKRT_EXPECT_INTEROP=1 PKRT_VIEWER_DISPLAY=$DISPLAY timeout 300 ./.stage/test_viewer_gpu --gtest_color=no >"$out/test_viewer_gpu.txt" 2>&1
-        echo "exit $?"; grep -E "^\[ +(OK|FAILED|PASSED|SKIPPED) +\]|Failure" "$out/test_viewer_gpu.txt" | head -20
+        viewer_tests
     fi
+}
+
+# The batch viewer on Crytek Sponza 1920x1080, 1 spp a frame, per mode: fps, display transfer, launches
+# per displayed frame. (timeout -k: a viewer stuck in the driver ignores SIGTERM.)
+viewer_fps() {
+    echo "=== viewer on $DISPLAY"
+    for m in "$@"; do
+        timeout -k 5 100 ./.stage/pkrt-viewer scenes/bench/crytek-sponza.json --backend cuda --mode $m --res 1920x1080 \
+            --spp-per-frame 1 --frames 200 --screenshot "$out/viewer_$m.png" >"$out/viewer_$m.txt" 2>&1
+        echo "$m exit $?"; grep -E "fps|transfer|launches|error|warning|OpenGL" "$out/viewer_$m.txt"
+    done
+    save
+}
+
+# The same scene driven by 20 orbit drags: camera change to the new view's first image on screen.
+viewer_latency() {
+    : >"$out/viewer_latency_script.txt"
+    for i in $(seq 20); do printf 'frames 6\ndrag 900 500 912 500\n' >>"$out/viewer_latency_script.txt"; done
+    for m in "$@"; do
+        timeout -k 5 100 ./.stage/pkrt-viewer scenes/bench/crytek-sponza.json --backend cuda --mode $m --res 1920x1080 \
+            --spp-per-frame 1 --script "$out/viewer_latency_script.txt" >"$out/viewer_latency_$m.txt" 2>&1
+        echo "$m latency exit $?"; grep -E "camera change|error|warning" "$out/viewer_latency_$m.txt"
+    done
+    save
+}
+
+viewer_tests() {
+    echo "=== test_viewer_gpu"
+    PKRT_EXPECT_INTEROP=1 PKRT_VIEWER_DISPLAY=$DISPLAY timeout -k 5 300 ./.stage/test_viewer_gpu --gtest_color=no \
+        >"$out/test_viewer_gpu.txt" 2>&1
+    echo "exit $?"; grep -E "^\[ +(OK|FAILED|PASSED|SKIPPED) +\]|Failure" "$out/test_viewer_gpu.txt" | head -20
+    save
+}
+
+# 240-frame sequences per mode, PNGs written: the CLI's own frames/s (image files in, scene loading out).
+sequences() {
+    echo "=== sequences, 240 frames, PNGs written"
+    local cfg m log
+    for cfg in "scenes/cornell.json 256x256 16 8" "scenes/bench/crytek-sponza.json 512x512 4 4"; do
+        for m in relaunch persistent resident; do
+            set -- $cfg
+            log="$out/seq_${m}_$(basename "$1" .json).txt"
+            rm -rf /tmp/seq && mkdir -p /tmp/seq
+            timeout -k 5 120 $P render "$1" --backend cuda --mode $m --res "$2" --spp "$3" --max-depth "$4" --frames 240 \
+                --camera-path orbit -o /tmp/seq/f_%04d.png >"$log" 2>&1
+            echo "$m exit $?, $(ls /tmp/seq | wc -l) PNGs: $(grep -E 'frames/s|error' "$log")"
+        done
+    done
+    save
 }
 
 # Resident mode (issue 11), on the X display: `resident [tests] [viewer] [bench]` (all three by default):
@@ -234,38 +237,13 @@ resident() {
     local parts=" ${*:-tests viewer bench} "
     [[ $parts == *" tests "* ]] && gpu_tests 150
     if [[ $parts == *" viewer "* ]] && [ -n "${DISPLAY:-}" ] && [ -x ./.stage/pkrt-viewer ]; then
-        echo "=== viewer on $DISPLAY"
-        : >"$out/viewer_latency_script.txt"
-        for i in $(seq 20); do printf 'frames 6\ndrag 900 500 912 500\n' >>"$out/viewer_latency_script.txt"; done
-        for m in relaunch persistent resident; do
-            timeout 100 ./.stage/pkrt-viewer scenes/bench/crytek-sponza.json --backend cuda --mode $m --res 1920x1080 \
-                --spp-per-frame 1 --frames 200 --screenshot "$out/viewer_$m.png" >"$out/viewer_$m.txt" 2>&1
-            echo "$m exit $?"; grep -E "fps|transfer|launches|error|warning" "$out/viewer_$m.txt"
-            timeout 100 ./.stage/pkrt-viewer scenes/bench/crytek-sponza.json --backend cuda --mode $m --res 1920x1080 \
-                --spp-per-frame 1 --script "$out/viewer_latency_script.txt" >"$out/viewer_latency_$m.txt" 2>&1
-            echo "$m latency exit $?"; grep -E "camera change|error|warning" "$out/viewer_latency_$m.txt"
-        done
-        save
-        echo "=== test_viewer_gpu"
-        PKRT_EXPECT_INTEROP=1 PKRT_VIEWER_DISPLAY=$DISPLAY timeout 300 ./.stage/test_viewer_gpu --gtest_color=no >"$out/test_viewer_gpu.txt" 2>&1
-        echo "exit $?"; grep -E "^\[ +(OK|FAILED|PASSED|SKIPPED) +\]|Failure" "$out/test_viewer_gpu.txt" | head -20
-        save
+        viewer_fps resident relaunch persistent
+        viewer_latency resident relaunch persistent
+        viewer_tests
     fi
     [[ $parts == *" bench "* ]] || return 0
     compare_with_base 128x128,1920x1080 10 1920x1080 5
-    echo "=== sequences, 240 frames, PNGs written"
-    for m in relaunch persistent resident; do
-        for cfg in "scenes/cornell.json 256x256 16 8" "scenes/bench/crytek-sponza.json 512x512 4 4"; do
-            set -- $cfg
-            rm -rf /tmp/seq && mkdir -p /tmp/seq
-            t0=$(date +%s.%N)
-            timeout 120 $P render "$1" --backend cuda --mode $m --res "$2" --spp "$3" --max-depth "$4" --frames 240 \
-                --camera-path orbit -q -o /tmp/seq/f_%04d.png >"$out/seq_${m}_$(basename "$1" .json).txt" 2>&1
-            rc=$?; t1=$(date +%s.%N)
-            echo "$m $(basename "$1") $2 ${3}spp d$4: exit $rc, $(ls /tmp/seq | wc -l) PNGs, $(python3 -c "print(f'{240/($t1-$t0):.1f} fps ({$t1-$t0:.2f} s)')")"
-        done
-    done
-    save
+    sequences
 }
 
 case "${1:-}" in
@@ -274,5 +252,5 @@ case "${1:-}" in
     check) check ;;
     resident) shift; resident "$@" ;;
     soak) shift; soak "$@" ;;
-    *) echo "usage: $0 stage [BASE] | run | check | soak start SECONDS | soak wait" >&2; exit 2 ;;
+    *) echo "usage: $0 stage [BASE] | run | check | resident [tests] [viewer] [bench] | soak start SECONDS | soak wait" >&2; exit 2 ;;
 esac

@@ -53,23 +53,26 @@ std::unique_ptr<Backend> gpu_backend(const GpuDevice& d, SchedulerOptions o = {}
 // different seeds sit to each other: the paths are the same ones, only float rounding (FMA, hardware
 // texture filtering) lets a few diverge. And the means agree within 1%. From the scene's camera, or
 // `camera`; returns the GPU's render.
+// `got` against the CPU's render of `view` with the settings' seed (their mode ignored), as above.
+void expect_image_matches_cpu(const Scene& scene, const CameraSpec& view, RenderSettings rs, const Image& got,
+                              const std::string& what) {
+    auto cpu = make_cpu_backend();
+    rs.mode.reset();
+    Image ref = render_view(*cpu, scene, view, rs, nullptr).image;
+    rs.seed += 1000;
+    Image noise = render_view(*cpu, scene, view, rs, nullptr).image;
+    double noise_rms = rms_difference(ref, noise);
+    double diff_rms = rms_difference(ref, got);
+    double rel_mean = std::fabs(mean(got) - mean(ref)) / mean(ref);
+    EXPECT_LT(diff_rms, 0.3 * noise_rms) << what << ": GPU-vs-CPU rms " << diff_rms << ", CPU seed-to-seed rms " << noise_rms;
+    EXPECT_LT(rel_mean, 0.01) << what << ": mean " << mean(got) << " vs CPU " << mean(ref);
+}
+
 RenderOutput expect_matches_cpu(const Scene& scene, Backend& gpu, const RenderSettings& rs, const std::string& what,
                                 const CameraSpec* camera = nullptr) {
     const CameraSpec& view = camera ? *camera : scene.camera;
-    auto cpu = make_cpu_backend();
-    RenderSettings other = rs;
-    other.seed = rs.seed + 1000;
-    RenderSettings cpu_rs = rs;
-    cpu_rs.mode.reset();
-    other.mode.reset();
-    Image ref = render_view(*cpu, scene, view, cpu_rs, nullptr).image;
-    Image noise = render_view(*cpu, scene, view, other, nullptr).image;
     RenderOutput g = render_view(gpu, scene, view, rs, nullptr);
-    double noise_rms = rms_difference(ref, noise);
-    double diff_rms = rms_difference(ref, g.image);
-    double rel_mean = std::fabs(mean(g.image) - mean(ref)) / mean(ref);
-    EXPECT_LT(diff_rms, 0.3 * noise_rms) << what << ": GPU-vs-CPU rms " << diff_rms << ", CPU seed-to-seed rms " << noise_rms;
-    EXPECT_LT(rel_mean, 0.01) << what << ": mean " << mean(g.image) << " vs CPU " << mean(ref);
+    expect_image_matches_cpu(scene, view, rs, g.image, what);
     std::vector<uint32_t> counts = gpu.sample_counts();
     for (uint32_t c : counts) EXPECT_EQ(c, static_cast<uint32_t>(rs.spp)) << what;
     return g;
@@ -581,15 +584,7 @@ TEST(Gpu, ResidentQueuedViewChangeLeavesNoSampleOfTheOldView) {
     EXPECT_EQ(st_b.samples, uint64_t(w) * h * 4);
     EXPECT_EQ(st_b.kernel_launches, 0u);
     for (uint32_t c : gpu->sample_counts()) ASSERT_EQ(c, 4u) << "B's samples only";
-    Image got = gpu->resolve();
-    auto cpu = make_cpu_backend();
-    RenderSettings cpu_b = b;
-    cpu_b.mode.reset();
-    Image ref = render_view(*cpu, s, view_b, cpu_b, nullptr).image;
-    cpu_b.seed += 1000;
-    Image noise = render_view(*cpu, s, view_b, cpu_b, nullptr).image;
-    EXPECT_LT(rms_difference(ref, got), 0.3 * rms_difference(ref, noise));
-    EXPECT_LT(std::fabs(mean(got) - mean(ref)) / mean(ref), 0.01);
+    expect_image_matches_cpu(s, view_b, b, gpu->resolve(), "view B after a cancelled view A");
 #endif
 }
 
@@ -621,13 +616,7 @@ TEST(Gpu, ResidentQueuedFramesEachShowAWholeImage) {
     }
     EXPECT_EQ(st.samples, uint64_t(frames) * w * h);
     EXPECT_EQ(st.kernel_launches, 1u);
-    RenderSettings cpu_rs = settings(w, h, frames, 8, 4);
-    auto cpu = make_cpu_backend();
-    Image ref = render_view(*cpu, s, s.camera, cpu_rs, nullptr).image;
-    cpu_rs.seed += 1000;
-    Image noise = render_view(*cpu, s, s.camera, cpu_rs, nullptr).image;
-    Image got = gpu->resolve();
-    EXPECT_LT(rms_difference(ref, got), 0.3 * rms_difference(ref, noise));
+    expect_image_matches_cpu(s, s.camera, settings(w, h, frames, 8, 4), gpu->resolve(), "24 queued one-sample frames");
 #endif
 }
 
@@ -648,15 +637,10 @@ TEST(Gpu, ResidentSequenceFramesEqualSingleRenders) {
     ASSERT_EQ(frames.size(), 5u);
     EXPECT_EQ(total.samples, 5u * 64u * 64u * 8u);
     EXPECT_EQ(total.kernel_launches, 1u);
-    auto cpu = make_cpu_backend();
     for (int i = 0; i < 5; ++i) {
         RenderSettings one = rs;
-        one.mode.reset();
         one.seed = rs.seed + i;
-        Image ref = render_view(*cpu, s, camera_at(path, i, 5), one, nullptr).image;
-        one.seed += 1000;
-        Image noise = render_view(*cpu, s, camera_at(path, i, 5), one, nullptr).image;
-        EXPECT_LT(rms_difference(ref, frames[i]), 0.3 * rms_difference(ref, noise)) << "frame " << i;
+        expect_image_matches_cpu(s, camera_at(path, i, 5), one, frames[i], "sequence frame " + std::to_string(i));
     }
 #endif
 }

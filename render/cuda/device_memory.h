@@ -29,28 +29,25 @@ inline void check(cudaError_t e, const char* what) {
     }
 }
 
-template <class T>
-class DeviceArray {
+// n elements of T from one allocator (device memory, pinned host memory), freed with it.
+template <class T, cudaError_t (*Alloc)(void**, size_t), cudaError_t (*Free)(void*)>
+class CudaBuffer {
 public:
-    DeviceArray() = default;
-    DeviceArray(const DeviceArray&) = delete;
-    DeviceArray& operator=(const DeviceArray&) = delete;
-    ~DeviceArray() { release(); }
+    CudaBuffer() = default;
+    CudaBuffer(const CudaBuffer&) = delete;
+    CudaBuffer& operator=(const CudaBuffer&) = delete;
+    ~CudaBuffer() { release(); }
     void allocate(size_t n) {
         if (n == n_ && p_) return;
         release();
         if (n == 0) return;
-        check(cudaMalloc(reinterpret_cast<void**>(&p_), n * sizeof(T)), "cudaMalloc");
+        check(Alloc(reinterpret_cast<void**>(&p_), n * sizeof(T)), "allocate");
         n_ = n;
-    }
-    void upload(const std::vector<T>& v) {
-        allocate(std::max<size_t>(v.size(), 1));
-        if (!v.empty()) check(cudaMemcpy(p_, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
     }
     void release() {
         if (p_ && !g_device_wedged) {
             quit_resident_kernels();
-            cudaFree(p_);
+            Free(p_);
         }
         p_ = nullptr;
         n_ = 0;
@@ -62,6 +59,22 @@ private:
     T* p_ = nullptr;
     size_t n_ = 0;
 };
+
+inline cudaError_t device_alloc(void** p, size_t bytes) { return cudaMalloc(p, bytes); }
+inline cudaError_t pinned_alloc(void** p, size_t bytes) { return cudaHostAlloc(p, bytes, cudaHostAllocDefault); }
+
+template <class T>
+class DeviceArray : public CudaBuffer<T, device_alloc, cudaFree> {
+public:
+    void upload(const std::vector<T>& v) {
+        this->allocate(std::max<size_t>(v.size(), 1));
+        if (!v.empty()) check(cudaMemcpy(this->get(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
+    }
+};
+
+// n pinned host elements (not zeroed): a copy engine's target for large read-backs.
+template <class T>
+using PinnedArray = CudaBuffer<T, pinned_alloc, cudaFreeHost>;
 
 // Pinned host memory, zeroed. Mapped: also in the device's address space, so the host reads or writes
 // it while a kernel runs (stop flag, live statistics); otherwise a fast target for async copies.
@@ -87,37 +100,6 @@ public:
 private:
     T* h_ = nullptr;
     T* d_ = nullptr;
-};
-
-// n pinned host elements (not zeroed): a copy engine's target for large read-backs.
-template <class T>
-class PinnedArray {
-public:
-    PinnedArray() = default;
-    PinnedArray(const PinnedArray&) = delete;
-    PinnedArray& operator=(const PinnedArray&) = delete;
-    ~PinnedArray() { release(); }
-    void allocate(size_t n) {
-        if (n == n_ && p_) return;
-        release();
-        if (n == 0) return;
-        check(cudaHostAlloc(reinterpret_cast<void**>(&p_), n * sizeof(T), cudaHostAllocDefault), "cudaHostAlloc");
-        n_ = n;
-    }
-    void release() {
-        if (p_ && !g_device_wedged) {
-            quit_resident_kernels();
-            cudaFreeHost(p_);
-        }
-        p_ = nullptr;
-        n_ = 0;
-    }
-    T* get() const { return p_; }
-    size_t size() const { return n_; }
-
-private:
-    T* p_ = nullptr;
-    size_t n_ = 0;
 };
 
 template <class T>
