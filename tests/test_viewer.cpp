@@ -33,6 +33,20 @@ TEST(Viewer, CpuFramesWriteANonBlankScreenshotOfTheWindowSize) {
     for (const auto& e : dir.entries()) EXPECT_EQ(e.find(".tmp"), std::string::npos) << e;
 }
 
+// --spp-target stops accumulating at exactly that many samples per pixel, whatever the frames left:
+// the last frame takes only what is missing, and later frames add nothing.
+TEST(Viewer, SampleTargetStopsAccumulationExactly) {
+    TempDir dir;
+    RunResult r = run_viewer("--backend cpu --frames 12 --spp-per-frame 2 --spp-target 5 --screenshot out.png --res 160x120",
+                             dir.path().string());
+    SKIP_WITHOUT_XVFB(r);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("12 frames, 5 spp at"), std::string::npos) << r.err;
+    RunResult all = run_viewer("--backend cpu --frames 12 --spp-per-frame 2 --screenshot all.png --res 160x120", dir.path().string());
+    ASSERT_EQ(all.code, 0) << all.err;
+    EXPECT_NE(all.err.find("12 frames, 24 spp at"), std::string::npos) << all.err;
+}
+
 TEST(Viewer, ScriptedInputMovesTheCameraAndResetRestoresTheImageExactly) {
     TempDir dir;
     // Every move starts from the scene's camera and is undone with R. 640x480 keeps the events left of
@@ -243,6 +257,7 @@ TEST(ViewerCli, BadFlagsAndFilesGiveOneErrorLine) {
         {"--interop pbo", "--interop pbo: must be texture or buffer", 1},
         {"--spp-per-frame -3", "--spp-per-frame", 1},
         {"--spp-per-frame 0", "--spp-per-frame 0: must be between 1", 1},
+        {"--spp-target -1", "--spp-target -1: must be between 0", 1},
         {"--frames 0", "--frames 0: must be between 1", 1},
         {"--max-depth 5000", "--max-depth", 1},
         {"--scale 3", "--scale", 1},

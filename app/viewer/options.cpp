@@ -21,6 +21,7 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
     app.add_option("--bvh", o->bvh, "BVH layout: bvh2 (binary) or cwbvh (8-wide, compressed)")->capture_default_str();
     app.add_option("--res", res, "Window size WIDTHxHEIGHT (default: the scene's resolution)");
     CLI::Option* spp = app.add_option("--spp-per-frame", o->spp_per_frame, "Samples per pixel added each frame (default: 1 CPU, 4 GPU)");
+    app.add_option("--spp-target", o->spp_target, "Stop accumulating at this many samples per pixel (0: never)")->capture_default_str();
     app.add_option("--max-depth", o->max_depth, "Maximum bounces (default: the scene's)");
     app.add_option("--scale", o->scale, "Render resolution as a fraction of the window (default: 0.5 CPU, 1 GPU)");
     app.add_option("--exposure", o->exposure, "Exposure in stops")->capture_default_str();
@@ -60,6 +61,8 @@ void check_options(const ViewerOptions& o) {
     parse_bvh_layout(o.bvh, "--bvh");
     if ((o.spp_per_frame_set && o.spp_per_frame < 1) || o.spp_per_frame > 4096)
         throw Error("--spp-per-frame " + std::to_string(o.spp_per_frame) + ": must be between 1 and 4096");
+    if (o.spp_target < 0 || o.spp_target > 1 << 24)
+        throw Error("--spp-target " + std::to_string(o.spp_target) + ": must be between 0 (never stop) and 16777216");
     if (o.max_depth < -1 || o.max_depth > 1024) throw Error("--max-depth: must be between 0 and 1024");
     if (o.scale != 0.0f && !(o.scale >= 0.05f && o.scale <= 1.0f)) throw Error("--scale: must be between 0.05 and 1");
     if (!std::isfinite(o.exposure) || std::fabs(o.exposure) > 64.0f) throw Error("--exposure: must be between -64 and 64 stops");

@@ -148,6 +148,9 @@ void Panels::render_section(ViewSettings& s, const PanelData& d) {
     ImGui::Combo("tone map", &tm, "ACES fitted\0clamp\0");
     s.tone_map = static_cast<ToneMap>(tm);
     ImGui::Checkbox("pause accumulation", &s.paused);
+    ImGui::InputInt("stop at spp", &s.spp_target, 16, 256);
+    s.spp_target = std::clamp(s.spp_target, 0, 1 << 24);
+    help_marker("Accumulation stops once every pixel has this many samples (0: never). The image then stays; any change starts again.");
     ImGui::Text("Render %dx%d in a %dx%d window, %u spp", d.render_width, d.render_height, d.window_width, d.window_height,
                 d.samples);
     ImGui::TextDisabled("%s", d.gl_context.c_str());

@@ -26,6 +26,7 @@ struct ViewSettings {
     float exposure = 0.0f;  // stops
     ToneMap tone_map = ToneMap::kAces;
     bool paused = false;
+    int spp_target = 0;  // stop accumulating at this many samples per pixel; 0: never
     int compare_frames = 20;
     // The thin lens: copied from the view's camera before the panels draw, written back if edited.
     float aperture_radius = 0.0f;  // 0: pinhole

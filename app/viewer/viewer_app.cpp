@@ -87,6 +87,7 @@ ViewerApp::ViewerApp(const ViewerOptions& options) : options_(options) {
     view_.backend = backend_->name();
     view_.mode = mode ? mode : default_mode(*backend_);
     view_.spp_per_frame = options_.spp_per_frame > 0 ? options_.spp_per_frame : (cpu ? 1 : 4);
+    view_.spp_target = options_.spp_target;
     view_.max_depth = options_.max_depth >= 0 ? options_.max_depth : scene_->defaults.max_depth;
     view_.resolution_scale = options_.scale > 0 ? options_.scale : (cpu ? 0.5f : 1.0f);
     view_.exposure = options_.exposure;
@@ -232,6 +233,12 @@ int ViewerApp::run() {
     return 0;
 }
 
+bool ViewerApp::wants_samples() const {
+    if (progressive_.stale()) return true;  // a new image: at least its first frame
+    if (view_.paused) return false;
+    return view_.spp_target <= 0 || progressive_.samples() < static_cast<uint32_t>(view_.spp_target);
+}
+
 bool ViewerApp::waiting_for_image() const {
     // Only with the GPU's queue full: until then a pass queues another frame.
     return batch_ && progressive_.pipelined() && !progressive_.can_submit_more() && !progressive_.ready() && !compare_.running();
@@ -314,8 +321,13 @@ bool ViewerApp::frame() {
                 backend_->stop_resident();
                 upload_->prepare_host(rw, rh);
             }
-            for (int n = 0; (!view_.paused || progressive_.stale()) && progressive_.can_submit() && (n == 0 || !batch_); ++n) {
-                progressive_.submit(static_cast<uint32_t>(view_.spp_per_frame));
+            for (int n = 0; wants_samples() && progressive_.can_submit() && (n == 0 || !batch_); ++n) {
+                uint32_t spp = static_cast<uint32_t>(view_.spp_per_frame);
+                if (view_.spp_target > 0) {  // the last frame stops at the target exactly
+                    uint32_t have = progressive_.stale() ? 0u : progressive_.samples();
+                    spp = std::min(spp, static_cast<uint32_t>(view_.spp_target) - have);
+                }
+                progressive_.submit(spp);
                 submitted_mode_ = backend_->mode_label(progressive_.settings());
             }
         }

@@ -56,6 +56,8 @@ private:
     // frames queue ahead (resident mode) it takes only those already done and never waits.
     void finish_frame();
     void finish_all_frames();
+    // More samples are wanted: not paused, and short of the sample target (or a new image starts).
+    bool wants_samples() const;
     // Batch runs of a queued-ahead mode: nothing is done yet, and there is nothing new to draw.
     bool waiting_for_image() const;
     void open_scene(const std::string& path);
