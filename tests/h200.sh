@@ -17,6 +17,7 @@
 #   tests/h200.sh resident [tests] [viewer] [bench]
 #                           on the device (the viewer part on the X display): resident mode's GPU tests, the
 #                           viewer's fps and camera latency per mode, base against new, 240-frame sequences
+#   tests/h200.sh profile   on the device: Nsight Compute on one persistent frame (application replay)
 #   tests/h200.sh soak start SECONDS, then soak wait
 #                           the viewer soak (tests/soak.sh) across two device calls, on the X display
 #
@@ -229,6 +230,24 @@ sequences() {
     save
 }
 
+# Nsight Compute on one bounded persistent frame (Crytek Sponza 1080p d4, 1 spp, the throughput build),
+# in application replay: every metric pass reruns the whole process, so the persistent kernel never has
+# to survive ncu's memory save and restore (kernel replay hung on it). Stall reasons per source line come
+# from SourceCounters (the kernels carry -lineinfo).
+profile() {
+    begin_results
+    local ncu
+    ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null) || { echo "no ncu on this machine"; return 0; }
+    echo "=== ncu, persistent kernel"
+    timeout -k 5 400 "$ncu" --replay-mode application -k regex:persistent_kernel -c 1 \
+        --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section SourceCounters \
+        -f -o "$out/persistent" $P render scenes/bench/crytek-sponza.json --backend cuda --mode persistent --set blocks_per_sm=10 \
+        --spp 1 --max-depth 4 -q -o /tmp/profiled.png >"$out/ncu_run.txt" 2>&1
+    echo "exit $?"; tail -5 "$out/ncu_run.txt"
+    "$ncu" --import "$out/persistent.ncu-rep" --page details >"$out/ncu_details.txt" 2>&1 && head -120 "$out/ncu_details.txt"
+    save
+}
+
 # Resident mode (issue 11), on the X display: `resident [tests] [viewer] [bench]` (all three by default):
 # GPU tests; the viewer's frame rate and camera latency per mode on Crytek Sponza 1080p and its GPU
 # tests; base against new and 240-frame sequences per mode.
@@ -251,6 +270,7 @@ case "${1:-}" in
     run) run ;;
     check) check ;;
     resident) shift; resident "$@" ;;
+    profile) profile ;;
     soak) shift; soak "$@" ;;
-    *) echo "usage: $0 stage [BASE] | run | check | resident [tests] [viewer] [bench] | soak start SECONDS | soak wait" >&2; exit 2 ;;
+    *) echo "usage: $0 stage [BASE] | run | check | resident [tests] [viewer] [bench] | profile | soak start SECONDS | soak wait" >&2; exit 2 ;;
 esac
