@@ -124,6 +124,7 @@ int run_bench(const BenchArgs& a) {
     out["repeat"] = a.repeat;
     out["bvh"] = bvh_layout_name(layout);
     out["bvh_splits"] = a.bvh_splits;
+    out["sbvh"] = a.sbvh;
     out["results"] = nlohmann::json::array();
     probe.reset();
 
@@ -155,7 +156,7 @@ int run_bench(const BenchArgs& a) {
         check_outputs(outputs, inputs);
         // --res sizes were checked as they were parsed; a scene's own resolution is checked here, before the BVH build.
         if (sizes.empty()) check_pixel_budget(a.limits, scene_path + ": render.resolution", scene.defaults.width, scene.defaults.height);
-        prepare_scene(scene, layout, a.bvh_splits);
+        prepare_scene(scene, layout, a.bvh_splits, a.sbvh);
         std::vector<std::pair<int, int>> res = sizes.empty() ? std::vector<std::pair<int, int>>{{scene.defaults.width, scene.defaults.height}} : sizes;
         std::vector<int> depths = a.depths.empty() ? std::vector<int>{scene.defaults.max_depth} : a.depths;
         for (auto [w, h] : res) {

@@ -19,6 +19,7 @@ struct BenchArgs {
     std::string backend = "auto";
     std::string bvh = "bvh2";  // BVH layout (render/bvh_layout.h)
     float bvh_splits = 0.0f;   // triangle pre-splitting budget (render/bvh_presplit.h)
+    bool sbvh = false;         // spatial splits (render/bvh_sbvh.h)
     std::vector<std::string> set;  // scheduler settings, KEY=VALUE
     std::string json;
     std::string csv;

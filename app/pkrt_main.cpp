@@ -50,6 +50,7 @@ struct RenderArgs {
     std::string mode;
     std::string bvh = "bvh2";
     float bvh_splits = 0.0f;
+    bool sbvh = false;
     std::vector<std::string> set;
     int spp = 0;          // meaningful only when spp_set
     int max_depth = 0;    // meaningful only when max_depth_set
@@ -122,7 +123,8 @@ int run_render(const RenderArgs& a) {
     if (!hdr.empty()) outputs.push_back({"--hdr", hdr, {}});
     if (!a.stats.empty()) outputs.push_back({"--stats", a.stats, {}});
     pkrt::check_outputs(outputs, scene.inputs);
-    pkrt::prepare_scene(scene, layout, a.bvh_splits);
+    if (a.sbvh && a.bvh_splits > 0.0f) throw pkrt::Error("--sbvh and --bvh-splits exclude each other");
+    pkrt::prepare_scene(scene, layout, a.bvh_splits, a.sbvh);
 
     pkrt::RenderSettings rs;
     rs.width = w ? w : scene.defaults.width;
@@ -142,9 +144,9 @@ int run_render(const RenderArgs& a) {
                                                                      static_cast<uint64_t>(rs.width) * rs.height)).c_str(),
                      pkrt::bvh_layout_name(scene.bvh.layout).c_str(), scene.bvh.node_count(), scene.bvh_build_seconds,
                      pkrt::Progress::format_rate(scene.bvh_build_seconds > 0 ? scene.source_triangles / scene.bvh_build_seconds : 0).c_str());
-        if (a.bvh_splits > 0.0f)
-            std::fprintf(stderr, "pkrt: triangle splitting: %zu references for %zu triangles, SAH cost %.2f\n", scene.tris.size(),
-                         scene.source_triangles, scene.bvh_sah_cost);
+        if (a.bvh_splits > 0.0f || a.sbvh)
+            std::fprintf(stderr, "pkrt: %s: %zu references for %zu triangles, SAH cost %.2f\n",
+                         a.sbvh ? "spatial splits" : "triangle splitting", scene.tris.size(), scene.source_triangles, scene.bvh_sah_cost);
     }
 
     if (sequence) {
@@ -232,6 +234,7 @@ int main(int argc, char** argv) {
     render->add_option("--bvh", ra.bvh, "BVH layout: bvh2 (binary) or cwbvh (8-wide, compressed)")->capture_default_str();
     render->add_option("--bvh-splits", ra.bvh_splits, "Split large triangles into up to this many extra BVH references per triangle on average (0-4)")
         ->check(CLI::Range(0.0f, 4.0f))->capture_default_str();
+    render->add_flag("--sbvh", ra.sbvh, "Build the BVH with spatial splits (SBVH; slower to build)");
     render->add_option("--set", ra.set, "Scheduler setting KEY=VALUE for experiments (repeatable; see pkrt help-settings)");
     render->add_option("--seed", ra.seed, "Random seed")->capture_default_str();
     render->add_option("--hdr", ra.hdr, "Also write linear radiance to .exr or .pfm");
@@ -262,6 +265,7 @@ int main(int argc, char** argv) {
     bench->add_option("--bvh", ba.bvh, "BVH layout: bvh2 (binary) or cwbvh (8-wide, compressed)")->capture_default_str();
     bench->add_option("--bvh-splits", ba.bvh_splits, "Split large triangles into up to this many extra BVH references per triangle on average (0-4)")
         ->check(CLI::Range(0.0f, 4.0f))->capture_default_str();
+    bench->add_flag("--sbvh", ba.sbvh, "Build the BVH with spatial splits (SBVH; slower to build)");
     bench->add_option("--set", ba.set, "Scheduler setting KEY=VALUE for experiments (repeatable; see pkrt help-settings)");
     bench->add_option("--json", ba.json, "Write every measurement as JSON");
     bench->add_option("--csv", ba.csv, "Write one row per scene, resolution, depth and mode as CSV");

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "bvh_presplit.h"
+#include "bvh_sbvh.h"
 #include "error.h"
 #include "kernels/bvh.h"
 #include "parallel.h"
@@ -242,6 +243,10 @@ BinaryBvh build_bvh(const std::vector<TriVerts>& tris, const BvhBuildOptions& op
                     std::to_string(kMaxTriangles) + ")");
     if (options.max_leaf_size < 1 || options.max_leaf_size > kMaxLeafSize) throw Error("BVH leaf size out of range");
     if (!(options.split_budget >= 0.0f && options.split_budget <= 4.0f)) throw Error("BVH split budget out of range (0 to 4)");
+    if (options.spatial_splits) {
+        if (options.split_budget > 0.0f) throw Error("triangle pre-splitting and spatial splits exclude each other");
+        return build_sbvh(tris, options);
+    }
     std::vector<BvhReference> refs = presplit_triangles(tris, options.split_budget);
     if (refs.size() >= static_cast<size_t>(kMaxTriangles))
         throw Error("too many BVH references after splitting: " + std::to_string(refs.size()) + " (at most " +

@@ -29,6 +29,10 @@ struct BvhBuildOptions {
     // Triangle pre-splitting (render/bvh_presplit.h): up to this many extra references per triangle,
     // on average, for triangles with large boxes. 0: none; every triangle is one reference.
     float split_budget = 0.0f;
+    // Spatial splits (render/bvh_sbvh.h) where the object split's children overlap by more than
+    // sbvh_alpha of the root's surface area. Not with split_budget.
+    bool spatial_splits = false;
+    float sbvh_alpha = 1e-5f;
 };
 
 // Exact bounds, unpadded: padding is a property of a layout's box test, so the conversion adds it.

@@ -109,13 +109,14 @@ void select_camera(Scene& scene, const std::string& which) {
     throw Error("--camera " + which + ": " + scene.source + " has no such camera (it has " + list + ")");
 }
 
-void prepare_scene(Scene& scene, BvhLayout layout, float split_budget) {
+void prepare_scene(Scene& scene, BvhLayout layout, float split_budget, bool spatial_splits) {
     if (scene.tris.empty()) throw Error(scene.source + ": the scene has no valid triangles");
     auto t0 = std::chrono::steady_clock::now();
     std::vector<uint32_t> order;
     {
         BvhBuildOptions options = bvh_build_options(layout);
         options.split_budget = split_budget;
+        options.spatial_splits = spatial_splits;
         BinaryBvh bvh = build_bvh(scene.tris, options);
         scene.bvh_sah_cost = bvh_sah_cost(bvh, options.traversal_cost);
         scene.bvh = convert_bvh(bvh, layout, order);

@@ -115,7 +115,8 @@ int32_t add_texture_view(Scene& scene, const TextureView& view);
 void select_camera(Scene& scene, const std::string& which);
 
 // BVH in `layout`, triangle order, light tables. Throws Error if the scene has no triangles.
-void prepare_scene(Scene& scene, BvhLayout layout = BvhLayout::kBvh2, float split_budget = 0.0f);
+// split_budget: triangle pre-splitting (render/bvh_presplit.h); spatial_splits: an SBVH (render/bvh_sbvh.h).
+void prepare_scene(Scene& scene, BvhLayout layout = BvhLayout::kBvh2, float split_budget = 0.0f, bool spatial_splits = false);
 
 CameraView make_camera_view(const CameraSpec& spec, int width, int height);
 

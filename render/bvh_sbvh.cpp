@@ -1,0 +1,303 @@
+#include "bvh_sbvh.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "error.h"
+#include "kernels/bvh.h"
+
+namespace pkrt {
+
+namespace {
+
+constexpr int kBins = 32;
+constexpr int kMedianSplitDepth = kMaxTraversalStack - 28;  // as the binned builder: past it, object medians
+
+struct Ref {
+    uint32_t tri;
+    Aabb box;
+    Vec3 centroid() const { return (box.lo + box.hi) * 0.5f; }
+};
+
+void set_axis(Vec3& v, int axis, float value) { (axis == 0 ? v.x : axis == 1 ? v.y : v.z) = value; }
+
+Aabb intersect(const Aabb& a, const Aabb& b) {
+    Aabb r;
+    r.lo = vmax(a.lo, b.lo);
+    r.hi = vmin(a.hi, b.hi);
+    if (r.lo.x > r.hi.x || r.lo.y > r.hi.y || r.lo.z > r.hi.z) return Aabb{};
+    return r;
+}
+
+// The box of the part of the reference between two planes of one axis: the triangle clipped by those
+// two planes only (a plane the triangle lies in would turn rounding into cuts), then bounded by the
+// reference's own box. Conservative where the reference was already a piece.
+Aabb clip_reference(const TriVerts& t, const Ref& ref, int axis, float lo, float hi) {
+    Vec3 a[8], b[8];
+    a[0] = t.v0;
+    a[1] = t.v1;
+    a[2] = t.v2;
+    int n = 3;
+    for (int side = 0; side < 2 && n > 0; ++side) {
+        float c = side == 0 ? lo : hi;
+        float sign = side == 0 ? -1.0f : 1.0f;  // keep sign * (p - c) <= 0
+        int m = 0;
+        for (int i = 0; i < n; ++i) {
+            const Vec3& p = a[i];
+            const Vec3& q = a[(i + 1) % n];
+            float dp = sign * (p[axis] - c), dq = sign * (q[axis] - c);
+            if (dp <= 0.0f) b[m++] = p;
+            if ((dp < 0.0f && dq > 0.0f) || (dp > 0.0f && dq < 0.0f)) {
+                Vec3 x = p + (q - p) * (dp / (dp - dq));
+                set_axis(x, axis, c);
+                b[m++] = x;
+            }
+        }
+        n = m;
+        std::copy(b, b + n, a);
+    }
+    Aabb box;
+    for (int i = 0; i < n; ++i) box.grow(a[i]);
+    Aabb slab = ref.box;
+    set_axis(slab.lo, axis, std::max(slab.lo[axis], lo));
+    set_axis(slab.hi, axis, std::min(slab.hi[axis], hi));
+    return box.empty() ? Aabb{} : intersect(box, slab);
+}
+
+struct Split {
+    float cost = kInfinity;
+    int axis = -1;
+    float position = 0.0f;  // spatial: the plane; object: the centroid bin boundary
+    int bin = 0;            // object: first bin of the right side
+    Aabb left, right;       // object: the children's boxes
+};
+
+class SbvhBuilder {
+public:
+    SbvhBuilder(const std::vector<TriVerts>& tris, const BvhBuildOptions& opt) : tris_(tris), opt_(opt) {}
+
+    BinaryBvh run() {
+        std::vector<Ref> refs(tris_.size());
+        Aabb root;
+        for (size_t i = 0; i < tris_.size(); ++i) {
+            Aabb b;
+            b.grow(tris_[i].v0);
+            b.grow(tris_[i].v1);
+            b.grow(tris_[i].v2);
+            refs[i] = Ref{static_cast<uint32_t>(i), b};
+            root.grow(b);
+        }
+        min_overlap_ = opt_.sbvh_alpha * root.area();
+        max_refs_ = tris_.size() * 2;  // spatial splits stop once references have doubled
+        ref_count_ = tris_.size();
+        nodes_.push_back(BinaryBvhNode{});
+        leaf_tris_.emplace_back();
+        build(0, std::move(refs), 0);
+        BinaryBvh out;
+        out.order.reserve(ref_count_);
+        assign(0, out.order);
+        out.nodes = std::move(nodes_);
+        out.depth = depth_;
+        for (const auto& nd : out.nodes) out.leaves += nd.is_leaf() ? 1 : 0;
+        return out;
+    }
+
+private:
+    void make_leaf(int32_t node, const std::vector<Ref>& refs, int depth) {
+        depth_ = std::max(depth_, depth);
+        std::vector<uint32_t>& tris = leaf_tris_[node];
+        for (const Ref& r : refs)
+            if (std::find(tris.begin(), tris.end(), r.tri) == tris.end()) tris.push_back(r.tri);
+    }
+
+    void build(int32_t node, std::vector<Ref> refs, int depth) {
+        Aabb box;
+        for (const Ref& r : refs) box.grow(r.box);
+        nodes_[node].box = box;
+        size_t n = refs.size();
+        const size_t max_leaf = static_cast<size_t>(opt_.max_leaf_size);
+        if (n <= 1) return make_leaf(node, refs, depth);
+        std::vector<Ref> left, right;
+        if (depth >= kMedianSplitDepth) {
+            if (n <= max_leaf) return make_leaf(node, refs, depth);
+            median_split(refs, box, left, right);
+        } else {
+            Split object = object_split(refs);
+            Split spatial;
+            if (object.axis >= 0 && ref_count_ < max_refs_ && intersect(object.left, object.right).area() > min_overlap_)
+                spatial = spatial_split(refs, box);
+            float best = std::min(object.cost, spatial.cost);
+            float leaf_cost = static_cast<float>(n);
+            float split_cost = opt_.traversal_cost + (box.area() > 0.0f ? best / box.area() : kInfinity);
+            if (n <= max_leaf && leaf_cost <= split_cost) return make_leaf(node, refs, depth);
+            if (spatial.cost < object.cost) {
+                partition_spatial(refs, spatial, left, right);
+            } else if (object.axis >= 0) {
+                partition_object(refs, object, left, right);
+            }
+            if (left.empty() || right.empty()) {
+                left.clear();
+                right.clear();
+                if (n <= max_leaf) return make_leaf(node, refs, depth);
+                median_split(refs, box, left, right);
+            }
+        }
+        refs.clear();
+        refs.shrink_to_fit();
+        int32_t l = static_cast<int32_t>(nodes_.size());
+        nodes_.push_back(BinaryBvhNode{});
+        nodes_.push_back(BinaryBvhNode{});
+        leaf_tris_.resize(nodes_.size());
+        nodes_[node].left = l;
+        nodes_[node].right = l + 1;
+        build(l, std::move(left), depth + 1);
+        build(l + 1, std::move(right), depth + 1);
+    }
+
+    Split object_split(const std::vector<Ref>& refs) const {
+        Aabb cb;
+        for (const Ref& r : refs) cb.grow(r.centroid());
+        Split best;
+        for (int axis = 0; axis < 3; ++axis) {
+            float lo = cb.lo[axis], extent = cb.hi[axis] - lo;
+            if (!(extent > 0.0f)) continue;
+            Aabb bins[kBins];
+            int counts[kBins] = {};
+            for (const Ref& r : refs) {
+                int b = std::clamp(static_cast<int>(kBins * ((r.centroid()[axis] - lo) / extent)), 0, kBins - 1);
+                bins[b].grow(r.box);
+                ++counts[b];
+            }
+            sweep(bins, counts, counts, axis, [&](int i, float cost, const Aabb& l, const Aabb& r) {
+                if (cost < best.cost) {
+                    best = Split{cost, axis, lo + extent * static_cast<float>(i) / kBins, i, l, r};
+                }
+            });
+        }
+        return best;
+    }
+
+    // Costs of the planes between bins: boxes and counts from the left (entering) and right (exiting).
+    template <class F>
+    static void sweep(const Aabb* bins, const int* enter, const int* exit, int axis, F&& found) {
+        (void)axis;
+        Aabb left_box[kBins];
+        int left_count[kBins];
+        Aabb acc;
+        int cnt = 0;
+        for (int i = 0; i < kBins - 1; ++i) {
+            acc.grow(bins[i]);
+            cnt += enter[i];
+            left_box[i] = acc;
+            left_count[i] = cnt;
+        }
+        acc = Aabb{};
+        cnt = 0;
+        for (int i = kBins - 1; i > 0; --i) {
+            acc.grow(bins[i]);
+            cnt += exit[i];
+            if (left_count[i - 1] == 0 || cnt == 0) continue;
+            float cost = left_box[i - 1].area() * left_count[i - 1] + acc.area() * cnt;
+            found(i, cost, left_box[i - 1], acc);
+        }
+    }
+
+    Split spatial_split(const std::vector<Ref>& refs, const Aabb& box) const {
+        Split best;
+        for (int axis = 0; axis < 3; ++axis) {
+            float lo = box.lo[axis], extent = box.hi[axis] - lo;
+            if (!(extent > 0.0f)) continue;
+            float width = extent / kBins;
+            Aabb bins[kBins];
+            int enter[kBins] = {}, exit[kBins] = {};
+            auto bin_of = [&](float x) { return std::clamp(static_cast<int>((x - lo) / width), 0, kBins - 1); };
+            for (const Ref& r : refs) {
+                int b0 = bin_of(r.box.lo[axis]), b1 = bin_of(r.box.hi[axis]);
+                ++enter[b0];
+                ++exit[b1];
+                if (b0 == b1) {
+                    bins[b0].grow(r.box);
+                    continue;
+                }
+                for (int b = b0; b <= b1; ++b) {
+                    float plo = b == b0 ? -kInfinity : lo + width * b, phi = b == b1 ? kInfinity : lo + width * (b + 1);
+                    bins[b].grow(clip_reference(tris_[r.tri], r, axis, plo, phi));
+                }
+            }
+            sweep(bins, enter, exit, axis, [&](int i, float cost, const Aabb&, const Aabb&) {
+                if (cost < best.cost) best = Split{cost, axis, lo + width * i, i, {}, {}};
+            });
+        }
+        return best;
+    }
+
+    void partition_object(const std::vector<Ref>& refs, const Split& s, std::vector<Ref>& left, std::vector<Ref>& right) const {
+        Aabb cb;
+        for (const Ref& r : refs) cb.grow(r.centroid());
+        float lo = cb.lo[s.axis], extent = cb.hi[s.axis] - lo;
+        for (const Ref& r : refs) {
+            int b = std::clamp(static_cast<int>(kBins * ((r.centroid()[s.axis] - lo) / extent)), 0, kBins - 1);
+            (b < s.bin ? left : right).push_back(r);
+        }
+    }
+
+    void partition_spatial(const std::vector<Ref>& refs, const Split& s, std::vector<Ref>& left, std::vector<Ref>& right) {
+        for (const Ref& r : refs) {
+            float rlo = r.box.lo[s.axis], rhi = r.box.hi[s.axis];
+            if (rhi <= s.position) {
+                left.push_back(r);
+            } else if (rlo >= s.position) {
+                right.push_back(r);
+            } else {  // straddles: a part on each side, each with its own box
+                Aabb l = clip_reference(tris_[r.tri], r, s.axis, -kInfinity, s.position);
+                Aabb rr = clip_reference(tris_[r.tri], r, s.axis, s.position, kInfinity);
+                if (!l.empty()) left.push_back(Ref{r.tri, l});
+                if (!rr.empty()) right.push_back(Ref{r.tri, rr});
+                if (l.empty() && rr.empty()) left.push_back(r);  // rounding: keep it whole
+                if (!l.empty() && !rr.empty()) ++ref_count_;
+            }
+        }
+    }
+
+    void median_split(std::vector<Ref>& refs, const Aabb& box, std::vector<Ref>& left, std::vector<Ref>& right) const {
+        Vec3 e = box.hi - box.lo;
+        int axis = (e.x >= e.y && e.x >= e.z) ? 0 : (e.y >= e.z ? 1 : 2);
+        size_t mid = refs.size() / 2;
+        std::nth_element(refs.begin(), refs.begin() + static_cast<long>(mid), refs.end(),
+                         [axis](const Ref& a, const Ref& b) { return a.centroid()[axis] < b.centroid()[axis]; });
+        left.assign(refs.begin(), refs.begin() + static_cast<long>(mid));
+        right.assign(refs.begin() + static_cast<long>(mid), refs.end());
+    }
+
+    // Depth first: each leaf's triangles take the next slots, so every subtree's slots are contiguous.
+    void assign(int32_t node, std::vector<uint32_t>& order) {
+        BinaryBvhNode& nd = nodes_[node];
+        uint32_t first = static_cast<uint32_t>(order.size());
+        if (nd.is_leaf()) {
+            order.insert(order.end(), leaf_tris_[node].begin(), leaf_tris_[node].end());
+        } else {
+            int32_t l = nd.left, r = nd.right;
+            assign(l, order);
+            assign(r, order);
+        }
+        nodes_[node].first = first;
+        nodes_[node].count = static_cast<uint32_t>(order.size()) - first;
+    }
+
+    const std::vector<TriVerts>& tris_;
+    const BvhBuildOptions& opt_;
+    std::vector<BinaryBvhNode> nodes_;
+    std::vector<std::vector<uint32_t>> leaf_tris_;  // per node; a leaf's distinct triangles
+    float min_overlap_ = 0.0f;
+    size_t max_refs_ = 0, ref_count_ = 0;
+    int depth_ = 0;
+};
+
+}  // namespace
+
+BinaryBvh build_sbvh(const std::vector<TriVerts>& tris, const BvhBuildOptions& options) {
+    SbvhBuilder b(tris, options);
+    return b.run();
+}
+
+}  // namespace pkrt
