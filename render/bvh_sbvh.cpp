@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <future>
+#include <thread>
 
 #include "error.h"
 #include "kernels/bvh.h"
@@ -12,6 +14,7 @@ namespace {
 
 constexpr int kBins = 32;
 constexpr int kMedianSplitDepth = kMaxTraversalStack - 28;  // as the binned builder: past it, object medians
+constexpr size_t kParallelRefs = 32 * 1024;  // a subtree this large gets a thread of its own near the top
 
 struct Ref {
     uint32_t tri;
@@ -74,7 +77,10 @@ struct Split {
 
 class SbvhBuilder {
 public:
-    SbvhBuilder(const std::vector<TriVerts>& tris, const BvhBuildOptions& opt) : tris_(tris), opt_(opt) {}
+    SbvhBuilder(const std::vector<TriVerts>& tris, const BvhBuildOptions& opt) : tris_(tris), opt_(opt) {
+        parallel_depth_ = 0;
+        for (unsigned t = std::max(1u, std::thread::hardware_concurrency()); t > 1; t /= 2) ++parallel_depth_;
+    }
 
     BinaryBvh run() {
         std::vector<Ref> refs(tris_.size());
@@ -144,6 +150,27 @@ private:
         }
         refs.clear();
         refs.shrink_to_fit();
+        if (depth < parallel_depth_ && left.size() > kParallelRefs && right.size() > kParallelRefs) {
+            // The left subtree in a builder of its own on another thread, spliced in after: no node array
+            // is shared while both grow.
+            SbvhBuilder sub(tris_, opt_);
+            sub.min_overlap_ = min_overlap_;
+            sub.max_refs_ = max_refs_;
+            sub.ref_count_ = ref_count_;
+            sub.start_refs_ = ref_count_;
+            sub.parallel_depth_ = parallel_depth_;
+            sub.nodes_.push_back(BinaryBvhNode{});
+            sub.leaf_tris_.emplace_back();
+            auto task = std::async(std::launch::async, [&sub, &left, depth] { sub.build(0, std::move(left), depth + 1); });
+            int32_t r = static_cast<int32_t>(nodes_.size());
+            nodes_.push_back(BinaryBvhNode{});
+            leaf_tris_.resize(nodes_.size());
+            nodes_[node].right = r;
+            build(r, std::move(right), depth + 1);
+            task.get();
+            nodes_[node].left = splice(sub);
+            return;
+        }
         int32_t l = static_cast<int32_t>(nodes_.size());
         nodes_.push_back(BinaryBvhNode{});
         nodes_.push_back(BinaryBvhNode{});
@@ -153,6 +180,23 @@ private:
         build(l, std::move(left), depth + 1);
         build(l + 1, std::move(right), depth + 1);
     }
+
+    // Appends another builder's tree; returns the index its root now has.
+    int32_t splice(SbvhBuilder& sub) {
+        int32_t offset = static_cast<int32_t>(nodes_.size());
+        for (BinaryBvhNode nd : sub.nodes_) {
+            if (!nd.is_leaf()) {
+                nd.left += offset;
+                nd.right += offset;
+            }
+            nodes_.push_back(nd);
+        }
+        for (auto& t : sub.leaf_tris_) leaf_tris_.push_back(std::move(t));
+        depth_ = std::max(depth_, sub.depth_);
+        ref_count_ += sub.ref_count_ - sub_start_refs(sub);
+        return offset;
+    }
+    size_t sub_start_refs(const SbvhBuilder& sub) const { return sub.start_refs_; }
 
     Split object_split(const std::vector<Ref>& refs) const {
         Aabb cb;
@@ -290,7 +334,9 @@ private:
     std::vector<std::vector<uint32_t>> leaf_tris_;  // per node; a leaf's distinct triangles
     float min_overlap_ = 0.0f;
     size_t max_refs_ = 0, ref_count_ = 0;
+    size_t start_refs_ = 0;  // a sub-builder: ref_count_ when it started (it counts only its own growth on top)
     int depth_ = 0;
+    int parallel_depth_ = 0;  // subtrees get threads down to this depth
 };
 
 }  // namespace
