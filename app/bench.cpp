@@ -100,6 +100,7 @@ int run_bench(const BenchArgs& a) {
     if (!a.csv.empty()) check_output_path(a.csv, {".csv"}, "--csv");
     if (!a.plot.empty()) check_output_path(a.plot, {".png"}, "--plot");
     const BvhLayout layout = parse_bvh_layout(a.bvh, "--bvh");
+    if (a.sbvh && a.bvh_splits > 0.0f) throw Error("--sbvh and --bvh-splits exclude each other");
     std::vector<SchedulerMode> asked;
     for (const auto& m : a.modes) asked.push_back(parse_mode(m, "--modes"));
     const BackendOptions backend_options{a.backend, a.set};

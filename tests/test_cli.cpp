@@ -176,6 +176,9 @@ TEST(Cli, BvhLayoutFlag) {
     expect_clean_failure(dir, "render " + scene + " --backend cpu --bvh bvh4 -o out.png", 1, "--bvh bvh4: ");
     expect_clean_failure(dir, "render " + scene + " --backend cpu --bvh CWBVH -o out.png", 1, "bvh2, cwbvh");
     expect_clean_failure(dir, "bench " + scene + " --backend cpu --bvh wide", 1, "--bvh wide: ");
+    expect_clean_failure(dir, "render " + scene + " --backend cpu --sbvh --bvh-splits 1 -o out.png", 1, "--sbvh and --bvh-splits exclude each other");
+    expect_clean_failure(dir, "bench " + scene + " --backend cpu --sbvh --bvh-splits 1", 1, "--sbvh and --bvh-splits exclude each other");
+    expect_clean_failure(dir, "render " + scene + " --backend cpu --bvh-splits 5 -o out.png", 2, "--bvh-splits");
     RunResult b = run_pkrt("bench " + scene + " --backend cpu --bvh cwbvh --res 8x8 --max-depth 2 --repeat 1 --warmup 0 -q --json b.json",
                            dir.path().string());
     ASSERT_EQ(b.code, 0) << b.err;

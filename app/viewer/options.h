@@ -12,6 +12,8 @@ struct ViewerOptions {
     std::string backend = "auto";   // auto | cpu | cuda
     std::string mode;               // scheduler mode; empty: the backend's default
     std::string bvh = "bvh2";       // BVH layout (render/bvh_layout.h)
+    float bvh_splits = 0.0f;        // triangle pre-splitting (render/bvh_presplit.h)
+    bool sbvh = false;              // spatial splits (render/bvh_sbvh.h)
     int width = 0, height = 0;      // window size; 0: the scene's resolution
     int spp_per_frame = 0;          // 0: 1 on the CPU, 4 on the GPU
     int spp_target = 0;             // stop accumulating at this many samples per pixel; 0: never
