@@ -5,6 +5,7 @@
 #include <future>
 #include <thread>
 
+#include "bvh_presplit.h"
 #include "error.h"
 #include "kernels/bvh.h"
 
@@ -16,11 +17,9 @@ constexpr int kBins = 32;
 constexpr int kMedianSplitDepth = kMaxTraversalStack - 28;  // as the binned builder: past it, object medians
 constexpr size_t kParallelRefs = 32 * 1024;  // a subtree this large gets a thread of its own near the top
 
-struct Ref {
-    uint32_t tri;
-    Aabb box;
-    Vec3 centroid() const { return (box.lo + box.hi) * 0.5f; }
-};
+using Ref = BvhReference;
+
+Vec3 centroid(const Ref& r) { return (r.box.lo + r.box.hi) * 0.5f; }
 
 void set_axis(Vec3& v, int axis, float value) { (axis == 0 ? v.x : axis == 1 ? v.y : v.z) = value; }
 
@@ -83,16 +82,9 @@ public:
     }
 
     BinaryBvh run() {
-        std::vector<Ref> refs(tris_.size());
+        std::vector<Ref> refs = presplit_triangles(tris_, 0.0f);  // one reference per triangle, its box
         Aabb root;
-        for (size_t i = 0; i < tris_.size(); ++i) {
-            Aabb b;
-            b.grow(tris_[i].v0);
-            b.grow(tris_[i].v1);
-            b.grow(tris_[i].v2);
-            refs[i] = Ref{static_cast<uint32_t>(i), b};
-            root.grow(b);
-        }
+        for (const Ref& r : refs) root.grow(r.box);
         min_overlap_ = opt_.sbvh_alpha * root.area();
         max_refs_ = tris_.size() * 2;  // spatial splits stop once references have doubled
         ref_count_ = tris_.size();
@@ -200,7 +192,7 @@ private:
 
     Split object_split(const std::vector<Ref>& refs) const {
         Aabb cb;
-        for (const Ref& r : refs) cb.grow(r.centroid());
+        for (const Ref& r : refs) cb.grow(centroid(r));
         Split best;
         for (int axis = 0; axis < 3; ++axis) {
             float lo = cb.lo[axis], extent = cb.hi[axis] - lo;
@@ -208,7 +200,7 @@ private:
             Aabb bins[kBins];
             int counts[kBins] = {};
             for (const Ref& r : refs) {
-                int b = std::clamp(static_cast<int>(kBins * ((r.centroid()[axis] - lo) / extent)), 0, kBins - 1);
+                int b = std::clamp(static_cast<int>(kBins * ((centroid(r)[axis] - lo) / extent)), 0, kBins - 1);
                 bins[b].grow(r.box);
                 ++counts[b];
             }
@@ -277,10 +269,10 @@ private:
 
     void partition_object(const std::vector<Ref>& refs, const Split& s, std::vector<Ref>& left, std::vector<Ref>& right) const {
         Aabb cb;
-        for (const Ref& r : refs) cb.grow(r.centroid());
+        for (const Ref& r : refs) cb.grow(centroid(r));
         float lo = cb.lo[s.axis], extent = cb.hi[s.axis] - lo;
         for (const Ref& r : refs) {
-            int b = std::clamp(static_cast<int>(kBins * ((r.centroid()[s.axis] - lo) / extent)), 0, kBins - 1);
+            int b = std::clamp(static_cast<int>(kBins * ((centroid(r)[s.axis] - lo) / extent)), 0, kBins - 1);
             (b < s.bin ? left : right).push_back(r);
         }
     }
@@ -308,7 +300,7 @@ private:
         int axis = (e.x >= e.y && e.x >= e.z) ? 0 : (e.y >= e.z ? 1 : 2);
         size_t mid = refs.size() / 2;
         std::nth_element(refs.begin(), refs.begin() + static_cast<long>(mid), refs.end(),
-                         [axis](const Ref& a, const Ref& b) { return a.centroid()[axis] < b.centroid()[axis]; });
+                         [axis](const Ref& a, const Ref& b) { return centroid(a)[axis] < centroid(b)[axis]; });
         left.assign(refs.begin(), refs.begin() + static_cast<long>(mid));
         right.assign(refs.begin() + static_cast<long>(mid), refs.end());
     }

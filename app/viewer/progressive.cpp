@@ -102,7 +102,7 @@ void ProgressiveRenderer::submit(uint32_t spp) {
     settings_.spp = static_cast<int>(spp);
     backend_->begin_accumulate(settings_, next_sample_, spp);
     next_sample_ += spp;
-    in_flight_.push_back(InFlight{std::chrono::steady_clock::now(), generation_, next_sample_, settings_.mode});
+    in_flight_.push_back(InFlight{std::chrono::steady_clock::now(), generation_, settings_.mode});
 }
 
 bool ProgressiveRenderer::ready() const { return !in_flight_.empty() && backend_->frame_ready(); }
@@ -120,7 +120,6 @@ FrameResult ProgressiveRenderer::complete() {
     // A frame of the view just left is still shown until the new one arrives (a drag would otherwise
     // freeze the picture); only frames of an image already replaced are dropped.
     f.current = job.generation == generation_;
-    f.samples = job.samples;
     f.generation = job.generation;
     f.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - job.submitted).count();
     f.gpu_timed = !f.stats.frame_gpu_ms.empty();

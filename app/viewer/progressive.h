@@ -20,7 +20,6 @@ namespace pkrt::viewer {
 struct FrameResult {
     RenderStats stats;       // this frame's counters alone
     bool current = true;     // of the image being built now (not cancelled by a change since)
-    uint32_t samples = 0;    // samples per pixel of the image once this frame is in
     uint32_t generation = 0; // the image it belongs to (ProgressiveRenderer::generation())
     double ms = 0.0;         // GPU time of the frame (CUDA events) where the backend measures it, else wall time
     double wall_ms = 0.0;    // wall time from submit to complete
@@ -74,7 +73,6 @@ private:
     struct InFlight {
         std::chrono::steady_clock::time_point submitted;
         uint32_t generation = 0;
-        uint32_t samples = 0;  // of the image once it is in
         std::optional<SchedulerMode> mode;
     };
     uint32_t next_sample_ = 0;

@@ -54,14 +54,6 @@ std::string file_name(const std::string& path) { return std::filesystem::path(pa
 
 }  // namespace
 
-namespace {
-
-std::vector<SchedulerMode> live_modes(const Backend& backend) { return backend.modes(); }
-
-void check_live_mode(const Backend& backend, SchedulerMode mode, const std::string& flag) { check_mode(backend, mode, flag); }
-
-}  // namespace
-
 ViewerApp::ViewerApp(const ViewerOptions& options) : options_(options) {
     batch_ = options_.frames > 0 || !options_.script.empty();
 
@@ -78,7 +70,7 @@ ViewerApp::ViewerApp(const ViewerOptions& options) : options_(options) {
     std::string why;
     backend_ = make_backend(BackendOptions{options_.backend, {}}, &why);
     std::fprintf(stderr, "pkrt-viewer: %s\n", why.c_str());
-    if (mode) check_live_mode(*backend_, *mode, "--mode");
+    if (mode) check_mode(*backend_, *mode, "--mode");
     backends_ = {"cpu"};
     std::string no_cuda;
     if (cuda_built() && !cuda_devices(&no_cuda).empty()) backends_.push_back("cuda");
@@ -190,7 +182,7 @@ int ViewerApp::run() {
             measure_start = std::chrono::steady_clock::now();
             launches_ = 0;
         }
-        if (!frame()) continue;
+        frame();
         ++frames;
         if (frames > warmup) {
             render_ms.push_back(frame_ms_);
@@ -252,7 +244,7 @@ void ViewerApp::camera_changed() {
     view_changed_at_ = std::chrono::steady_clock::now();
 }
 
-bool ViewerApp::frame() {
+void ViewerApp::frame() {
     auto now = std::chrono::steady_clock::now();
     double dt = std::chrono::duration<double>(now - last_frame_).count();
     last_frame_ = now;
@@ -289,7 +281,7 @@ bool ViewerApp::frame() {
     }
     if (req.start_compare) {
         finish_all_frames();  // the comparison's backends take the GPU (a resident grid among them)
-        compare_.start(backend_->name(), live_modes(*backend_), *scene_, camera_spec_, progressive_.settings(),
+        compare_.start(backend_->name(), backend_->modes(), *scene_, camera_spec_, progressive_.settings(),
                        static_cast<uint32_t>(view_.spp_per_frame), view_.compare_frames, scene_name_);
         if (!compare_.running()) report_comparison();  // it failed to start
     }
@@ -297,7 +289,7 @@ bool ViewerApp::frame() {
 
     if (fb_w <= 0 || fb_h <= 0) {  // minimised: nothing to draw into
         glfwWaitEventsTimeout(0.1);
-        return true;
+        return;
     }
     int rw = std::max(1, static_cast<int>(std::lround(fb_w * view_.resolution_scale)));
     int rh = std::max(1, static_cast<int>(std::lround(fb_h * view_.resolution_scale)));
@@ -352,11 +344,10 @@ bool ViewerApp::frame() {
     }
     glfwSwapBuffers(window_->handle());
     if (view_shown_) {
-        view_latency_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - view_changed_at_).count();
-        if (batch_) view_latencies_ms_.push_back(view_latency_ms_);
+        if (batch_)
+            view_latencies_ms_.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - view_changed_at_).count());
         view_shown_ = false;
     }
-    return true;
 }
 
 void ViewerApp::finish_frame() {
@@ -366,8 +357,8 @@ void ViewerApp::finish_frame() {
         bool show = false;
         uint32_t generation = 0;
         // One frame, waited for; or, queued ahead, every frame already done (never waiting).
-        for (bool first = true; progressive_.in_flight() && (first ? !progressive_.pipelined() || progressive_.ready() : progressive_.ready());
-             first = false) {
+        const bool wait_for_one = !progressive_.pipelined();
+        while (progressive_.in_flight() && (wait_for_one || progressive_.ready())) {
             FrameResult f = progressive_.complete();
             launches_ += f.stats.kernel_launches;
             show = f.current;  // the last one ended is what the backend holds for display
@@ -379,7 +370,7 @@ void ViewerApp::finish_frame() {
             last_stats_ = std::move(f.stats);
             have_stats_ = true;
             history_.add(submitted_mode_, frame_ms_, static_cast<double>(last_stats_.total_rays()));
-            if (!progressive_.pipelined()) break;
+            if (wait_for_one) break;
         }
         wait_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         if (!show) return;
@@ -617,7 +608,7 @@ void ViewerApp::script_screenshot(const std::string& path, bool with_ui) {
 
 void ViewerApp::script_mode(const std::string& name) {
     SchedulerMode mode = parse_mode(name, "script: mode");
-    check_live_mode(*backend_, mode, "script: mode");
+    check_mode(*backend_, mode, "script: mode");
     view_.mode = mode;
     progressive_.set_mode(mode);
 }
@@ -663,7 +654,7 @@ void ViewerApp::window_size(int* width, int* height) const { glfwGetWindowSize(w
 PanelData ViewerApp::panel_data() const {
     PanelData d;
     d.backends = backends_;
-    d.modes = live_modes(*backend_);
+    d.modes = backend_->modes();
     d.device = backend_->name() + ": " + backend_->device();
     d.gl_context = window_->context_description();
     d.scene_name = scene_name_;

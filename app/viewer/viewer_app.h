@@ -50,8 +50,7 @@ public:
     void window_size(int* width, int* height) const override;
 
 private:
-    // One pass of the display loop; false when it only waited for a queued frame (batch runs).
-    bool frame();
+    void frame();
     // Completes the frame in flight (if any), records its statistics and uploads it for display. Where
     // frames queue ahead (resident mode) it takes only those already done and never waits.
     void finish_frame();
@@ -113,7 +112,6 @@ private:
     bool view_shown_ = false;  // this pass displays the first image of the changed view
     uint32_t view_change_generation_ = 0;
     std::chrono::steady_clock::time_point view_changed_at_;
-    double view_latency_ms_ = 0;
     std::vector<double> view_latencies_ms_;
     unsigned long long launches_ = 0;  // kernel launches of the frames displayed
 
