@@ -136,6 +136,22 @@ bool get_index(const json& o, const char* key, uint64_t* out) {
     return true;
 }
 
+// Each object of the top-level array `key` (absent: none), with `where` naming the array, then each
+// element, for the error messages.
+template <class F>
+void for_each_object(const json& doc, const char* key, std::string& where, F&& f) {
+    if (!doc.contains(key)) return;
+    const json& array = doc[key];
+    where = key;
+    if (!array.is_array()) throw std::invalid_argument("must be an array");
+    for (size_t i = 0; i < array.size(); ++i) {
+        where = std::string(key) + "[" + std::to_string(i) + "]";
+        const json& o = array[i];
+        if (!o.is_object()) throw std::invalid_argument("must be an object");
+        f(i, o);
+    }
+}
+
 }  // namespace
 
 // What tinygltf would otherwise read unchecked: buffer lengths, buffer view ranges, URIs.
@@ -153,66 +169,45 @@ void check_json(const std::string& path, const char* text, size_t size, bool glb
     std::string where;
     try {
         std::vector<uint64_t> buffer_len;
-        if (doc.contains("buffers")) {
-            const json& bufs = doc["buffers"];
-            if (!bufs.is_array()) throw std::invalid_argument("must be an array");
-            for (size_t i = 0; i < bufs.size(); ++i) {
-                where = "buffers[" + std::to_string(i) + "]";
-                const json& o = bufs[i];
-                if (!o.is_object()) throw std::invalid_argument("must be an object");
-                uint64_t len = 0;
-                if (!get_index(o, "byteLength", &len) || len == 0) throw std::invalid_argument("byteLength must be at least 1");
-                if (len > kMaxBufferBytes) throw std::invalid_argument("byteLength " + std::to_string(len) + " is absurd");
-                if (o.contains("uri")) {
-                    if (!o["uri"].is_string()) throw std::invalid_argument("uri must be a string");
-                    check_uri(path, where, o["uri"].get<std::string>(), {"application/octet-stream", "application/gltf-buffer"});
-                } else if (!glb || i != 0) {
-                    throw std::invalid_argument("has no uri (only a .glb's first buffer may use its BIN chunk)");
-                } else if (len > bin_size) {
-                    throw std::invalid_argument("byteLength " + std::to_string(len) + " is more than the .glb's BIN chunk of " +
-                                                std::to_string(bin_size) + " bytes");
-                }
-                buffer_len.push_back(len);
+        for_each_object(doc, "buffers", where, [&](size_t i, const json& o) {
+            uint64_t len = 0;
+            if (!get_index(o, "byteLength", &len) || len == 0) throw std::invalid_argument("byteLength must be at least 1");
+            if (len > kMaxBufferBytes) throw std::invalid_argument("byteLength " + std::to_string(len) + " is absurd");
+            if (o.contains("uri")) {
+                if (!o["uri"].is_string()) throw std::invalid_argument("uri must be a string");
+                check_uri(path, where, o["uri"].get<std::string>(), {"application/octet-stream", "application/gltf-buffer"});
+            } else if (!glb || i != 0) {
+                throw std::invalid_argument("has no uri (only a .glb's first buffer may use its BIN chunk)");
+            } else if (len > bin_size) {
+                throw std::invalid_argument("byteLength " + std::to_string(len) + " is more than the .glb's BIN chunk of " +
+                                            std::to_string(bin_size) + " bytes");
             }
-        }
+            buffer_len.push_back(len);
+        });
         size_t views = 0;
-        if (doc.contains("bufferViews")) {
-            const json& bv = doc["bufferViews"];
-            if (!bv.is_array()) throw std::invalid_argument("must be an array");
-            views = bv.size();
-            for (size_t i = 0; i < bv.size(); ++i) {
-                where = "bufferViews[" + std::to_string(i) + "]";
-                const json& o = bv[i];
-                if (!o.is_object()) throw std::invalid_argument("must be an object");
-                uint64_t buf = 0, off = 0, len = 0, stride = 0;
-                if (!get_index(o, "buffer", &buf) || buf >= buffer_len.size())
-                    throw std::invalid_argument("buffer must be one of the " + std::to_string(buffer_len.size()) + " buffers");
-                get_index(o, "byteOffset", &off);
-                if (!get_index(o, "byteLength", &len) || len == 0) throw std::invalid_argument("byteLength must be at least 1");
-                if (off > buffer_len[buf] || len > buffer_len[buf] - off)
-                    throw std::invalid_argument("bytes " + std::to_string(off) + " to " + std::to_string(off + len) +
-                                                " are past the end of buffer " + std::to_string(buf) + " (" +
-                                                std::to_string(buffer_len[buf]) + " bytes)");
-                if (get_index(o, "byteStride", &stride) && (stride < 4 || stride > 252 || stride % 4))
-                    throw std::invalid_argument("byteStride " + std::to_string(stride) + " is not a multiple of 4 in [4, 252]");
+        for_each_object(doc, "bufferViews", where, [&](size_t, const json& o) {
+            ++views;
+            uint64_t buf = 0, off = 0, len = 0, stride = 0;
+            if (!get_index(o, "buffer", &buf) || buf >= buffer_len.size())
+                throw std::invalid_argument("buffer must be one of the " + std::to_string(buffer_len.size()) + " buffers");
+            get_index(o, "byteOffset", &off);
+            if (!get_index(o, "byteLength", &len) || len == 0) throw std::invalid_argument("byteLength must be at least 1");
+            if (off > buffer_len[buf] || len > buffer_len[buf] - off)
+                throw std::invalid_argument("bytes " + std::to_string(off) + " to " + std::to_string(off + len) +
+                                            " are past the end of buffer " + std::to_string(buf) + " (" +
+                                            std::to_string(buffer_len[buf]) + " bytes)");
+            if (get_index(o, "byteStride", &stride) && (stride < 4 || stride > 252 || stride % 4))
+                throw std::invalid_argument("byteStride " + std::to_string(stride) + " is not a multiple of 4 in [4, 252]");
+        });
+        for_each_object(doc, "images", where, [&](size_t, const json& o) {
+            uint64_t view = 0;
+            if (get_index(o, "bufferView", &view) && view >= views)
+                throw std::invalid_argument("bufferView must be one of the " + std::to_string(views) + " buffer views");
+            if (o.contains("uri")) {
+                if (!o["uri"].is_string()) throw std::invalid_argument("uri must be a string");
+                check_uri(path, where, o["uri"].get<std::string>(), {"image/png", "image/jpeg"});
             }
-        }
-        if (doc.contains("images")) {
-            const json& im = doc["images"];
-            if (!im.is_array()) throw std::invalid_argument("must be an array");
-            for (size_t i = 0; i < im.size(); ++i) {
-                where = "images[" + std::to_string(i) + "]";
-                const json& o = im[i];
-                if (!o.is_object()) throw std::invalid_argument("must be an object");
-                uint64_t view = 0;
-                if (get_index(o, "bufferView", &view) && view >= views)
-                    throw std::invalid_argument("bufferView must be one of the " + std::to_string(views) + " buffer views");
-                if (o.contains("uri")) {
-                    if (!o["uri"].is_string()) throw std::invalid_argument("uri must be a string");
-                    check_uri(path, where, o["uri"].get<std::string>(), {"image/png", "image/jpeg"});
-                }
-            }
-        }
+        });
     } catch (const std::invalid_argument& e) {
         throw Error(path + ": " + where + ": " + e.what());
     }

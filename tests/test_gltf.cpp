@@ -517,6 +517,10 @@ std::vector<Hostile> hostile_files() {
     cyc.replace(cyc.find(R"("nodes": [0])"), 12, R"("nodes": [1])");
     h.push_back({"node_cycle", "in.gltf", cyc, "cycle"});
     h.push_back({"not_json", "in.gltf", "{\"asset\": ", "invalid JSON"});
+    // The message names the array at fault, not the last element checked before it.
+    std::string views_not_array = gltf_text(ok);
+    views_not_array.replace(views_not_array.find(R"("bufferViews": [)"), 16, R"("bufferViews": 7, "unused": [)");
+    h.push_back({"views_not_array", "in.gltf", views_not_array, ": bufferViews: must be an array"});
     return h;
 }
 }  // namespace
