@@ -99,8 +99,7 @@ int run_bench(const BenchArgs& a) {
     if (!a.json.empty()) check_output_path(a.json, {".json"}, "--json");
     if (!a.csv.empty()) check_output_path(a.csv, {".csv"}, "--csv");
     if (!a.plot.empty()) check_output_path(a.plot, {".png"}, "--plot");
-    const BvhLayout layout = parse_bvh_layout(a.bvh, "--bvh");
-    if (a.sbvh && a.bvh_splits > 0.0f) throw Error("--sbvh and --bvh-splits exclude each other");
+    const BvhChoice bvh = resolve_bvh_flags(a.bvh);
     std::vector<SchedulerMode> asked;
     for (const auto& m : a.modes) asked.push_back(parse_mode(m, "--modes"));
     const BackendOptions backend_options{a.backend, a.set};
@@ -123,9 +122,9 @@ int run_bench(const BenchArgs& a) {
     out["device"] = probe->device();
     out["spp"] = a.spp;
     out["repeat"] = a.repeat;
-    out["bvh"] = bvh_layout_name(layout);
-    out["bvh_splits"] = a.bvh_splits;
-    out["sbvh"] = a.sbvh;
+    out["bvh"] = bvh_layout_name(bvh.layout);
+    out["bvh_splits"] = bvh.splits;
+    out["sbvh"] = bvh.sbvh;
     out["results"] = nlohmann::json::array();
     probe.reset();
 
@@ -157,7 +156,7 @@ int run_bench(const BenchArgs& a) {
         check_outputs(outputs, inputs);
         // --res sizes were checked as they were parsed; a scene's own resolution is checked here, before the BVH build.
         if (sizes.empty()) check_pixel_budget(a.limits, scene_path + ": render.resolution", scene.defaults.width, scene.defaults.height);
-        prepare_scene(scene, layout, a.bvh_splits, a.sbvh);
+        prepare_scene(scene, bvh.layout, bvh.splits, bvh.sbvh);
         std::vector<std::pair<int, int>> res = sizes.empty() ? std::vector<std::pair<int, int>>{{scene.defaults.width, scene.defaults.height}} : sizes;
         std::vector<int> depths = a.depths.empty() ? std::vector<int>{scene.defaults.max_depth} : a.depths;
         for (auto [w, h] : res) {

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "app/bvh_options.h"
 #include "render/load_limits.h"
 
 namespace pkrt {
@@ -17,9 +18,7 @@ struct BenchArgs {
     int repeat = 20;
     int warmup = 9;  // the persistent kernel times its scheduling policies on up to 8 first frames
     std::string backend = "auto";
-    std::string bvh = "bvh2";  // BVH layout (render/bvh_layout.h)
-    float bvh_splits = 0.0f;   // triangle pre-splitting budget (render/bvh_presplit.h)
-    bool sbvh = false;         // spatial splits (render/bvh_sbvh.h)
+    BvhFlags bvh;
     std::vector<std::string> set;  // scheduler settings, KEY=VALUE
     std::string json;
     std::string csv;

@@ -14,6 +14,7 @@
 #include "app/bench.h"
 #include "app/sequence_cli.h"
 #include "render/sequence.h"
+#include "app/bvh_options.h"
 #include "app/limit_options.h"
 #include "render/backend.h"
 #include "render/devices.h"
@@ -48,9 +49,7 @@ struct RenderArgs {
     std::string res;
     std::string backend = "auto";
     std::string mode;
-    std::string bvh = "bvh2";
-    float bvh_splits = 0.0f;
-    bool sbvh = false;
+    pkrt::BvhFlags bvh;
     std::vector<std::string> set;
     int spp = 0;          // meaningful only when spp_set
     int max_depth = 0;    // meaningful only when max_depth_set
@@ -95,7 +94,7 @@ int run_render(const RenderArgs& a) {
 
     std::optional<pkrt::SchedulerMode> mode;
     if (!a.mode.empty()) mode = pkrt::parse_mode(a.mode);
-    pkrt::BvhLayout layout = pkrt::parse_bvh_layout(a.bvh, "--bvh");
+    const pkrt::BvhChoice bvh = pkrt::resolve_bvh_flags(a.bvh);
     std::string why;
     std::unique_ptr<pkrt::Backend> backend = pkrt::make_backend({a.backend, a.set}, &why);
     if (mode) pkrt::check_mode(*backend, *mode);
@@ -123,8 +122,7 @@ int run_render(const RenderArgs& a) {
     if (!hdr.empty()) outputs.push_back({"--hdr", hdr, {}});
     if (!a.stats.empty()) outputs.push_back({"--stats", a.stats, {}});
     pkrt::check_outputs(outputs, scene.inputs);
-    if (a.sbvh && a.bvh_splits > 0.0f) throw pkrt::Error("--sbvh and --bvh-splits exclude each other");
-    pkrt::prepare_scene(scene, layout, a.bvh_splits, a.sbvh);
+    pkrt::prepare_scene(scene, bvh.layout, bvh.splits, bvh.sbvh);
 
     pkrt::RenderSettings rs;
     rs.width = w ? w : scene.defaults.width;
@@ -144,9 +142,9 @@ int run_render(const RenderArgs& a) {
                                                                      static_cast<uint64_t>(rs.width) * rs.height)).c_str(),
                      pkrt::bvh_layout_name(scene.bvh.layout).c_str(), scene.bvh.node_count(), scene.bvh_build_seconds,
                      pkrt::Progress::format_rate(scene.bvh_build_seconds > 0 ? scene.source_triangles / scene.bvh_build_seconds : 0).c_str());
-        if (a.bvh_splits > 0.0f || a.sbvh)
+        if (bvh.splits > 0.0f || bvh.sbvh)
             std::fprintf(stderr, "pkrt: %s: %zu references for %zu triangles, SAH cost %.2f\n",
-                         a.sbvh ? "spatial splits" : "triangle splitting", scene.tris.size(), scene.source_triangles, scene.bvh_sah_cost);
+                         bvh.sbvh ? "spatial splits" : "triangle splitting", scene.tris.size(), scene.source_triangles, scene.bvh_sah_cost);
     }
 
     if (sequence) {
@@ -231,10 +229,7 @@ int main(int argc, char** argv) {
     CLI::Option* depth_opt = render->add_option("--max-depth", ra.max_depth, "Maximum bounces (default: the scene's)");
     render->add_option("--backend", ra.backend, "auto, cpu or cuda")->capture_default_str();
     render->add_option("--mode", ra.mode, "GPU scheduler: persistent, relaunch, graph, megakernel, resident");
-    render->add_option("--bvh", ra.bvh, "BVH layout: bvh2 (binary) or cwbvh (8-wide, compressed)")->capture_default_str();
-    render->add_option("--bvh-splits", ra.bvh_splits, "Split large triangles into up to this many extra BVH references per triangle on average (0-4)")
-        ->check(CLI::Range(0.0f, 4.0f))->capture_default_str();
-    render->add_flag("--sbvh", ra.sbvh, "Build the BVH with spatial splits (SBVH; slower to build)");
+    pkrt::add_bvh_options(render, &ra.bvh);
     render->add_option("--set", ra.set, "Scheduler setting KEY=VALUE for experiments (repeatable; see pkrt help-settings)");
     render->add_option("--seed", ra.seed, "Random seed")->capture_default_str();
     render->add_option("--hdr", ra.hdr, "Also write linear radiance to .exr or .pfm");
@@ -262,10 +257,7 @@ int main(int argc, char** argv) {
     bench->add_option("--repeat", ba.repeat, "Measured frames per mode")->capture_default_str();
     bench->add_option("--warmup", ba.warmup, "Unmeasured frames per mode first")->capture_default_str();
     bench->add_option("--backend", ba.backend, "auto, cpu or cuda")->capture_default_str();
-    bench->add_option("--bvh", ba.bvh, "BVH layout: bvh2 (binary) or cwbvh (8-wide, compressed)")->capture_default_str();
-    bench->add_option("--bvh-splits", ba.bvh_splits, "Split large triangles into up to this many extra BVH references per triangle on average (0-4)")
-        ->check(CLI::Range(0.0f, 4.0f))->capture_default_str();
-    bench->add_flag("--sbvh", ba.sbvh, "Build the BVH with spatial splits (SBVH; slower to build)");
+    pkrt::add_bvh_options(bench, &ba.bvh);
     bench->add_option("--set", ba.set, "Scheduler setting KEY=VALUE for experiments (repeatable; see pkrt help-settings)");
     bench->add_option("--json", ba.json, "Write every measurement as JSON");
     bench->add_option("--csv", ba.csv, "Write one row per scene, resolution, depth and mode as CSV");

@@ -4,9 +4,11 @@
 // Layout: "BVH2 with child boxes in the parent" (Aila & Laine 2009). A node holds the bounds of both
 // of its children and their references, 64 bytes = four 16-byte rows, so one node fetch (four
 // coalescable vector loads on the GPU) is enough to test both children and order them; the children
-// themselves are fetched only if entered. Leaves are not nodes: a negative child reference ~first names
-// a run of `count` triangles stored contiguously (triangles are permuted into BVH order at build time),
-// so a leaf costs no extra fetch before its triangles. An empty child has count 0 and an inverted box.
+// themselves are fetched only if entered. Leaves are not nodes: a child reference < 0 names a run of
+// triangles stored contiguously (triangles are permuted into BVH order at build time), so a leaf costs
+// no extra fetch before its triangles. References are stored as the traversal stack holds them
+// (bvh2_leaf_ref), so a node visit spends no instruction decoding them; an empty child is a leaf of
+// no triangles.
 #pragma once
 
 #include "triangle.h"
@@ -18,9 +20,9 @@ struct alignas(16) BvhNode {
     float lmin_x, lmax_x, lmin_y, lmax_y;
     float rmin_x, rmax_x, rmin_y, rmax_y;
     float lmin_z, lmax_z, rmin_z, rmax_z;
-    // Row 3: child references (>= 0: inner node index, < 0: ~first triangle of a leaf) and leaf counts.
+    // Row 3: child references (>= 0: inner node index, < 0: a leaf, bvh2_leaf_ref) and two unused words.
     int32_t left, right;
-    int32_t left_count, right_count;
+    int32_t unused[2];
 };
 static_assert(sizeof(BvhNode) == 64, "BvhNode must stay four 16-byte rows");
 
@@ -88,17 +90,21 @@ PKRT_HD void load_tri(const TriVerts* tris, int32_t i, Vec3& p0, Vec3& p1, Vec3&
 #endif
 }
 
-// Traversal stack entries: an inner node index (>= 0), or a leaf packed as ~(first << 4 | count), so
-// one 32-bit stack serves both (leaves hold at most kMaxLeafSize triangles; at most 2^27 triangles).
+// A leaf as a child reference and a traversal stack entry: ~(first << 4 | count), so one 32-bit stack
+// serves inner nodes and leaves (leaves hold at most kMaxLeafSize triangles; at most 2^27 triangles).
 constexpr int kMaxLeafSize = 15;
 constexpr int32_t kMaxTriangles = 1 << 27;
 
-PKRT_HD int32_t stack_entry(int32_t ref, int32_t count) {
-    return ref >= 0 ? ref : ~(((~ref) << 4) | count);
-}
+PKRT_HD int32_t bvh2_leaf_ref(int32_t first, int32_t count) { return ~((first << 4) | count); }
+PKRT_HD int32_t bvh2_leaf_first(int32_t ref) { return (~ref) >> 4; }
+PKRT_HD int32_t bvh2_leaf_count(int32_t ref) { return (~ref) & 15; }
 
 // Closest hit in (tmin, tmax), or any hit when kAnyHit (shadow rays: stop at the first occluder).
 // For any-hit queries only hit.prim >= 0 matters.
+//
+// One node or one leaf per pass ("if-if"). Aila & Laine's speculative while-while (inner nodes in a
+// loop of their own, leaves postponed until every lane of the warp holds one) measured 4-18% slower on
+// the H200 in every mode (BENCHMARKS.md, session 6).
 template <bool kAnyHit>
 PKRT_HD Hit traverse_bvh(const BvhView& bvh, const Ray& ray, float tmin, float tmax) {
     Hit hit = no_hit();
@@ -118,27 +124,20 @@ PKRT_HD Hit traverse_bvh(const BvhView& bvh, const Ray& ray, float tmin, float t
                                      n.lmax_z, tmin, hit.t);
             float tr = intersect_box(o_scaled, inv_d, n.rmin_x, n.rmax_x, n.rmin_y, n.rmax_y, n.rmin_z,
                                      n.rmax_z, tmin, hit.t);
-            bool hl = tl < kInfinity && (n.left >= 0 || n.left_count > 0);
-            bool hr = tr < kInfinity && (n.right >= 0 || n.right_count > 0);
-            int32_t el = stack_entry(n.left, n.left_count), er = stack_entry(n.right, n.right_count);
+            bool hl = tl < kInfinity, hr = tr < kInfinity;
             if (hl && hr) {
-                if (tr < tl) {  // nearer child first
-                    int32_t t = el;
-                    el = er;
-                    er = t;
-                }
-                stack[sp++] = er;
-                entry = el;
+                bool right_first = tr < tl;  // nearer child first
+                entry = right_first ? n.right : n.left;
+                stack[sp++] = right_first ? n.left : n.right;
                 continue;
             }
             if (hl || hr) {
-                entry = hl ? el : er;
+                entry = hl ? n.left : n.right;
                 continue;
             }
         } else {
-            int32_t packed = ~entry;
-            int32_t first = packed >> 4, count = packed & 15;
-            for (int32_t i = first; i < first + count; ++i) {
+            int32_t first = bvh2_leaf_first(entry), end = first + bvh2_leaf_count(entry);
+            for (int32_t i = first; i < end; ++i) {
                 Vec3 p0, p1, p2;
                 load_tri(bvh.tris, i, p0, p1, p2);
                 float t, u, v;

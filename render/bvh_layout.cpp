@@ -38,16 +38,14 @@ std::vector<BvhNode> to_bvh2(const BinaryBvh& bvh) {
     std::vector<BvhNode> out;
     const BinaryBvhNode& root = bvh.nodes[0];
     // bvh2's root must be an inner node (traversal starts by testing its two children), so a
-    // one-leaf tree becomes a root with the leaf on the left and an empty child on the right.
+    // one-leaf tree becomes a root with the leaf on the left and a leaf of no triangles on the right.
     if (root.is_leaf()) {
         check_bvh2_leaf(root);
         BvhNode n{};
         set_child(root.box, &n.lmin_x, &n.lmax_x, &n.lmin_y, &n.lmax_y, &n.lmin_z, &n.lmax_z);
         set_child(Aabb{}, &n.rmin_x, &n.rmax_x, &n.rmin_y, &n.rmax_y, &n.rmin_z, &n.rmax_z);
-        n.left = ~static_cast<int32_t>(root.first);
-        n.left_count = static_cast<int32_t>(root.count);
-        n.right = ~0;
-        n.right_count = 0;
+        n.left = bvh2_leaf_ref(static_cast<int32_t>(root.first), static_cast<int32_t>(root.count));
+        n.right = bvh2_leaf_ref(0, 0);
         out.push_back(n);
         return out;
     }
@@ -65,24 +63,20 @@ std::vector<BvhNode> to_bvh2(const BinaryBvh& bvh) {
         BvhNode n{};
         set_child(kids[0]->box, &n.lmin_x, &n.lmax_x, &n.lmin_y, &n.lmax_y, &n.lmin_z, &n.lmax_z);
         set_child(kids[1]->box, &n.rmin_x, &n.rmax_x, &n.rmin_y, &n.rmax_y, &n.rmin_z, &n.rmax_z);
-        int32_t refs[2], counts[2];
+        int32_t refs[2];
         int32_t pending[2] = {-1, -1};
         for (int c = 0; c < 2; ++c) {
             if (kids[c]->is_leaf()) {
                 check_bvh2_leaf(*kids[c]);
-                refs[c] = ~static_cast<int32_t>(kids[c]->first);
-                counts[c] = static_cast<int32_t>(kids[c]->count);
+                refs[c] = bvh2_leaf_ref(static_cast<int32_t>(kids[c]->first), static_cast<int32_t>(kids[c]->count));
             } else {
                 refs[c] = static_cast<int32_t>(out.size());
-                counts[c] = 0;
                 out.emplace_back();
                 pending[c] = c == 0 ? b.left : b.right;
             }
         }
         n.left = refs[0];
         n.right = refs[1];
-        n.left_count = counts[0];
-        n.right_count = counts[1];
         out[slot] = n;
         // Left pushed last so it is expanded first: the left subtree precedes the right one.
         if (pending[1] >= 0) todo.push_back({pending[1], refs[1]});

@@ -18,6 +18,8 @@
 #                           on the device (the viewer part on the X display): resident mode's GPU tests, the
 #                           viewer's fps and camera latency per mode, base against new, 240-frame sequences
 #   tests/h200.sh profile   on the device: Nsight Compute on one persistent frame (application replay)
+#   tests/h200.sh trees     on the device: binned SAH against SBVH, bvh2 against cwbvh, large scenes at 1080p
+#   tests/h200.sh profile_extend  on the device: Nsight Compute on relaunch's extend kernel per layout
 #   tests/h200.sh soak start SECONDS, then soak wait
 #                           the viewer soak (tests/soak.sh) across two device calls, on the X display
 #
@@ -248,6 +250,41 @@ profile() {
     save
 }
 
+# BVH builds and layouts on the GPU (issue 10): binned SAH against spatial splits (--sbvh), each in
+# both layouts, on the large scenes of the bench matrix at 1920x1080, every mode, one call.
+trees() {
+    echo "=== trees"
+    local variant
+    for variant in "bvh2" "bvh2 --sbvh" "cwbvh" "cwbvh --sbvh"; do
+        set -- $variant
+        timeout -k 5 200 $P bench scenes/bench/crytek-sponza.json scenes/bench/bunnies-in-sponza.json scenes/bench/dabrovic-sponza.json \
+            --bvh "$@" --res 1920x1080 --max-depth 4 --repeat 5 -q --csv "$out/trees_${1}${2:+_sbvh}.csv" >/dev/null
+        echo "$variant: exit $?"
+    done
+    python3 tests/bench_compare.py "$out/trees_bvh2.csv" "$out/trees_bvh2_sbvh.csv" | tee "$out/trees_sbvh.md"
+    python3 tests/bench_compare.py "$out/trees_bvh2.csv" "$out/trees_cwbvh.csv" | tee "$out/trees_cwbvh.md"
+    python3 tests/bench_compare.py "$out/trees_cwbvh.csv" "$out/trees_cwbvh_sbvh.csv" | tee "$out/trees_cwbvh_sbvh.md"
+    save
+}
+
+# Nsight Compute on relaunch's ray-extension kernel (an ordinary kernel: kernel replay works), per BVH
+# layout, Crytek Sponza 1080p d4: throughput, memory, warp stalls, instruction mix.
+profile_extend() {
+    local ncu layout
+    ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null) || { echo "no ncu on this machine"; return 0; }
+    for layout in bvh2 cwbvh; do
+        echo "=== ncu, relaunch extend kernel, $layout"
+        timeout -k 5 150 "$ncu" -k regex:extend -s 2 -c 2 --section SpeedOfLight --section MemoryWorkloadAnalysis \
+            --section WarpStateStats --section ComputeWorkloadAnalysis --section Occupancy --section LaunchStats \
+            --section InstructionStats $P render scenes/bench/crytek-sponza.json --backend cuda --mode relaunch --bvh $layout \
+            --spp 1 --max-depth 4 -q -o /tmp/profiled_$layout.png >"$out/ncu_extend_$layout.txt" 2>&1
+        echo "exit $?"
+        grep -E "^  [a-z_]+.*\(|Duration|Throughput|Hit Rate|Registers|Achieved Occupancy|Theoretical Occupancy|Executed Ipc|Issue Slots|Stall|Warp Cycles|Executed Instructions|Local|Block Limit" \
+            "$out/ncu_extend_$layout.txt" | head -80
+    done
+    save
+}
+
 # Resident mode (issue 11), on the X display: `resident [tests] [viewer] [bench]` (all three by default):
 # GPU tests; the viewer's frame rate and camera latency per mode on Crytek Sponza 1080p and its GPU
 # tests; base against new and 240-frame sequences per mode.
@@ -271,6 +308,8 @@ case "${1:-}" in
     check) check ;;
     resident) shift; resident "$@" ;;
     profile) profile ;;
+    trees) begin_results; trees ;;
+    profile_extend) begin_results; profile_extend ;;
     soak) shift; soak "$@" ;;
-    *) echo "usage: $0 stage [BASE] | run | check | resident [tests] [viewer] [bench] | profile | soak start SECONDS | soak wait" >&2; exit 2 ;;
+    *) echo "usage: $0 stage [BASE] | run | check | resident [tests] [viewer] [bench] | profile | trees | profile_extend | soak start SECONDS | soak wait" >&2; exit 2 ;;
 esac

@@ -129,12 +129,12 @@ void compare_with_brute_force(const Scene& s, int rays) {
 // bvh2's structural invariants: every triangle in exactly one leaf, child boxes bound their subtrees.
 void check_bvh2_structure(const Scene& s) {
     std::vector<int> seen(s.tris.size(), 0);
-    struct Item { int32_t ref, count; Vec3 lo, hi; int depth; };
+    struct Item { int32_t ref; Vec3 lo, hi; int depth; };
     std::vector<Item> todo;
     const BvhNode& root = s.bvh.bvh2_nodes[0];
     auto push_children = [&](const BvhNode& n, int depth) {
-        todo.push_back({n.left, n.left_count, {n.lmin_x, n.lmin_y, n.lmin_z}, {n.lmax_x, n.lmax_y, n.lmax_z}, depth});
-        todo.push_back({n.right, n.right_count, {n.rmin_x, n.rmin_y, n.rmin_z}, {n.rmax_x, n.rmax_y, n.rmax_z}, depth});
+        todo.push_back({n.left, {n.lmin_x, n.lmin_y, n.lmin_z}, {n.lmax_x, n.lmax_y, n.lmax_z}, depth});
+        todo.push_back({n.right, {n.rmin_x, n.rmin_y, n.rmin_z}, {n.rmax_x, n.rmax_y, n.rmax_z}, depth});
     };
     push_children(root, 1);
     int max_depth = 0;
@@ -152,8 +152,8 @@ void check_bvh2_structure(const Scene& s) {
             EXPECT_GE(n.rmin_y, it.lo.y); EXPECT_LE(n.rmax_z, it.hi.z);
             push_children(n, it.depth + 1);
         } else {
-            for (int32_t k = 0; k < it.count; ++k) {
-                int32_t t = ~it.ref + k;
+            for (int32_t k = 0; k < bvh2_leaf_count(it.ref); ++k) {
+                int32_t t = bvh2_leaf_first(it.ref) + k;
                 ASSERT_LT(static_cast<size_t>(t), s.tris.size());
                 ++seen[t];
                 for (Vec3 p : {s.tris[t].v0, s.tris[t].v1, s.tris[t].v2}) {
@@ -551,7 +551,9 @@ TEST(Presplit, SplitLightsRenderTheSame) {
         size_t light_slots = 0;
         for (float p : split.tri_light_pmf) light_slots += p > 0.0f ? 1 : 0;
         // Pre-splitting cuts the sliver for sure; a spatial split only where the SAH takes one.
-        if (!spatial) EXPECT_GT(light_slots, split.light_tris.size()) << what << ": the slanted light was split into several slots";
+        if (!spatial) {
+            EXPECT_GT(light_slots, split.light_tris.size()) << what << ": the slanted light was split into several slots";
+        }
         EXPECT_EQ(split.light_tris.size(), plain.light_tris.size()) << what;
         Image b = render_image(*cpu, split, rs, nullptr).image;
         double diff = 0.0, seed_diff = 0.0;

@@ -258,7 +258,7 @@ TEST(ViewerCli, BadFlagsAndFilesGiveOneErrorLine) {
         {"--spp-per-frame -3", "--spp-per-frame", 1},
         {"--spp-per-frame 0", "--spp-per-frame 0: must be between 1", 1},
         {"--spp-target -1", "--spp-target -1: must be between 0", 1},
-        {"--bvh-splits 9", "--bvh-splits 9", 1},
+        {"--bvh-splits 9", "--bvh-splits", 2},
         {"--sbvh --bvh-splits 1", "--sbvh and --bvh-splits exclude each other", 1},
         {"--frames 0", "--frames 0: must be between 1", 1},
         {"--max-depth 5000", "--max-depth", 1},

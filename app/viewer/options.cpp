@@ -18,10 +18,7 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
     app.add_option("scene", o->scene, "Scene file (.json, .obj, .gltf or .glb); default: the Cornell box");
     app.add_option("--backend", o->backend, "auto, cpu or cuda")->capture_default_str();
     app.add_option("--mode", o->mode, "GPU scheduler: persistent, relaunch, graph, megakernel or resident (switchable live)");
-    app.add_option("--bvh", o->bvh, "BVH layout: bvh2 (binary) or cwbvh (8-wide, compressed)")->capture_default_str();
-    app.add_option("--bvh-splits", o->bvh_splits, "Split large triangles into up to this many extra BVH references per triangle on average (0-4)")
-        ->capture_default_str();
-    app.add_flag("--sbvh", o->sbvh, "Build the BVH with spatial splits (SBVH; slower to build)");
+    pkrt::add_bvh_options(&app, &o->bvh);
     app.add_option("--res", res, "Window size WIDTHxHEIGHT (default: the scene's resolution)");
     CLI::Option* spp = app.add_option("--spp-per-frame", o->spp_per_frame, "Samples per pixel added each frame (default: 1 CPU, 4 GPU)");
     app.add_option("--spp-target", o->spp_target, "Stop accumulating at this many samples per pixel (0: never)")->capture_default_str();
@@ -61,10 +58,7 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
 void check_options(const ViewerOptions& o) {
     if (o.backend != "auto" && o.backend != "cpu" && o.backend != "cuda")
         throw Error("--backend " + o.backend + ": must be auto, cpu or cuda");
-    parse_bvh_layout(o.bvh, "--bvh");
-    if (!(o.bvh_splits >= 0.0f && o.bvh_splits <= 4.0f))
-        throw Error("--bvh-splits " + std::to_string(o.bvh_splits) + ": must be between 0 and 4");
-    if (o.sbvh && o.bvh_splits > 0.0f) throw Error("--sbvh and --bvh-splits exclude each other");
+    resolve_bvh_flags(o.bvh);
     if ((o.spp_per_frame_set && o.spp_per_frame < 1) || o.spp_per_frame > 4096)
         throw Error("--spp-per-frame " + std::to_string(o.spp_per_frame) + ": must be between 1 and 4096");
     if (o.spp_target < 0 || o.spp_target > 1 << 24)

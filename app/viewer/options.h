@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "app/bvh_options.h"
 #include "render/load_limits.h"
 
 namespace pkrt::viewer {
@@ -11,9 +12,7 @@ struct ViewerOptions {
     std::string scene;              // .json, .obj, .gltf or .glb; empty: the Cornell box
     std::string backend = "auto";   // auto | cpu | cuda
     std::string mode;               // scheduler mode; empty: the backend's default
-    std::string bvh = "bvh2";       // BVH layout (render/bvh_layout.h)
-    float bvh_splits = 0.0f;        // triangle pre-splitting (render/bvh_presplit.h)
-    bool sbvh = false;              // spatial splits (render/bvh_sbvh.h)
+    BvhFlags bvh;                   // layout and build of every scene's BVH (app/bvh_options.h)
     int width = 0, height = 0;      // window size; 0: the scene's resolution
     int spp_per_frame = 0;          // 0: 1 on the CPU, 4 on the GPU
     int spp_target = 0;             // stop accumulating at this many samples per pixel; 0: never

@@ -54,13 +54,13 @@ std::string file_name(const std::string& path) { return std::filesystem::path(pa
 
 }  // namespace
 
-ViewerApp::ViewerApp(const ViewerOptions& options) : options_(options) {
+ViewerApp::ViewerApp(const ViewerOptions& options) : options_(options), bvh_(resolve_bvh_flags(options.bvh)) {
     batch_ = options_.frames > 0 || !options_.script.empty();
 
     // Everything that can fail without a window fails first: scene, backend, mode.
     std::string scene_path = options_.scene.empty() ? std::string(PKRT_SCENES_DIR "/cornell.json") : options_.scene;
     scene_ = std::make_unique<Scene>(load_scene(scene_path, options_.limits));
-    prepare_scene(*scene_, parse_bvh_layout(options_.bvh, "--bvh"), options_.bvh_splits, options_.sbvh);
+    prepare_scene(*scene_, bvh_.layout, bvh_.splits, bvh_.sbvh);
     scene_name_ = file_name(scene_path);
 
     if (!options_.script.empty()) script_ = std::make_unique<ScriptRunner>(parse_script(options_.script));
@@ -421,7 +421,7 @@ void ViewerApp::switch_backend(const std::string& kind) {
 
 void ViewerApp::open_scene(const std::string& path) {
     auto scene = std::make_unique<Scene>(load_scene(path, options_.limits));
-    prepare_scene(*scene, parse_bvh_layout(options_.bvh, "--bvh"), options_.bvh_splits, options_.sbvh);
+    prepare_scene(*scene, bvh_.layout, bvh_.splits, bvh_.sbvh);
     compare_.cancel();
     progressive_.set_scene(scene.get());  // the backend moves to the new scene before the old one is freed
     scene_ = std::move(scene);
