@@ -128,7 +128,12 @@ size_t SceneBvh::memory_bytes() const {
 BvhBuildOptions bvh_build_options(BvhLayout layout) {
     BvhBuildOptions opt;
     switch (layout) {
-        case BvhLayout::kBvh2: return opt;
+        case BvhLayout::kBvh2:
+            // A node visit (two box tests) costs the traversal about what one watertight triangle test
+            // does, yet 0.5 and 0.7 both measured 2% faster frames than 1 on the atria (1.0 elsewhere;
+            // H200, BENCHMARKS.md session 6): deeper trees, smaller leaves.
+            opt.traversal_cost = 0.7f;
+            return opt;
         case BvhLayout::kCwbvh:
             // Leaves of at most three triangles, split further only where the SAH says so; the
             // collapse then merges small subtrees back into leaves where that is cheaper.

@@ -118,7 +118,7 @@ void prepare_scene(Scene& scene, BvhLayout layout, float split_budget, bool spat
         options.split_budget = split_budget;
         options.spatial_splits = spatial_splits;
         BinaryBvh bvh = build_bvh(scene.tris, options);
-        scene.bvh_sah_cost = bvh_sah_cost(bvh, options.traversal_cost);
+        scene.bvh_sah_cost = bvh_sah_cost(bvh);  // unit costs, so that builds compare
         scene.bvh = convert_bvh(bvh, layout, order);
     }
     scene.bvh_build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
