@@ -183,6 +183,28 @@ TEST(Cli, BvhLayoutFlag) {
                            dir.path().string());
     ASSERT_EQ(b.code, 0) << b.err;
     EXPECT_EQ(nlohmann::json::parse(read_text(dir.file("b.json")))["bvh"], "cwbvh");
+    EXPECT_EQ(nlohmann::json::parse(read_text(dir.file("b.json")))["sbvh"], true) << "spatial splits are the default";
+}
+
+// Spatial splits are the default build; --no-sbvh turns them off, and --bvh-splits takes their place
+// unless --sbvh is asked for as well.
+TEST(Cli, SpatialSplitsByDefault) {
+    TempDir dir;
+    std::string render = "render " + shell_quote(kCornell) + " --backend cpu --res 8x8 --spp 1 -o out.png";
+    RunResult d = run_pkrt(render, dir.path().string());
+    ASSERT_EQ(d.code, 0) << d.err;
+    EXPECT_NE(d.err.find("pkrt: spatial splits: "), std::string::npos) << d.err;
+    RunResult off = run_pkrt(render + " --no-sbvh", dir.path().string());
+    ASSERT_EQ(off.code, 0) << off.err;
+    EXPECT_EQ(off.err.find("spatial splits"), std::string::npos) << off.err;
+    RunResult split = run_pkrt(render + " --bvh-splits 1", dir.path().string());
+    ASSERT_EQ(split.code, 0) << split.err;
+    EXPECT_NE(split.err.find("pkrt: triangle splitting: "), std::string::npos) << split.err;
+    EXPECT_EQ(split.err.find("spatial splits"), std::string::npos) << split.err;
+    RunResult bench = run_pkrt("bench " + shell_quote(kCornell) + " --backend cpu --res 8x8 --max-depth 2 --repeat 1 --warmup 0 -q "
+                               "--no-sbvh --json b.json", dir.path().string());
+    ASSERT_EQ(bench.code, 0) << bench.err;
+    EXPECT_EQ(nlohmann::json::parse(read_text(dir.file("b.json")))["sbvh"], false);
 }
 
 // Scheduler experiments go through --set KEY=VALUE, checked before anything is loaded or rendered.
