@@ -20,6 +20,7 @@
 #   tests/h200.sh profile   on the device: Nsight Compute on one persistent frame (application replay)
 #   tests/h200.sh trees     on the device: binned SAH against SBVH, bvh2 against cwbvh, large scenes at 1080p
 #   tests/h200.sh profile_extend  on the device: Nsight Compute on relaunch's extend kernel per layout
+#   tests/h200.sh compare_kernels on the device: relaunch's kernels against the persistent kernel, one frame
 #   tests/h200.sh soak start SECONDS, then soak wait
 #                           the viewer soak (tests/soak.sh) across two device calls, on the X display
 #
@@ -285,6 +286,25 @@ profile_extend() {
     save
 }
 
+# Relaunch's kernels against the persistent kernel on one Crytek Sponza 1080p d4 frame (pkrt bench, one
+# frame, no warm-up) under Nsight Compute, so both run at the profiler's clocks: time, warp instructions,
+# active threads per warp instruction and local-memory traffic, per kernel (tests/ncu_compare.py).
+compare_kernels() {
+    local ncu m bench
+    ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null) || { echo "no ncu on this machine"; return 0; }
+    m=gpu__time_duration.sum,smsp__inst_executed.sum,smsp__thread_inst_executed_per_inst_executed.ratio
+    m+=,l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum
+    bench="bench scenes/bench/crytek-sponza.json --res 1920x1080 --max-depth 4 --repeat 1 --warmup 0 -q"
+    echo "=== ncu, relaunch kernels against the persistent kernel"
+    timeout -k 5 200 "$ncu" --csv --metrics "$m" -k regex:wf_ $P $bench --modes relaunch >"$out/kernels_relaunch.csv" 2>&1
+    echo "relaunch exit $?"
+    timeout -k 5 250 "$ncu" --csv --replay-mode application --metrics "$m" -k regex:persistent_kernel -c 1 $P $bench \
+        --modes persistent --set blocks_per_sm=10 --set shadow_rays=queued --set stragglers=sorted >"$out/kernels_persistent.csv" 2>&1
+    echo "persistent exit $?"
+    python3 tests/ncu_compare.py "$out/kernels_relaunch.csv" "$out/kernels_persistent.csv" | tee "$out/kernels.txt"
+    save
+}
+
 # Resident mode (issue 11), on the X display: `resident [tests] [viewer] [bench]` (all three by default):
 # GPU tests; the viewer's frame rate and camera latency per mode on Crytek Sponza 1080p and its GPU
 # tests; base against new and 240-frame sequences per mode.
@@ -310,6 +330,7 @@ case "${1:-}" in
     profile) profile ;;
     trees) begin_results; trees ;;
     profile_extend) begin_results; profile_extend ;;
+    compare_kernels) begin_results; compare_kernels ;;
     soak) shift; soak "$@" ;;
-    *) echo "usage: $0 stage [BASE] | run | check | resident [tests] [viewer] [bench] | profile | trees | profile_extend | soak start SECONDS | soak wait" >&2; exit 2 ;;
+    *) echo "usage: $0 stage [BASE] | run | check | resident [tests] [viewer] [bench] | profile | trees | profile_extend | compare_kernels | soak start SECONDS | soak wait" >&2; exit 2 ;;
 esac
