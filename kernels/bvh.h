@@ -51,8 +51,8 @@ PKRT_HD float intersect_box(Vec3 o_scaled, Vec3 inv_d, float bx0, float bx1, flo
     float tx0 = bx0 * inv_d.x - o_scaled.x, tx1 = bx1 * inv_d.x - o_scaled.x;
     float ty0 = by0 * inv_d.y - o_scaled.y, ty1 = by1 * inv_d.y - o_scaled.y;
     float tz0 = bz0 * inv_d.z - o_scaled.z, tz1 = bz1 * inv_d.z - o_scaled.z;
-    float t_near = max_f(max_f(min_f(tx0, tx1), min_f(ty0, ty1)), max_f(min_f(tz0, tz1), tmin));
-    float t_far = min_f(min_f(max_f(tx0, tx1), max_f(ty0, ty1)), min_f(max_f(tz0, tz1), tmax));
+    float t_near = max_num(max_num(min_num(tx0, tx1), min_num(ty0, ty1)), max_num(min_num(tz0, tz1), tmin));
+    float t_far = min_num(min_num(max_num(tx0, tx1), max_num(ty0, ty1)), min_num(max_num(tz0, tz1), tmax));
     return t_near <= t_far * 1.0000004f ? t_near : kInfinity;
 }
 
