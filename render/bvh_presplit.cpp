@@ -10,33 +10,9 @@ namespace {
 
 constexpr double kMostlyEmpty = 4.0;  // box area over ideal area beyond which a triangle is worth cutting
 
-void set_axis(Vec3& v, int axis, float value) { (axis == 0 ? v.x : axis == 1 ? v.y : v.z) = value; }
-
-// Splits a convex polygon by the plane p[axis] = c into the parts below and above it. New vertices lie
-// exactly on the plane. Only the split plane is ever clipped: clipping against a plane the polygon
-// lies in (a flat axis of the piece's box) would turn rounding into arbitrary cuts.
-void split_polygon(const std::vector<Vec3>& in, int axis, float c, std::vector<Vec3>& below, std::vector<Vec3>& above) {
-    below.clear();
-    above.clear();
-    size_t n = in.size();
-    for (size_t i = 0; i < n; ++i) {
-        const Vec3& a = in[i];
-        const Vec3& b = in[(i + 1) % n];
-        float da = a[axis] - c, db = b[axis] - c;
-        if (da <= 0.0f) below.push_back(a);
-        if (da >= 0.0f) above.push_back(a);
-        if ((da < 0.0f && db > 0.0f) || (da > 0.0f && db < 0.0f)) {
-            Vec3 p = a + (b - a) * (da / (da - db));
-            set_axis(p, axis, c);
-            below.push_back(p);
-            above.push_back(p);
-        }
-    }
-}
-
-Aabb polygon_box(const std::vector<Vec3>& poly, const Aabb& limit) {
+Aabb polygon_box(const ClipPolygon& poly, const Aabb& limit) {
     Aabb b;
-    for (const Vec3& v : poly) b.grow(v);
+    for (int i = 0; i < poly.n; ++i) b.grow(poly.v[i]);
     if (!b.empty()) {  // never outside the piece being split (interpolation rounding)
         b.lo = vmax(b.lo, limit.lo);
         b.hi = vmin(b.hi, limit.hi);
@@ -45,20 +21,20 @@ Aabb polygon_box(const std::vector<Vec3>& poly, const Aabb& limit) {
 }
 
 // `poly` is the piece of the triangle, `box` its bounds; cut into `pieces` references.
-void split_reference(uint32_t index, const std::vector<Vec3>& poly, const Aabb& box, int pieces, std::vector<BvhReference>& out) {
+void split_reference(uint32_t index, const ClipPolygon& poly, const Aabb& box, int pieces, std::vector<BvhReference>& out) {
     Vec3 e = box.hi - box.lo;
     int axis = (e.x >= e.y && e.x >= e.z) ? 0 : (e.y >= e.z ? 1 : 2);
-    if (pieces <= 1 || !(e[axis] > 0.0f) || poly.size() > 64) {
+    if (pieces <= 1 || !(e[axis] > 0.0f) || poly.n > ClipPolygon::kMaxCorners / 2) {
         out.push_back(BvhReference{index, box});
         return;
     }
     float c = box.lo[axis] + 0.5f * e[axis];
-    std::vector<Vec3> lp, rp;
+    ClipPolygon lp, rp;
     split_polygon(poly, axis, c, lp, rp);
     Aabb lbox = box, rbox = box;
     set_axis(lbox.hi, axis, c);
     set_axis(rbox.lo, axis, c);
-    Aabb l = lp.size() >= 3 ? polygon_box(lp, lbox) : Aabb{}, r = rp.size() >= 3 ? polygon_box(rp, rbox) : Aabb{};
+    Aabb l = lp.n >= 3 ? polygon_box(lp, lbox) : Aabb{}, r = rp.n >= 3 ? polygon_box(rp, rbox) : Aabb{};
     if (l.empty() || r.empty()) {  // the piece lies on one side (rounding): keep it whole
         out.push_back(BvhReference{index, box});
         return;
@@ -79,6 +55,32 @@ Aabb triangle_box(const TriVerts& t) {
 }
 
 }  // namespace
+
+ClipPolygon triangle_polygon(const TriVerts& t) {
+    ClipPolygon p;
+    p.v[0] = t.v0;
+    p.v[1] = t.v1;
+    p.v[2] = t.v2;
+    p.n = 3;
+    return p;
+}
+
+void split_polygon(const ClipPolygon& in, int axis, float c, ClipPolygon& below, ClipPolygon& above) {
+    below.n = above.n = 0;
+    for (int i = 0; i < in.n; ++i) {
+        const Vec3& a = in.v[i];
+        const Vec3& b = in.v[i + 1 == in.n ? 0 : i + 1];
+        float da = a[axis] - c, db = b[axis] - c;
+        if (da <= 0.0f) below.v[below.n++] = a;
+        if (da >= 0.0f) above.v[above.n++] = a;
+        if ((da < 0.0f && db > 0.0f) || (da > 0.0f && db < 0.0f)) {
+            Vec3 p = a + (b - a) * (da / (da - db));
+            set_axis(p, axis, c);
+            below.v[below.n++] = p;
+            above.v[above.n++] = p;
+        }
+    }
+}
 
 namespace {
 
@@ -113,7 +115,7 @@ std::vector<BvhReference> presplit_triangles(const std::vector<TriVerts>& tris, 
     refs.reserve(n + static_cast<size_t>(extra));
     for (size_t i = 0; i < n; ++i) {
         if (pieces[i] == 1) refs.push_back(BvhReference{static_cast<uint32_t>(i), boxes[i]});
-        else split_reference(static_cast<uint32_t>(i), {tris[i].v0, tris[i].v1, tris[i].v2}, boxes[i], pieces[i], refs);
+        else split_reference(static_cast<uint32_t>(i), triangle_polygon(tris[i]), boxes[i], pieces[i], refs);
     }
     return refs;
 }

@@ -21,8 +21,6 @@ using Ref = BvhReference;
 
 Vec3 centroid(const Ref& r) { return (r.box.lo + r.box.hi) * 0.5f; }
 
-void set_axis(Vec3& v, int axis, float value) { (axis == 0 ? v.x : axis == 1 ? v.y : v.z) = value; }
-
 Aabb intersect(const Aabb& a, const Aabb& b) {
     Aabb r;
     r.lo = vmax(a.lo, b.lo);
@@ -31,42 +29,9 @@ Aabb intersect(const Aabb& a, const Aabb& b) {
     return r;
 }
 
-// A convex polygon of a triangle cut by planes of one axis: at most 5 corners (3 + one per plane).
-struct Polygon {
-    Vec3 v[8];
-    int n = 0;
-};
-
-// Cuts `a` by the plane axis = c into the parts below and above it (corners on the plane go to both).
-void cut_polygon(const Polygon& a, int axis, float c, Polygon& below, Polygon& above) {
-    below.n = above.n = 0;
-    for (int i = 0; i < a.n; ++i) {
-        const Vec3& p = a.v[i];
-        const Vec3& q = a.v[i + 1 == a.n ? 0 : i + 1];
-        float dp = p[axis] - c, dq = q[axis] - c;
-        if (dp <= 0.0f) below.v[below.n++] = p;
-        if (dp >= 0.0f) above.v[above.n++] = p;
-        if ((dp < 0.0f && dq > 0.0f) || (dp > 0.0f && dq < 0.0f)) {
-            Vec3 x = p + (q - p) * (dp / (dp - dq));
-            set_axis(x, axis, c);
-            below.v[below.n++] = x;
-            above.v[above.n++] = x;
-        }
-    }
-}
-
-Polygon triangle_polygon(const TriVerts& t) {
-    Polygon p;
-    p.v[0] = t.v0;
-    p.v[1] = t.v1;
-    p.v[2] = t.v2;
-    p.n = 3;
-    return p;
-}
-
 // The box of `piece` (the part of the reference's triangle between lo and hi on `axis`), bounded by
 // the reference's own box: conservative where the reference was already a piece.
-Aabb piece_box(const Polygon& piece, const Ref& ref, int axis, float lo, float hi) {
+Aabb piece_box(const ClipPolygon& piece, const Ref& ref, int axis, float lo, float hi) {
     Aabb box;
     for (int i = 0; i < piece.n; ++i) box.grow(piece.v[i]);
     if (box.empty()) return Aabb{};
@@ -76,17 +41,17 @@ Aabb piece_box(const Polygon& piece, const Ref& ref, int axis, float lo, float h
     return intersect(box, slab);
 }
 
-// The box of the part of the reference between two planes of one axis: the triangle clipped by those
-// two planes only (a plane the triangle lies in would turn rounding into cuts), then piece_box.
+// The box of the part of the reference between two planes of one axis: the triangle cut by those two
+// planes only (split_polygon), then piece_box.
 Aabb clip_reference(const TriVerts& t, const Ref& ref, int axis, float lo, float hi) {
-    Polygon whole = triangle_polygon(t), below, above, scratch;
-    const Polygon* part = &whole;
+    ClipPolygon whole = triangle_polygon(t), below, above, scratch;
+    const ClipPolygon* part = &whole;
     if (lo > -kInfinity) {
-        cut_polygon(whole, axis, lo, scratch, above);
+        split_polygon(whole, axis, lo, scratch, above);
         part = &above;
     }
     if (hi < kInfinity) {
-        cut_polygon(*part, axis, hi, below, scratch);
+        split_polygon(*part, axis, hi, below, scratch);
         part = &below;
     }
     return piece_box(*part, ref, axis, lo, hi);
@@ -211,10 +176,9 @@ private:
         }
         for (auto& t : sub.leaf_tris_) leaf_tris_.push_back(std::move(t));
         depth_ = std::max(depth_, sub.depth_);
-        ref_count_ += sub.ref_count_ - sub_start_refs(sub);
+        ref_count_ += sub.ref_count_ - sub.start_refs_;
         return offset;
     }
-    size_t sub_start_refs(const SbvhBuilder& sub) const { return sub.start_refs_; }
 
     Split object_split(const std::vector<Ref>& refs) const {
         Aabb cb;
@@ -284,14 +248,16 @@ private:
                 // One cut per bin boundary, each taking the next bin's piece off what is left of the
                 // triangle (clipping the whole triangle afresh for every bin cost twice as much, and was
                 // half of the SBVH build's time).
-                Polygon rest = triangle_polygon(tris_[r.tri]), piece, above;
-                for (int b = b0; b < b1; ++b) {
+                // What is left alternates between two polygons (no copies).
+                ClipPolygon rest[2], piece;
+                rest[0] = triangle_polygon(tris_[r.tri]);
+                int cur = 0;
+                for (int b = b0; b < b1; ++b, cur ^= 1) {
                     float c = lo + width * (b + 1);
-                    cut_polygon(rest, axis, c, piece, above);
+                    split_polygon(rest[cur], axis, c, piece, rest[cur ^ 1]);
                     bins[b].grow(piece_box(piece, r, axis, b == b0 ? -kInfinity : lo + width * b, c));
-                    rest = above;
                 }
-                bins[b1].grow(piece_box(rest, r, axis, lo + width * b1, kInfinity));
+                bins[b1].grow(piece_box(rest[cur], r, axis, lo + width * b1, kInfinity));
             }
             sweep(bins, enter, exit, axis, [&](int i, float cost, const Aabb&, const Aabb&) {
                 if (cost < best.cost) best = Split{cost, axis, lo + width * i, i, {}, {}};
