@@ -237,10 +237,14 @@ sequences() {
 # in application replay: every metric pass reruns the whole process, so the persistent kernel never has
 # to survive ncu's memory save and restore (kernel replay hung on it). Stall reasons per source line come
 # from SourceCounters (the kernels carry -lineinfo).
+# Nsight Compute's command line, or a note that this machine has none (the callers then skip).
+find_ncu() {
+    ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null) || { echo "no ncu on this machine"; return 1; }
+}
+
 profile() {
-    begin_results
     local ncu
-    ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null) || { echo "no ncu on this machine"; return 0; }
+    find_ncu || return 0
     echo "=== ncu, persistent kernel"
     timeout -k 5 400 "$ncu" --replay-mode application -k regex:persistent_kernel -c 1 \
         --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section SourceCounters \
@@ -251,20 +255,21 @@ profile() {
     save
 }
 
-# BVH builds and layouts on the GPU (issue 10): binned SAH against spatial splits (--sbvh), each in
-# both layouts, on the large scenes of the bench matrix at 1920x1080, every mode, one call.
+# BVH builds and layouts on the GPU (issue 10): binned SAH (--no-sbvh) against spatial splits (--sbvh),
+# each in both layouts, on the large scenes of the bench matrix at 1920x1080, every mode, one call.
 trees() {
     echo "=== trees"
-    local variant
-    for variant in "bvh2" "bvh2 --sbvh" "cwbvh" "cwbvh --sbvh"; do
-        set -- $variant
-        timeout -k 5 200 $P bench scenes/bench/crytek-sponza.json scenes/bench/bunnies-in-sponza.json scenes/bench/dabrovic-sponza.json \
-            --bvh "$@" --res 1920x1080 --max-depth 4 --repeat 5 -q --csv "$out/trees_${1}${2:+_sbvh}.csv" >/dev/null
-        echo "$variant: exit $?"
+    local layout build
+    for layout in bvh2 cwbvh; do
+        for build in no-sbvh sbvh; do
+            timeout -k 5 200 $P bench scenes/bench/crytek-sponza.json scenes/bench/bunnies-in-sponza.json scenes/bench/dabrovic-sponza.json \
+                --bvh $layout --$build --res 1920x1080 --max-depth 4 --repeat 5 -q --csv "$out/trees_${layout}_$build.csv" >/dev/null
+            echo "$layout --$build: exit $?"
+        done
     done
-    python3 tests/bench_compare.py "$out/trees_bvh2.csv" "$out/trees_bvh2_sbvh.csv" | tee "$out/trees_sbvh.md"
-    python3 tests/bench_compare.py "$out/trees_bvh2.csv" "$out/trees_cwbvh.csv" | tee "$out/trees_cwbvh.md"
-    python3 tests/bench_compare.py "$out/trees_cwbvh.csv" "$out/trees_cwbvh_sbvh.csv" | tee "$out/trees_cwbvh_sbvh.md"
+    python3 tests/bench_compare.py "$out/trees_bvh2_no-sbvh.csv" "$out/trees_bvh2_sbvh.csv" | tee "$out/trees_sbvh.md"
+    python3 tests/bench_compare.py "$out/trees_bvh2_sbvh.csv" "$out/trees_cwbvh_sbvh.csv" | tee "$out/trees_cwbvh.md"
+    python3 tests/bench_compare.py "$out/trees_cwbvh_no-sbvh.csv" "$out/trees_cwbvh_sbvh.csv" | tee "$out/trees_cwbvh_sbvh.md"
     save
 }
 
@@ -272,7 +277,7 @@ trees() {
 # layout, Crytek Sponza 1080p d4: throughput, memory, warp stalls, instruction mix.
 profile_extend() {
     local ncu layout
-    ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null) || { echo "no ncu on this machine"; return 0; }
+    find_ncu || return 0
     for layout in bvh2 cwbvh; do
         echo "=== ncu, relaunch extend kernel, $layout"
         timeout -k 5 150 "$ncu" -k regex:extend -s 2 -c 2 --section SpeedOfLight --section MemoryWorkloadAnalysis \
@@ -291,7 +296,7 @@ profile_extend() {
 # active threads per warp instruction and local-memory traffic, per kernel (tests/ncu_compare.py).
 compare_kernels() {
     local ncu m bench
-    ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null) || { echo "no ncu on this machine"; return 0; }
+    find_ncu || return 0
     m=gpu__time_duration.sum,smsp__inst_executed.sum,smsp__thread_inst_executed_per_inst_executed.ratio
     m+=,l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum
     bench="bench scenes/bench/crytek-sponza.json --res 1920x1080 --max-depth 4 --repeat 1 --warmup 0 -q"
@@ -327,7 +332,7 @@ case "${1:-}" in
     run) run ;;
     check) check ;;
     resident) shift; resident "$@" ;;
-    profile) profile ;;
+    profile) begin_results; profile ;;
     trees) begin_results; trees ;;
     profile_extend) begin_results; profile_extend ;;
     compare_kernels) begin_results; compare_kernels ;;
