@@ -6,7 +6,7 @@ namespace pkrt {
 
 unsigned frame_writer_threads() {
     unsigned cores = std::thread::hardware_concurrency();
-    return std::clamp(cores > 1 ? cores - 1 : 1u, 1u, 8u);
+    return std::clamp(cores > 1 ? cores - 1 : 1u, 1u, 16u);
 }
 
 FrameWriter::FrameWriter(unsigned threads) : capacity_(2 * static_cast<size_t>(std::max(threads, 1u))) {

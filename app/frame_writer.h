@@ -40,7 +40,7 @@ private:
     std::vector<std::thread> threads_;
 };
 
-// Workers for a sequence: the cores but one (the render loop's), at most 8.
+// Workers for a sequence: the cores but one (the render loop's), at most 16.
 unsigned frame_writer_threads();
 
 }  // namespace pkrt

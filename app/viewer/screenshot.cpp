@@ -3,13 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <vector>
-
-#include <stb_image_write.h>
 
 #include "gl_loader.h"
 #include "render/error.h"
+#include "render/image.h"
 
 namespace pkrt::viewer {
 
@@ -25,29 +23,7 @@ void save_back_buffer_png(const std::string& path, int width, int height) {
     std::vector<unsigned char> flipped(rgb.size());
     for (int y = 0; y < height; ++y)
         std::copy_n(rgb.data() + row * (height - 1 - y), row, flipped.data() + row * y);
-    std::vector<unsigned char> png;
-    auto sink = [](void* ctx, void* data, int size) {
-        auto* v = static_cast<std::vector<unsigned char>*>(ctx);
-        v->insert(v->end(), static_cast<unsigned char*>(data), static_cast<unsigned char*>(data) + size);
-    };
-    if (!stbi_write_png_to_func(sink, &png, width, height, 3, flipped.data(), static_cast<int>(row)))
-        throw Error(path + ": PNG encoding failed");
-    std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary);
-        out.write(reinterpret_cast<const char*>(png.data()), static_cast<std::streamsize>(png.size()));
-        if (!out) {
-            out.close();
-            std::remove(tmp.c_str());
-            throw Error(path + ": cannot write the screenshot");
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) {
-        std::remove(tmp.c_str());
-        throw Error(path + ": cannot write the screenshot: " + ec.message());
-    }
+    write_png_rgb8(path, width, height, flipped);  // its errors name the path
 }
 
 std::string next_screenshot_name(const std::string& directory) {
