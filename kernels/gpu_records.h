@@ -134,7 +134,9 @@ enum ResidentCommand : uint32_t { kResidentRender = 1, kResidentQuit = 2 };
 // What a job does besides its samples: clear the framebuffer before them (a new image: only this job's
 // samples end up in it, never a late path of the last one), and pack the framebuffer into `snapshot`
 // after them (the display's image, consistent per pixel, while the next job renders).
-enum ResidentJobFlags : uint32_t { kJobClear = 1, kJobSnapshot = 2 };
+// kJobQueueShadows: the job's shadow rays go through the shadow queue (else traced where cast); per
+// job, so the host can time both on the kernel's first jobs of a configuration.
+enum ResidentJobFlags : uint32_t { kJobClear = 1, kJobSnapshot = 2, kJobQueueShadows = 4 };
 
 struct ResidentJob {
     FrameRecord frame;

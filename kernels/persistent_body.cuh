@@ -121,6 +121,8 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
     FrameRecord& frame = frame_copy[kResident ? threadIdx.x / 32 : 0];
     uint32_t job = 0;      // resident: the job `frame` holds
     uint32_t claimed = 0;  // resident: the job of this warp's last claim
+    unsigned long long job_paths = 0;  // resident: the paths of job `job`
+    bool queue_shadows = p.queue_shadows != 0;  // resident: job `job`'s policy
 
     GpuCounters* c = p.counters;
     FrameControl* ctl = p.control;
@@ -179,7 +181,7 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
 
         // ---- 1. a full batch of shadow rays ----
         unsigned held = __ballot_sync(kFullMask, have);
-        int shadow_avail = p.queue_shadows ? __shfl_sync(kFullMask, lead ? queue_available(p.shadows) : 0, 0) : 0;
+        int shadow_avail = queue_shadows ? __shfl_sync(kFullMask, lead ? queue_available(p.shadows) : 0, 0) : 0;
         if (shadow_avail >= 32 || (held == 0 && shadow_avail > 0)) {
             ShadowRecord s;
             bool got;
@@ -195,7 +197,10 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
         }
 
         // ---- 2. dynamic fetch: idle lanes take queued paths, then new samples ----
-        if (kResident && exhausted) {  // a new job makes samples claimable again
+        // A new job makes samples claimable again. It cannot start while this warp holds paths (a job
+        // ends only when nothing of it is in flight), so only an empty warp asks: the question is an
+        // L2 round trip, and warps finishing a job's last paths are its critical path.
+        if (kResident && exhausted && held == 0) {
             uint32_t running = __shfl_sync(kFullMask, lead ? resident_job(p) : 0u, 0);
             if (running != claimed) exhausted = false;
         }
@@ -223,15 +228,14 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
                 if (lead) {
                     // Count the new paths in flight before claiming them, so that no warp can see
                     // "all samples claimed and nothing in flight" while these are being created. In
-                    // resident mode a fence orders the two for the sweepers, which would otherwise
-                    // flush their block's counters and count it drained while these paths run. A
-                    // persistent sweeper that left early would do no harm (every warp drains the
-                    // queues it can see before it leaves), and the fence costs 4% on latency-bound
-                    // frames (H200, Cornell 128x128).
+                    // resident mode the claim is a release, which orders the two for the sweepers
+                    // (they would otherwise flush their block's counters and count it drained while
+                    // these paths run). A persistent sweeper that left early would do no harm (every
+                    // warp drains the queues it can see before it leaves), and a fence between the
+                    // two costs 4% on latency-bound frames (H200, Cornell 128x128).
                     atomicAdd(&ctl->in_flight, k);
-                    if constexpr (kResident) __threadfence();
                     if constexpr (kResident) {
-                        n = resident_claim(p, k, &base, &claimed);
+                        n = resident_claim(p, k, job, job_paths, &base, &claimed);
                     } else {
                         base = atomicAdd(&ctl->next_sample, static_cast<unsigned long long>(k));
                         unsigned long long end = ctl->end_sample;
@@ -246,6 +250,9 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
                     if (n > 0 && claimed != job) {  // the first paths of a new job: its frame
                         resident_load_frame(p, frame);
                         job = claimed;
+                        job_paths = static_cast<unsigned long long>(frame.pixels()) * frame.samples;
+                        // The relayed job is this one: the next is relayed only once this one drains.
+                        queue_shadows = (load_volatile(&p.resident->job_flags) & kJobQueueShadows) != 0;
                     }
                 }
                 exhausted = n < k;
@@ -337,7 +344,7 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
             s.ray = r.shadow;
             s.depth = static_cast<uint32_t>(min_i(depth, kStatsMaxDepth - 1));
         }
-        bool queued = p.queue_shadows ? warp_push(p.shadows, want_shadow, s) : !want_shadow;
+        bool queued = queue_shadows ? warp_push(p.shadows, want_shadow, s) : !want_shadow;
         bool inline_shadow = want_shadow && !queued;
         unsigned n_inline = popc_ballot(inline_shadow);
         if (n_inline) {

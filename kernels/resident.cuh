@@ -58,8 +58,11 @@ __device__ inline void resident_monitor(const PersistentParams& p) {
     uint32_t completed = load_volatile(&rc->completed);
     if (p.ring->cancel >= rc->relayed && completed != rc->relayed && job_seq(load_volatile(&rc->job_end)) == rc->relayed) {
         // No more claims for this job: it completes once what is in flight drains. (While its clear
-        // runs, its claims are not open yet; the cancel lands once they are.)
-        store_volatile(&rc->job_end, static_cast<unsigned long long>(rc->relayed) << kJobSeqShift);
+        // runs, its claims are not open yet; the cancel lands once they are.) Claims of a warp whose
+        // frame is this job's compare with the job's size, not job_end: `next` moves to the end too.
+        unsigned long long seq = static_cast<unsigned long long>(rc->relayed) << kJobSeqShift;
+        atomicMax(&rc->next, seq | rc->job_paths);
+        store_volatile(&rc->job_end, seq);
     }
     if (head == rc->relayed || completed != rc->relayed) return;
     uint32_t seq = rc->relayed + 1;  // jobs are relayed in order, one at a time
@@ -138,17 +141,32 @@ __device__ inline bool resident_sweep(const PersistentParams& p) {
     return true;
 }
 
+// atomicAdd with release semantics: what the lane wrote or counted before it is visible to any thread
+// that reads the result (or a later one) and then fences.
+__device__ __forceinline__ unsigned long long atomic_add_release(unsigned long long* a, unsigned long long v) {
+    unsigned long long old;
+    asm volatile("atom.release.gpu.global.add.u64 %0, [%1], %2;" : "=l"(old) : "l"(a), "l"(v) : "memory");
+    return old;
+}
+
 // Lead lane: claims up to k paths of the running job; returns how many, their first path number and
-// the job they belong to.
-__device__ __forceinline__ int resident_claim(const PersistentParams& p, int k, unsigned long long* first, uint32_t* seq) {
+// the job they belong to. The caller has counted the k paths in flight: the claim is a release, so a
+// sweeper that sees it also sees that count (resident_all_claimed, then a fence, then in_flight). A
+// claim of `job` (the job of the warp's frame copy, `job_paths` paths) needs nothing more; a claim of
+// another job reads that job's end. A cancel moves `next` to the end (resident_monitor).
+__device__ __forceinline__ int resident_claim(const PersistentParams& p, int k, uint32_t job, unsigned long long job_paths,
+                                              unsigned long long* first, uint32_t* seq) {
     ResidentControl* rc = p.resident;
-    unsigned long long claim = atomicAdd(&rc->next, static_cast<unsigned long long>(k));
-    __threadfence();  // the job_end read below sees the job this claim belongs to
-    unsigned long long end = load_volatile(&rc->job_end);
+    unsigned long long claim = atomic_add_release(&rc->next, static_cast<unsigned long long>(k));
     *seq = job_seq(claim);
     *first = claim & kJobIndexMask;
-    if (job_seq(end) != *seq) return 0;  // a claim from before the job started
-    unsigned long long last = end & kJobIndexMask;
+    unsigned long long last = job_paths;
+    if (*seq != job) {
+        __threadfence();  // the job_end read below sees the job this claim belongs to
+        unsigned long long end = load_volatile(&rc->job_end);
+        if (job_seq(end) != *seq) return 0;  // a claim from before the job started
+        last = end & kJobIndexMask;
+    }
     return *first >= last ? 0 : static_cast<int>(last - *first < static_cast<unsigned long long>(k) ? last - *first : k);
 }
 

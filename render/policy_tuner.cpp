@@ -1,5 +1,6 @@
 #include "policy_tuner.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace pkrt {
@@ -26,7 +27,13 @@ PersistentPolicy PolicyTuner::next(const std::string& key, const std::vector<Per
 
 void PolicyTuner::record(float ms) {
     if (chosen_ >= 0 || candidates_.empty()) return;
-    size_t i = recorded_ % candidates_.size();
+    record(candidates_[recorded_ % candidates_.size()], ms);
+}
+
+void PolicyTuner::record(const PersistentPolicy& ran, float ms) {
+    if (chosen_ >= 0 || candidates_.empty()) return;
+    size_t i = std::find(candidates_.begin(), candidates_.end(), ran) - candidates_.begin();
+    if (i == candidates_.size()) return;
     if (ms < best_[i]) best_[i] = ms;
     if (++recorded_ < trials_for(candidates_.size())) return;
     chosen_ = 0;

@@ -26,6 +26,9 @@ public:
     // Cost (GPU time, or time per path where frames differ in size) of the trial frame last handed out. A trial that is never recorded (a cancelled frame) is
     // simply handed out again.
     void record(float cost);
+    // The same for a frame that ran `ran` (one of the candidates): for schedulers whose frames overlap,
+    // where the frame measured is not always the one last handed out. Another policy is ignored.
+    void record(const PersistentPolicy& ran, float cost);
 
     // Trials per configuration: each candidate twice when there are two at most (small frames are
     // noisy), else once.

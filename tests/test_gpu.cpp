@@ -485,6 +485,39 @@ TEST(Gpu, ResidentKernelServesThousandsOfFramesWithOneLaunch) {
 #endif
 }
 
+// The resident kernel's shadow policy is per job: a configuration's first jobs time both (queued,
+// traced where cast), later ones run the faster, and the kernel is launched once for all of them.
+TEST(Gpu, ResidentJobsTimeBothShadowPolicies) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    Scene s = load_prepared(kScenes + "/cornell.json");
+    auto gpu = gpu_backend(gpus[0]);
+    gpu->set_scene(s);
+    gpu->reset(96, 96);
+    RenderSettings rs = settings(96, 96, 1, 8, 1, SchedulerMode::kResident);
+    std::vector<std::pair<int, bool>> policy;  // shadows queued, trial
+    std::vector<uint64_t> rays;
+    uint64_t launches = 0;
+    for (int i = 0; i < 6; ++i) {
+        RenderStats st;
+        gpu->accumulate(rs, 0, 1, st);  // the same samples every frame
+        policy.emplace_back(st.shadows_queued, st.policy_trial);
+        rays.push_back(st.total_rays());
+        launches += st.kernel_launches;
+        if (st.shadows_queued == 0) EXPECT_EQ(st.inline_shadows, st.shadow_rays) << i << ": every shadow ray traced where cast";
+        else EXPECT_LT(st.inline_shadows, st.shadow_rays) << i << ": shadow rays through the queue";
+    }
+    EXPECT_EQ(policy[0], std::make_pair(1, true));
+    EXPECT_EQ(policy[1], std::make_pair(0, true));
+    EXPECT_EQ(policy[2], std::make_pair(1, true));
+    EXPECT_EQ(policy[3], std::make_pair(0, true));
+    EXPECT_FALSE(policy[4].second);
+    EXPECT_EQ(policy[5], policy[4]);
+    EXPECT_EQ(launches, 1u);
+    for (uint64_t r : rays) EXPECT_EQ(r, rays[0]) << "both policies trace the same rays";
+#endif
+}
+
 // A frame of another view after a frame of view A is a render of that view alone: no sample of A
 // reaches it (frames are jobs of one kernel, and the framebuffer was cleared between them).
 TEST(Gpu, ResidentFramesOfANewViewDoNotBlendTheOldOne) {

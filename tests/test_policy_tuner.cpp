@@ -90,3 +90,24 @@ TEST(PolicyTuner, AnUnrecordedTrialIsHandedOutAgain) {
     t.record(1.0f);
     EXPECT_EQ(t.next("a", c, &trial), kInPlace);
 }
+
+// Resident mode hands out the next frame's policy before the last frame is measured: each time goes to
+// the policy its frame ran, not to the one the tuner would hand out next.
+TEST(PolicyTuner, OverlappingFramesAreCreditedToThePolicyTheyRan) {
+    PolicyTuner t;
+    std::vector<PersistentPolicy> c{kQueued, kInPlace};
+    bool trial = false;
+    PersistentPolicy first = t.next("a", c, &trial), second = t.next("a", c, &trial);
+    EXPECT_EQ(first, kQueued);
+    EXPECT_EQ(second, kQueued);  // nothing measured yet
+    t.record(first, 2.0f);
+    PersistentPolicy third = t.next("a", c, &trial);
+    EXPECT_EQ(third, kInPlace);
+    t.record(second, 2.1f);
+    t.record(PersistentPolicy{6, 1, 1}, 0.1f);  // not a candidate: ignored
+    PersistentPolicy fourth = t.next("a", c, &trial);
+    t.record(third, 1.0f);  // in place, measured while the tuner hands out queued again
+    t.record(fourth, 2.2f);
+    EXPECT_EQ(t.next("a", c, &trial), kInPlace);
+    EXPECT_FALSE(trial);
+}

@@ -65,11 +65,9 @@ public:
         control_host_.host()->end_sample = total;
         check(cudaMemcpyAsync(control_.get(), control_host_.host(), sizeof(FrameControl), cudaMemcpyHostToDevice, f.stream),
               "frame control");
-        // Frames of other sample counts share the measurements (times are per path); a frame that
-        // changes class (latency- or throughput-bound) changes the candidates, which restarts them.
-        std::string key = std::to_string(f.scene_id) + " " + std::to_string(f.record.width) + "x" +
-                          std::to_string(f.record.height) + " d" + std::to_string(f.record.max_depth);
-        policy_ = tuner_.next(key, candidates(total), &trial_);
+        // A frame that changes class (latency- or throughput-bound) changes the candidates, which
+        // restarts the trials.
+        policy_ = tuner_.next(f.tuning_key(), candidates(total), &trial_);
         int blocks = grid_.at(policy_.blocks_per_sm);
         PersistentParams p = persistent_params(f, opt_, paths_, shadows_, control_.get(), live_.device(), blocks,
                                                policy_.queue_shadows, policy_.sort_stragglers);

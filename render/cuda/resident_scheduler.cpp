@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "ray_queues.h"
+#include "render/policy_tuner.h"
 #include "scheduler.h"
 
 namespace pkrt::cuda {
@@ -34,6 +35,8 @@ public:
         if (opt_.blocks_per_sm != 0 && opt_.blocks_per_sm != kResidentBlocksPerSm)
             throw Error("blocks_per_sm " + std::to_string(opt_.blocks_per_sm) + ": the resident kernel is built for " +
                         std::to_string(kResidentBlocksPerSm) + " only");
+        if (opt_.stragglers == Stragglers::kSorted)
+            throw Error("stragglers=sorted: the resident kernel keeps every warp's bounces in its lanes (kept only)");
         int occupancy = resident_occupancy();
         if (occupancy <= 0) throw Error("CUDA: the resident kernel cannot be resident on " + dev.name);
         int resident = occupancy * dev.multiprocessors;
@@ -69,10 +72,10 @@ public:
         const ResidentJobResult& r = result(oldest());
         return static_cast<float>(r.end_ns - r.start_ns) * 1e-6f;
     }
-    bool ready() const override { return outstanding_.empty() || done(outstanding_.front()); }
+    bool ready() const override { return outstanding_.empty() || done(outstanding_.front().seq); }
     bool cancelled() const override { return result(oldest()).cancelled != 0; }
     void cancel_outstanding() override {
-        if (!outstanding_.empty()) ring_.host()->cancel = outstanding_.back();
+        if (!outstanding_.empty()) ring_.host()->cancel = outstanding_.back().seq;
     }
 
     void begin(const GpuFrame& f) override {
@@ -91,10 +94,16 @@ public:
         job.frame = f.record;
         job.command = kResidentRender;
         job.timeline_interval_ns = f.timeline_interval_ns;
-        job.flags = f.job_flags;
+        // The shadow policy is the job's: the first jobs of a configuration time both (as persistent
+        // frames do), later ones run the faster. The build (registers) is the kernel's for its life.
+        Outstanding o;
+        o.policy = tuner_.next(f.tuning_key(), candidates(), &o.trial);
+        o.paths = f.paths();
+        job.flags = f.job_flags | (o.policy.queue_shadows ? kJobQueueShadows : 0u);
         job.snapshot = f.snapshot;
         publish(++seq_);
-        outstanding_.push_back(seq_);
+        o.seq = seq_;
+        outstanding_.push_back(o);
     }
 
     void wait(cudaEvent_t) override {
@@ -130,13 +139,13 @@ public:
     }
 
     void end(float ms, bool cancelled, RenderStats& stats) override {
-        (void)ms;
-        (void)cancelled;
         std::array<QueueCounters, 2>& after = *after_.host();
         check(cudaMemcpyAsync(&after[0], paths_.counters.get(), sizeof(QueueCounters), cudaMemcpyDeviceToHost, copy_stream_), "queue counters");
         check(cudaMemcpyAsync(&after[1], shadows_.counters.get(), sizeof(QueueCounters), cudaMemcpyDeviceToHost, copy_stream_), "queue counters");
         check(cudaStreamSynchronize(copy_stream_), "queue counters");
+        Outstanding o = outstanding_.front();
         outstanding_.pop_front();
+        if (o.trial && !cancelled && o.paths > 0) tuner_.record(o.policy, ms * 1e6f / static_cast<float>(o.paths));  // ns per path
         stats.kernel_launches += launches_pending_;
         launches_pending_ = 0;
         stats.enqueued += (after[0].tail - before_[0].tail) + (after[1].tail - before_[1].tail);
@@ -145,8 +154,9 @@ public:
         before_ = after;
         stats.grid_blocks = blocks_;
         stats.blocks_per_sm = kResidentBlocksPerSm;
-        stats.shadows_queued = queue_shadows();
-        stats.stragglers_sorted = opt_.stragglers == Stragglers::kSorted;
+        stats.shadows_queued = o.policy.queue_shadows;
+        stats.policy_trial = o.trial;
+        stats.stragglers_sorted = 0;
         stats.block_threads = kPersistentThreads;
         stats.queue_capacity = static_cast<int>(paths_.capacity);
     }
@@ -185,12 +195,19 @@ private:
 
     uint32_t oldest() const {
         if (outstanding_.empty()) throw Error("internal: no resident frame outstanding");
-        return outstanding_.front();
+        return outstanding_.front().seq;
     }
     bool done(uint32_t seq) const { return static_cast<int32_t>(status_.host()->completed - seq) >= 0; }
     const ResidentJobResult& result(uint32_t seq) const { return status_.host()->results[seq % kResidentRingSlots]; }
 
-    int queue_shadows() const { return opt_.shadow_rays == ShadowRays::kInline ? 0 : 1; }
+    // Shadow rays queued or traced where cast: what the options fix, else both, timed per configuration.
+    std::vector<PersistentPolicy> candidates() const {
+        std::vector<PersistentPolicy> out;
+        for (int q : {1, 0})
+            if (opt_.shadow_rays == ShadowRays::kAuto || (q == 1) == (opt_.shadow_rays == ShadowRays::kQueued))
+                out.push_back(PersistentPolicy{kResidentBlocksPerSm, q, 0});
+        return out;
+    }
 
     void publish(uint32_t seq) {
         ring_.host()->jobs[seq % kResidentRingSlots].seq = seq;
@@ -210,8 +227,8 @@ private:
         std::memset(static_cast<void*>(status_.host()), 0, sizeof(ResidentStatus));
         before_ = {};
         seq_ = 0;
-        PersistentParams p = persistent_params(f, opt_, paths_, shadows_, control_.get(), live_.device(), blocks_,
-                                               queue_shadows(), opt_.stragglers == Stragglers::kSorted);
+        // The shadow policy comes with each job (kJobQueueShadows); resident warps keep their bounces.
+        PersistentParams p = persistent_params(f, opt_, paths_, shadows_, control_.get(), live_.device(), blocks_, 0, false);
         p.host_stop = nullptr;  // cancel() stops a job, not the kernel
         p.job_frame = const_cast<FrameRecord*>(f.frame);
         p.ring = ring_.device();
@@ -237,7 +254,14 @@ private:
     PinnedHost<std::array<QueueCounters, 2>> after_;
     std::array<const void*, 4> key_{};
     uint32_t seq_ = 0;
-    std::deque<uint32_t> outstanding_;  // begun and not ended, oldest first
+    struct Outstanding {
+        uint32_t seq = 0;
+        PersistentPolicy policy;
+        bool trial = false;
+        unsigned long long paths = 0;
+    };
+    std::deque<Outstanding> outstanding_;  // begun and not ended, oldest first
+    PolicyTuner tuner_;
     int launches_pending_ = 0;          // the launch goes to the stats of the frame that made it
     bool running_ = false;
     const volatile int* stop_host_ = nullptr;

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "kernels/gpu_launch.h"
 #include "render/devices.h"
@@ -39,6 +40,12 @@ struct GpuFrame {
     float* snapshot = nullptr;
 
     unsigned long long paths() const { return static_cast<unsigned long long>(record.pixels()) * record.samples; }
+    // The configuration whose frames share policy timings (render/policy_tuner.h): frames of other
+    // sample counts share them (times are per path).
+    std::string tuning_key() const {
+        return std::to_string(scene_id) + " " + std::to_string(record.width) + "x" + std::to_string(record.height) + " d" +
+               std::to_string(record.max_depth);
+    }
 };
 
 class GpuScheduler {
