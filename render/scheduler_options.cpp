@@ -35,7 +35,7 @@ bool parse_switch(const std::string& v) { return parse_choice<bool>(v, {{"on", t
 
 const std::vector<Setting>& settings() {
     static const std::vector<Setting> table = {
-        {"shadow_rays", "auto|queued|inline", "persistent, resident: shadow rays through their queue or traced where cast (auto: timed; resident: inline)",
+        {"shadow_rays", "auto|queued|inline", "persistent, resident: shadow rays through their queue or traced where cast (auto: timed per configuration)",
          [](SchedulerOptions& o, const std::string& v) {
              o.shadow_rays = parse_choice<ShadowRays>(v, {{"auto", ShadowRays::kAuto}, {"queued", ShadowRays::kQueued},
                                                           {"inline", ShadowRays::kInline}});
