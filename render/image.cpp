@@ -1,7 +1,9 @@
 #include "image.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -36,11 +38,56 @@ std::string lower_ext(const std::string& path) {
 
 }  // namespace
 
+double linear_to_srgb(double v) { return v <= 0.0031308 ? 12.92 * v : 1.055 * std::pow(v, 1.0 / 2.4) - 0.055; }
+
+namespace {
+
+// Where the 8-bit codes step up, and the code at the start of each of 256 buckets per octave of the
+// float's exponent, from 2^-14 (below it every value is code 0) to 1: a value's code is its bucket's,
+// or the next when it lies past a step inside the bucket (a bucket is narrower than a code's step).
+struct SrgbTable {
+    static constexpr int kBuckets = 256 * 14;
+    static constexpr float kLow = 0x1p-14f;
+    std::array<float, 257> steps{};  // steps[k]: the least float whose code is k; steps[256] = +inf
+    std::array<uint8_t, kBuckets> start{};
+    static uint32_t bits(float f) {
+        uint32_t b;
+        std::memcpy(&b, &f, 4);
+        return b;
+    }
+    static int bucket(float v) { return static_cast<int>((bits(v) >> 15) - (bits(kLow) >> 15)); }
+    SrgbTable() {
+        steps[0] = 0.0f;
+        for (int k = 1; k < 256; ++k) {
+            double s = (k - 0.5) / 255.0;  // the sRGB value where rounding reaches k
+            float f = static_cast<float>(s <= 0.04045 ? s / 12.92 : std::pow((s + 0.055) / 1.055, 2.4));
+            while (f > 0.0f && linear_to_srgb(std::nextafter(f, 0.0f)) * 255.0 >= k - 0.5) f = std::nextafter(f, 0.0f);
+            while (linear_to_srgb(f) * 255.0 < k - 0.5) f = std::nextafter(f, 2.0f);
+            steps[k] = f;
+        }
+        steps[256] = INFINITY;
+        uint32_t first = bits(kLow);
+        for (int i = 0; i < kBuckets; ++i) {
+            float lo;
+            uint32_t b = first + (static_cast<uint32_t>(i) << 15);
+            std::memcpy(&lo, &b, 4);
+            start[i] = static_cast<uint8_t>(std::upper_bound(steps.begin() + 1, steps.begin() + 256, lo) - steps.begin() - 1);
+        }
+    }
+};
+
+}  // namespace
+
+// A table, not a pow per channel: the conversion took a third of a 512x512 frame's PNG time. Each step
+// is the least float whose code (the curve in double, rounded half up) is k, so the result is exactly
+// the curve's.
 unsigned char linear_to_srgb8(float v) {
-    if (!(v > 0.0f)) return 0;  // also maps NaN to black
+    static const SrgbTable t;
+    if (!(v >= SrgbTable::kLow)) return 0;  // also maps NaN to black
     if (v >= 1.0f) return 255;
-    float s = v <= 0.0031308f ? 12.92f * v : 1.055f * std::pow(v, 1.0f / 2.4f) - 0.055f;
-    return static_cast<unsigned char>(std::lround(s * 255.0f));
+    unsigned c = t.start[SrgbTable::bucket(v)];
+    while (v >= t.steps[c + 1]) ++c;
+    return static_cast<unsigned char>(c);
 }
 
 void write_file_atomically(const std::string& path, const std::string& bytes) {

@@ -37,7 +37,10 @@ std::string encode_image(const std::string& path, const Image& image, float expo
 Image read_pfm(const std::string& path);
 Image read_exr(const std::string& path);
 
-// 8-bit sRGB encoding of a linear value, shared by the PNG writer and the viewer's screenshots.
+// The sRGB transfer curve (IEC 61966-2-1) of a linear value in [0, 1].
+double linear_to_srgb(double v);
+// 8-bit sRGB code of a linear value, shared by the PNG writer and the viewer's screenshots:
+// round(255 * linear_to_srgb(v)), half up; 0 for NaN and below, 255 from 1 up.
 unsigned char linear_to_srgb8(float v);
 
 // Writes `bytes` to a sibling temporary file and renames it into place (no partial file on failure).

@@ -3,13 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <cmath>
 #include <map>
 #include <vector>
 
 #include "render/backend.h"
+#include "render/image.h"
 #include "render/scene.h"
 #include "render/sequence.h"
 #include "test_render_util.h"
@@ -347,4 +350,32 @@ TEST(Layouts, CwbvhRendersTheBvh2ImageSampleForSample) {
             << differ << " of " << ia.pixels.size() << " pixels differ between bvh2 and cwbvh";
         EXPECT_NEAR(pkrt_test::mean(ia), pkrt_test::mean(ib), 0.01 * pkrt_test::mean(ia));
     }
+}
+
+// The PNG writer's 8-bit codes are the sRGB curve's, rounded half up: against the curve in double on
+// every 61st float of [0, 1], and on both sides of every code's step (found here by bisection).
+TEST(Image, SrgbCodesFollowTheCurve) {
+    auto direct = [](float v) { return static_cast<int>(std::floor(linear_to_srgb(v) * 255.0 + 0.5)); };
+    auto as_float = [](uint32_t b) {
+        float f;
+        std::memcpy(&f, &b, 4);
+        return f;
+    };
+    const uint32_t one = 0x3f800000u;
+    for (uint32_t b = 1; b < one; b += 61) ASSERT_EQ(linear_to_srgb8(as_float(b)), direct(as_float(b))) << as_float(b);
+    for (int k = 1; k < 256; ++k) {
+        uint32_t lo = 0, hi = one;  // direct(lo) < k <= direct(hi)
+        while (hi - lo > 1) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            (direct(as_float(mid)) >= k ? hi : lo) = mid;
+        }
+        EXPECT_EQ(linear_to_srgb8(as_float(hi)), k) << "the least value of code " << k;
+        EXPECT_EQ(linear_to_srgb8(as_float(lo)), k - 1) << "just below code " << k;
+    }
+    EXPECT_EQ(linear_to_srgb8(0.5f), 188);
+    EXPECT_EQ(linear_to_srgb8(0.0f), 0);
+    EXPECT_EQ(linear_to_srgb8(-1.0f), 0);
+    EXPECT_EQ(linear_to_srgb8(std::nanf("")), 0);
+    EXPECT_EQ(linear_to_srgb8(1.0f), 255);
+    EXPECT_EQ(linear_to_srgb8(INFINITY), 255);
 }
