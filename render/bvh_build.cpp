@@ -63,19 +63,14 @@ private:
     // Depth first, as the ranges already are: each leaf's references become its triangles, a triangle
     // whose pieces share a leaf once (the leaf tests the whole triangle), and ranges shrink to match.
     void assign_slots(int32_t node, std::vector<uint32_t>& out) {
-        BinaryBvhNode& nd = nodes_[node];
-        uint32_t first = static_cast<uint32_t>(out.size());
-        if (nd.is_leaf()) {
+        assign_leaf_slots(nodes_, node, out, [this](int32_t leaf, std::vector<uint32_t>& slots) {
+            const BinaryBvhNode& nd = nodes_[leaf];  // its reference range, rewritten after this
+            size_t first = slots.size();
             for (uint32_t i = nd.first; i < nd.first + nd.count; ++i) {
                 uint32_t tri = tri_of_[order_[i]];
-                if (std::find(out.begin() + first, out.end(), tri) == out.end()) out.push_back(tri);
+                if (std::find(slots.begin() + static_cast<long>(first), slots.end(), tri) == slots.end()) slots.push_back(tri);
             }
-        } else {
-            assign_slots(nd.left, out);
-            assign_slots(nd.right, out);
-        }
-        nd.first = first;
-        nd.count = static_cast<uint32_t>(out.size()) - first;
+        });
     }
 
     Aabb range_bounds(uint32_t begin, uint32_t end) const {

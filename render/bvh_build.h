@@ -45,6 +45,23 @@ struct BinaryBvhNode {
     bool is_leaf() const { return left < 0; }
 };
 
+// For builders: numbers the triangle slots depth first from `node` down, each leaf's triangles (what
+// `append_leaf(leaf, out)` adds to `out`) taking the next ones, so every subtree's slots are contiguous,
+// and rewrites each node's range to its slots.
+template <class AppendLeaf>
+void assign_leaf_slots(std::vector<BinaryBvhNode>& nodes, int32_t node, std::vector<uint32_t>& out, const AppendLeaf& append_leaf) {
+    uint32_t first = static_cast<uint32_t>(out.size());
+    if (nodes[node].is_leaf()) {
+        append_leaf(node, out);
+    } else {
+        int32_t left = nodes[node].left, right = nodes[node].right;
+        assign_leaf_slots(nodes, left, out, append_leaf);
+        assign_leaf_slots(nodes, right, out, append_leaf);
+    }
+    nodes[node].first = first;
+    nodes[node].count = static_cast<uint32_t>(out.size()) - first;
+}
+
 // nodes[0] is the root. Apart from that the node order is unspecified (parallel subtrees allocate
 // nodes as they go), so a layout must walk the tree rather than copy the array.
 struct BinaryBvh {

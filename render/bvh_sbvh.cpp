@@ -304,19 +304,11 @@ private:
         right.assign(refs.begin() + static_cast<long>(mid), refs.end());
     }
 
-    // Depth first: each leaf's triangles take the next slots, so every subtree's slots are contiguous.
+    // Each leaf's distinct triangles take the next slots.
     void assign(int32_t node, std::vector<uint32_t>& order) {
-        BinaryBvhNode& nd = nodes_[node];
-        uint32_t first = static_cast<uint32_t>(order.size());
-        if (nd.is_leaf()) {
-            order.insert(order.end(), leaf_tris_[node].begin(), leaf_tris_[node].end());
-        } else {
-            int32_t l = nd.left, r = nd.right;
-            assign(l, order);
-            assign(r, order);
-        }
-        nodes_[node].first = first;
-        nodes_[node].count = static_cast<uint32_t>(order.size()) - first;
+        assign_leaf_slots(nodes_, node, order, [this](int32_t leaf, std::vector<uint32_t>& out) {
+            out.insert(out.end(), leaf_tris_[leaf].begin(), leaf_tris_[leaf].end());
+        });
     }
 
     const std::vector<TriVerts>& tris_;
