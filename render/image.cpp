@@ -117,10 +117,9 @@ std::string encode_png(const Image& image, float exposure_stops) {
     return encode_png_rgb8(image.width, image.height, rgb);
 }
 
-// libpng at zlib level 1 with its per-row filter choice: on rendered frames (H200 sequences, 256x256 to
-// 512x512) 2.7-3.5x faster than stb_image_write's level 8 and no larger, and sequences of small frames
-// are paced by this encoder, not by the GPU (BENCHMARKS.md, session 7). The sRGB chunk says what the
-// bytes are.
+// libpng at zlib level 1 with its per-row filter choice: on rendered 256x256 and 512x512 frames about
+// 4.4x faster than stb_image_write's level 8 and smaller, and sequences of small frames are paced by
+// this encoder, not by the GPU (BENCHMARKS.md, session 7). The sRGB chunk says what the bytes are.
 std::string encode_png_rgb8(int width, int height, const std::vector<unsigned char>& rgb) {
     if (width <= 0 || height <= 0 || rgb.size() != static_cast<size_t>(width) * height * 3)
         throw Error("PNG encoding: " + std::to_string(width) + "x" + std::to_string(height) + " image of " +
