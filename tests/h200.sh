@@ -33,6 +33,11 @@ cd "$root"
 stage() {
     set -e
     cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" >/dev/null
+    # An object whose header dependencies ninja lost (`ninja -t deps`: #deps 0) is not rebuilt when a
+    # kernel header changes, and a stale kernel beside new host code fails on the GPU (seen once: an
+    # illegal address from a changed parameter block). Such objects are rebuilt.
+    ninja -C build -t deps 2>/dev/null | awk '/\.(cu|cpp)\.o: #deps 0,/ {sub(":", "", $1); print $1}' |
+        while read -r o; do echo "stage: $o had no recorded dependencies; rebuilding it"; rm -f "build/$o"; done
     cmake --build build
     rm -rf .stage && mkdir -p .stage/lib
     for b in build/pkrt build/pkrt-viewer build/tests/test_gpu build/tests/test_viewer_gpu; do
@@ -226,8 +231,11 @@ sequences() {
             log="$out/seq_${m}_$(basename "$1" .json).txt"
             rm -rf /tmp/seq && mkdir -p /tmp/seq
             timeout -k 5 120 $P render "$1" --backend cuda --mode $m --res "$2" --spp "$3" --max-depth "$4" --frames 240 \
-                --camera-path orbit -o /tmp/seq/f_%04d.png >"$log" 2>&1
+                --camera-path orbit -o /tmp/seq/f_%04d.png --stats "${log%.txt}.json" >"$log" 2>&1
             echo "$m exit $?, $(ls /tmp/seq | wc -l) PNGs: $(grep -E 'frames/s|error' "$log")"
+            # Which side sets the pace: the frames' GPU time against the render loop's wall time.
+            python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print("  GPU ms of all frames %.1f, render loop ms %.1f" % (sum(j["scheduler"]["frame_gpu_ms"]), 1e3 * j["seconds"]))' \
+                "${log%.txt}.json" 2>/dev/null
         done
     done
     save
