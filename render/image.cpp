@@ -24,6 +24,7 @@
 
 #include "error.h"
 #include "exr_rgb.h"
+#include "kernels/texture.h"
 #include "output_files.h"
 
 namespace pkrt {
@@ -59,8 +60,9 @@ struct SrgbTable {
     SrgbTable() {
         steps[0] = 0.0f;
         for (int k = 1; k < 256; ++k) {
-            double s = (k - 0.5) / 255.0;  // the sRGB value where rounding reaches k
-            float f = static_cast<float>(s <= 0.04045 ? s / 12.92 : std::pow((s + 0.055) / 1.055, 2.4));
+            // From the inverse curve at the sRGB value where rounding reaches k, moved to the least
+            // float that the forward curve in double puts there.
+            float f = srgb_to_linear(static_cast<float>((k - 0.5) / 255.0));
             while (f > 0.0f && linear_to_srgb(std::nextafter(f, 0.0f)) * 255.0 >= k - 0.5) f = std::nextafter(f, 0.0f);
             while (linear_to_srgb(f) * 255.0 < k - 0.5) f = std::nextafter(f, 2.0f);
             steps[k] = f;
@@ -127,7 +129,8 @@ std::string encode_png_rgb8(int width, int height, const std::vector<unsigned ch
     struct Writer {
         png_structp png = nullptr;
         png_infop info = nullptr;
-        std::string bytes, error;
+        std::string bytes;
+        char error[256] = "";  // copied without allocating: libpng's callbacks must not throw
         ~Writer() { png_destroy_write_struct(&png, &info); }
     };
     // On the heap: libpng's errors longjmp back past the png_* calls, and what they changed must not
@@ -135,7 +138,8 @@ std::string encode_png_rgb8(int width, int height, const std::vector<unsigned ch
     auto owned = std::make_unique<Writer>();
     Writer& w = *owned;
     auto on_error = [](png_structp png, png_const_charp msg) {
-        static_cast<Writer*>(png_get_error_ptr(png))->error = msg;
+        Writer* w = static_cast<Writer*>(png_get_error_ptr(png));
+        std::snprintf(w->error, sizeof w->error, "%s", msg);
         png_longjmp(png, 1);
     };
     w.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &w, on_error, [](png_structp, png_const_charp) {});
@@ -143,11 +147,17 @@ std::string encode_png_rgb8(int width, int height, const std::vector<unsigned ch
     w.info = png_create_info_struct(w.png);
     if (!w.info) throw Error("PNG encoding: out of memory");
     // Nothing with a destructor lives between here and the png_* calls that may jump back.
-    if (setjmp(png_jmpbuf(w.png))) throw Error("PNG encoding failed: " + w.error);
+    if (setjmp(png_jmpbuf(w.png))) throw Error(std::string("PNG encoding failed: ") + w.error);
     png_set_write_fn(
         w.png, &w.bytes,
         [](png_structp png, png_bytep data, png_size_t size) {
-            static_cast<std::string*>(png_get_io_ptr(png))->append(reinterpret_cast<const char*>(data), size);
+            bool grown = true;
+            try {  // an exception must not unwind through libpng's C frames: it fails the write instead
+                static_cast<std::string*>(png_get_io_ptr(png))->append(reinterpret_cast<const char*>(data), size);
+            } catch (...) {
+                grown = false;
+            }
+            if (!grown) png_error(png, "out of memory");
         },
         nullptr);
     png_set_IHDR(w.png, w.info, static_cast<png_uint_32>(width), static_cast<png_uint_32>(height), 8, PNG_COLOR_TYPE_RGB,

@@ -147,9 +147,7 @@ private:
         std::vector<int> builds = opt_.blocks_per_sm ? std::vector<int>{opt_.blocks_per_sm}
                                   : latency          ? std::vector<int>{kLatencyBuild}
                                                      : std::vector<int>{kThroughputBuild, kMiddleBuild};
-        std::vector<int> shadows = opt_.shadow_rays == ShadowRays::kQueued   ? std::vector<int>{1}
-                                   : opt_.shadow_rays == ShadowRays::kInline ? std::vector<int>{0}
-                                                                             : std::vector<int>{1, 0};
+        std::vector<int> shadows = shadow_policies(opt_);
         std::vector<int> sorts = opt_.stragglers == Stragglers::kKept     ? std::vector<int>{0}
                                  : opt_.stragglers == Stragglers::kSorted ? std::vector<int>{1}
                                  : latency                                ? std::vector<int>{0}

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <vector>
 
 #include "device_memory.h"
 #include "kernels/gpu_launch.h"
@@ -30,6 +31,14 @@ struct QueueStorage {
 
 // What both schedulers of the persistent loop (persistent, resident) give its kernel, but for the
 // per-mode fields (stop flag, resident ring).
+// The shadow-ray policies a frame may use (1 queued, 0 traced where cast): what the options fix, else
+// both, for the policy tuner to time.
+inline std::vector<int> shadow_policies(const SchedulerOptions& opt) {
+    if (opt.shadow_rays == ShadowRays::kQueued) return {1};
+    if (opt.shadow_rays == ShadowRays::kInline) return {0};
+    return {1, 0};
+}
+
 inline PersistentParams persistent_params(const GpuFrame& f, const SchedulerOptions& opt, const QueueStorage<PathRecord>& paths,
                                           const QueueStorage<ShadowRecord>& shadows, FrameControl* control, LiveStats* live,
                                           int blocks, int queue_shadows, int sort_stragglers) {

@@ -200,12 +200,10 @@ private:
     bool done(uint32_t seq) const { return static_cast<int32_t>(status_.host()->completed - seq) >= 0; }
     const ResidentJobResult& result(uint32_t seq) const { return status_.host()->results[seq % kResidentRingSlots]; }
 
-    // Shadow rays queued or traced where cast: what the options fix, else both, timed per configuration.
+    // The kernel's one build, bounces kept, and the shadow policies the options leave open.
     std::vector<PersistentPolicy> candidates() const {
         std::vector<PersistentPolicy> out;
-        for (int q : {1, 0})
-            if (opt_.shadow_rays == ShadowRays::kAuto || (q == 1) == (opt_.shadow_rays == ShadowRays::kQueued))
-                out.push_back(PersistentPolicy{kResidentBlocksPerSm, q, 0});
+        for (int q : shadow_policies(opt_)) out.push_back(PersistentPolicy{kResidentBlocksPerSm, q, 0});
         return out;
     }
 
