@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 PACKAGES=(cmake ninja-build g++ pkg-config libglm-dev libtinyobjloader-dev libstb-dev libcli11-dev
-          libpng-dev libjpeg62-turbo-dev
+          libpng-dev libjpeg62-turbo-dev libdeflate-dev
           nlohmann-json3-dev libgtest-dev libopenexr-dev libtinygltf-dev
           libglfw3-dev libimgui-dev libgl-dev libgl1-mesa-dri xvfb   # pkrt-viewer: window, UI, GL; its tests run on Xvfb
           clang libclang-rt-14-dev)                                   # fuzz targets (tests/fuzz/): libFuzzer, ASan, UBSan

@@ -40,6 +40,11 @@ void FrameWriter::finish() {
     rethrow_failure();
 }
 
+double FrameWriter::busy_seconds() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return busy_seconds_;
+}
+
 void FrameWriter::worker() {
     for (;;) {
         std::function<void()> job;
@@ -53,14 +58,17 @@ void FrameWriter::worker() {
         }
         changed_.notify_all();  // room in the queue for a waiting add()
         std::exception_ptr failed;
+        auto start = std::chrono::steady_clock::now();
         try {
             if (!failure_) job();  // after a failure the rest are dropped: the sequence has failed
         } catch (...) {
             failed = std::current_exception();
         }
+        double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         {
             std::lock_guard<std::mutex> lock(mutex_);
             --busy_;
+            busy_seconds_ += took;
             if (failed && !failure_) failure_ = failed;
         }
         changed_.notify_all();

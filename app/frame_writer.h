@@ -4,6 +4,7 @@
 // whole or not at all (write_outputs); the first failure is rethrown by the next add() or by finish().
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -25,6 +26,9 @@ public:
     void add(std::function<void()> write);
     // Waits until every frame handed over is written; rethrows the first failure.
     void finish();
+    // Seconds the workers spent writing, all together (against threads() times the wall time: how busy).
+    double busy_seconds();
+    unsigned threads() const { return static_cast<unsigned>(threads_.size()); }
 
 private:
     void worker();
@@ -35,6 +39,7 @@ private:
     std::deque<std::function<void()>> queue_;
     size_t capacity_ = 0;
     int busy_ = 0;
+    double busy_seconds_ = 0.0;
     bool closing_ = false;
     std::exception_ptr failure_;
     std::vector<std::thread> threads_;

@@ -33,10 +33,14 @@ int run_sequence(Backend& backend, const Scene& scene, const RenderSettings& set
     auto t0 = std::chrono::steady_clock::now();
     std::atomic<int> written{0};
     RenderStats total;
+    SequenceTiming timing;
+    double writing = 0.0;
+    unsigned writers = 0;
     {
         FrameWriter writer(frame_writer_threads());
-        total = render_sequence(backend, scene, settings, path, frames, &progress, [&](const SequenceFrame& f, const RenderOutput& r) {
-            writer.add([&out, &written, index = f.index, image = r.image] {
+        writers = writer.threads();
+        total = render_sequence(backend, scene, settings, path, frames, &progress, [&](const SequenceFrame& f, RenderOutput& r) {
+            writer.add([&out, &written, index = f.index, image = std::move(r.image)] {
                 std::vector<OutputFile> files = {{"-o", frame_path(out.png_pattern, index), encode_png(image, out.exposure)}};
                 if (!out.hdr_pattern.empty()) {
                     std::string hdr = frame_path(out.hdr_pattern, index);
@@ -45,8 +49,9 @@ int run_sequence(Backend& backend, const Scene& scene, const RenderSettings& set
                 write_outputs(files, out.inputs);
                 ++written;
             });
-        });
+        }, &timing);
         writer.finish();  // a frame that failed to write fails the sequence here
+        writing = writer.busy_seconds();
     }
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!out.stats.empty()) write_outputs({{"--stats", out.stats, stats_json_text(total)}}, out.inputs);
@@ -54,6 +59,12 @@ int run_sequence(Backend& backend, const Scene& scene, const RenderSettings& set
         std::fprintf(stderr, "pkrt: %d frames of %dx%d, %d spp in %.3f s: %.2f frames/s (image files included), %s mode, %llu kernel launches\n",
                      written.load(), settings.width, settings.height, settings.spp, seconds, written.load() / (seconds > 0 ? seconds : 1e-9),
                      total.mode.c_str(), static_cast<unsigned long long>(total.kernel_launches));
+        // Which side set the pace: the GPU (render), the loop's own work, or the writers (done blocks
+        // while every writer is busy).
+        std::fprintf(stderr,
+                     "pkrt: render loop: %.0f ms rendering (queueing, waiting for frames), %.0f ms of its own work per frame, "
+                     "%.0f ms handing frames to the writers; writers busy %.0f ms of %u x %.0f ms\n",
+                     1e3 * timing.render, 1e3 * timing.host, 1e3 * timing.done, 1e3 * writing, writers, 1e3 * seconds);
         if (total.nonfinite_samples)
             std::fprintf(stderr, "pkrt: warning: %llu samples were NaN or infinite and were dropped\n",
                          static_cast<unsigned long long>(total.nonfinite_samples));

@@ -19,7 +19,6 @@
 #include <ImfInputFile.h>
 #include <ImfOutputFile.h>
 #include <ImfStdIO.h>
-#include <png.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -117,57 +116,6 @@ std::string encode_png(const Image& image, float exposure_stops) {
         rgb[3 * i + 2] = linear_to_srgb8(image.pixels[i].z * scale);
     }
     return encode_png_rgb8(image.width, image.height, rgb);
-}
-
-// libpng at zlib level 1 with its per-row filter choice: on rendered 256x256 and 512x512 frames about
-// 4.4x faster than stb_image_write's level 8 and smaller, and sequences of small frames are paced by
-// this encoder, not by the GPU (BENCHMARKS.md, session 7). The sRGB chunk says what the bytes are.
-std::string encode_png_rgb8(int width, int height, const std::vector<unsigned char>& rgb) {
-    if (width <= 0 || height <= 0 || rgb.size() != static_cast<size_t>(width) * height * 3)
-        throw Error("PNG encoding: " + std::to_string(width) + "x" + std::to_string(height) + " image of " +
-                    std::to_string(rgb.size()) + " bytes");
-    struct Writer {
-        png_structp png = nullptr;
-        png_infop info = nullptr;
-        std::string bytes;
-        char error[256] = "";  // copied without allocating: libpng's callbacks must not throw
-        ~Writer() { png_destroy_write_struct(&png, &info); }
-    };
-    // On the heap: libpng's errors longjmp back past the png_* calls, and what they changed must not
-    // be a local that the jump may restore to a stale value.
-    auto owned = std::make_unique<Writer>();
-    Writer& w = *owned;
-    auto on_error = [](png_structp png, png_const_charp msg) {
-        Writer* w = static_cast<Writer*>(png_get_error_ptr(png));
-        std::snprintf(w->error, sizeof w->error, "%s", msg);
-        png_longjmp(png, 1);
-    };
-    w.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &w, on_error, [](png_structp, png_const_charp) {});
-    if (!w.png) throw Error("PNG encoding: out of memory");
-    w.info = png_create_info_struct(w.png);
-    if (!w.info) throw Error("PNG encoding: out of memory");
-    // Nothing with a destructor lives between here and the png_* calls that may jump back.
-    if (setjmp(png_jmpbuf(w.png))) throw Error(std::string("PNG encoding failed: ") + w.error);
-    png_set_write_fn(
-        w.png, &w.bytes,
-        [](png_structp png, png_bytep data, png_size_t size) {
-            bool grown = true;
-            try {  // an exception must not unwind through libpng's C frames: it fails the write instead
-                static_cast<std::string*>(png_get_io_ptr(png))->append(reinterpret_cast<const char*>(data), size);
-            } catch (...) {
-                grown = false;
-            }
-            if (!grown) png_error(png, "out of memory");
-        },
-        nullptr);
-    png_set_IHDR(w.png, w.info, static_cast<png_uint_32>(width), static_cast<png_uint_32>(height), 8, PNG_COLOR_TYPE_RGB,
-                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_set_sRGB_gAMA_and_cHRM(w.png, w.info, PNG_sRGB_INTENT_PERCEPTUAL);
-    png_set_compression_level(w.png, 1);
-    png_write_info(w.png, w.info);
-    for (int y = 0; y < height; ++y) png_write_row(w.png, rgb.data() + static_cast<size_t>(y) * width * 3);
-    png_write_end(w.png, nullptr);
-    return std::move(w.bytes);
 }
 
 void write_png(const std::string& path, const Image& image, float exposure_stops) {

@@ -70,6 +70,10 @@ SequenceFrame sequence_frame(const CameraPath& path, int frames, uint32_t seed, 
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
 void add_frame(RenderStats& total, const RenderStats& frame, int index) {
     if (index == 0) {
         total = frame;
@@ -83,7 +87,7 @@ void add_frame(RenderStats& total, const RenderStats& frame, int index) {
 // kernel makes) while the host resolves and writes the last, so the grid never idles between frames.
 RenderStats render_queued(Backend& backend, const Scene& scene, const RenderSettings& settings, const CameraPath& path,
                           int frames, Progress* progress,
-                          const std::function<void(const SequenceFrame&, const RenderOutput&)>& done) {
+                          const std::function<void(const SequenceFrame&, RenderOutput&)>& done, SequenceTiming& timing) {
     struct Queued {
         SequenceFrame frame;
         RenderSettings settings;
@@ -91,12 +95,14 @@ RenderStats render_queued(Backend& backend, const Scene& scene, const RenderSett
     std::deque<Queued> queued;
     backend.set_scene(scene);
     auto begin = [&](int i) {
+        auto t = Clock::now();
         Queued q{sequence_frame(path, frames, settings.seed, i), settings};
         q.settings.seed = q.frame.seed;
         backend.set_camera(q.frame.camera);
         backend.reset(settings.width, settings.height);
         backend.begin_accumulate(q.settings, 0, static_cast<uint32_t>(settings.spp));
         queued.push_back(q);
+        timing.render += since(t);
     };
     const int depth = backend.max_frames_in_flight(settings);
     const uint64_t pixels = static_cast<uint64_t>(settings.width) * settings.height;
@@ -109,15 +115,21 @@ RenderStats render_queued(Backend& backend, const Scene& scene, const RenderSett
         queued.pop_front();
         RenderOutput out;
         out.stats = describe_render(backend, scene, q.settings);
+        auto t = Clock::now();
         backend.end_accumulate(out.stats);
+        timing.render += since(t);
+        t = Clock::now();
         out.image = backend.resolve();
+        timing.host += since(t);
         auto t1 = std::chrono::steady_clock::now();
         out.stats.seconds = std::chrono::duration<double>(t1 - t0).count();  // since the last frame ended
         t0 = t1;
         if (next < frames) begin(next++);  // queued before the host's own work on this frame
         if (progress) progress->add(pixels * static_cast<uint64_t>(settings.spp));
         add_frame(total, out.stats, i);
+        t = Clock::now();
         done(q.frame, out);
+        timing.done += since(t);
     }
     return total;
 }
@@ -126,8 +138,11 @@ RenderStats render_queued(Backend& backend, const Scene& scene, const RenderSett
 
 RenderStats render_sequence(Backend& backend, const Scene& scene, const RenderSettings& settings, const CameraPath& path,
                             int frames, Progress* progress,
-                            const std::function<void(const SequenceFrame&, const RenderOutput&)>& done) {
+                            const std::function<void(const SequenceFrame&, RenderOutput&)>& done,
+                            SequenceTiming* timing) {
     RenderStats total;
+    SequenceTiming local;
+    SequenceTiming& time = timing ? *timing : local;
     backend.set_queue_ahead(true);
     struct QueueAheadOff {
         Backend& b;
@@ -139,15 +154,21 @@ RenderStats render_sequence(Backend& backend, const Scene& scene, const RenderSe
         }
     } off{backend};
     if (backend.max_frames_in_flight(settings) > 1) {
-        total = render_queued(backend, scene, settings, path, frames, progress, done);
+        total = render_queued(backend, scene, settings, path, frames, progress, done, time);
     } else {
         for (int i = 0; i < frames; ++i) {
             SequenceFrame f = sequence_frame(path, frames, settings.seed, i);
             RenderSettings rs = settings;
             rs.seed = f.seed;
+            auto t = Clock::now();
             RenderOutput out = render_view(backend, scene, f.camera, rs, progress);
+            double whole = since(t);
+            time.render += out.stats.seconds;  // render_view's own clock stops before its resolve
+            time.host += whole - out.stats.seconds;
             add_frame(total, out.stats, i);
+            t = Clock::now();
             done(f, out);
+            time.done += since(t);
         }
     }
     if (progress) progress->finish();

@@ -25,12 +25,22 @@ struct SequenceFrame {
 // The frames of a sequence, in order: `frames` cameras of `path`, seeds from settings.seed.
 SequenceFrame sequence_frame(const CameraPath& path, int frames, uint32_t seed, int index);
 
+// Where the render loop's time went: which side sets a sequence's pace (the GPU, the host's own work
+// per frame, or `done`, which blocks while the frame writers are all busy).
+struct SequenceTiming {
+    double render = 0.0;  // s in the backend's frame calls: queueing frames, waiting for them, their counters
+    double host = 0.0;    // s of the loop's own work per frame: set-up, images from the accumulation
+    double done = 0.0;    // s in `done`
+};
+
 // Renders every frame and hands each to `done` as it completes, with its statistics. Frame by frame,
 // except where the backend queues frames ahead (resident mode): there the next frame renders while
 // `done` handles the last, and a frame's `seconds` is the time since the one before it ended.
-// `progress` (may be null) counts samples over the whole sequence.
+// `done` may take the frame's image (nothing reads it after). `progress` (may be null) counts samples
+// over the whole sequence.
 RenderStats render_sequence(Backend& backend, const Scene& scene, const RenderSettings& settings, const CameraPath& path,
                             int frames, Progress* progress,
-                            const std::function<void(const SequenceFrame&, const RenderOutput&)>& done);
+                            const std::function<void(const SequenceFrame&, RenderOutput&)>& done,
+                            SequenceTiming* timing = nullptr);
 
 }  // namespace pkrt

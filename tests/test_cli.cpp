@@ -321,6 +321,12 @@ TEST(Cli, SequencesWriteOneFilePerFrame) {
     EXPECT_EQ(j["samples"].get<uint64_t>(), 3u * 16u * 16u * 2u);
     // Different cameras: different pictures.
     EXPECT_NE(read_text(dir.file("f_00.pfm")), read_text(dir.file("f_02.pfm")));
+    // Without -q: the rate, and where the render loop's time went (which side set the pace).
+    r = run_pkrt("render " + scene + " --frames 2 --camera-path orbit --res 8x8 --spp 1 -o g_%d.png", dir.path().string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("2 frames of 8x8, 1 spp in"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("render loop: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("writers busy"), std::string::npos) << r.err;
 }
 
 TEST(Cli, BadSequenceFlagsFailBeforeRendering) {
