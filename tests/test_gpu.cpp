@@ -556,6 +556,30 @@ TEST(Gpu, ResidentKernelQuitsWithinAHundredMilliseconds) {
 #endif
 }
 
+// Settings the resident kernel cannot honour (its build and its bounces are fixed for its life) are
+// refused with the reason, not passed to a kernel that would ignore them; the backend stays usable.
+TEST(Gpu, ResidentModeRefusesSettingsItCannotHonour) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    Scene s = load_prepared(kScenes + "/cornell.json");
+    SchedulerOptions sorted;
+    sorted.stragglers = Stragglers::kSorted;
+    SchedulerOptions four;
+    four.blocks_per_sm = 4;
+    for (auto [opt, why] : {std::pair{sorted, "stragglers=sorted"}, std::pair{four, "blocks_per_sm 4"}}) {
+        auto gpu = gpu_backend(gpus[0], opt);
+        try {
+            render_image(*gpu, s, settings(16, 16, 1, 4, 1, SchedulerMode::kResident), nullptr);
+            ADD_FAILURE() << why << " must be refused in resident mode";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+        }
+        RenderOutput ok = render_image(*gpu, s, settings(16, 16, 1, 4, 1, SchedulerMode::kPersistent), nullptr);
+        EXPECT_EQ(ok.stats.paths_completed, 16u * 16u);
+    }
+#endif
+}
+
 TEST(Gpu, CancellingAResidentFrameKeepsTheKernel) {
     REQUIRE_GPU();
 #if defined(PKRT_HAVE_CUDA)

@@ -255,6 +255,8 @@ TEST(ViewerCli, BadFlagsAndFilesGiveOneErrorLine) {
         {"--backend cpu --mode persistent", "the CPU backend has no scheduler modes", 1},
         {"--mode sideways", "--mode sideways: 'sideways' is not a mode", 1},
         {"--interop pbo", "--interop pbo: must be texture or buffer", 1},
+        {"--set grid_blocks=x", "--set grid_blocks=x: grid_blocks must be", 1},
+        {"--set sideways=1", "--set sideways=1", 1},
         {"--spp-per-frame -3", "--spp-per-frame", 1},
         {"--spp-per-frame 0", "--spp-per-frame 0: must be between 1", 1},
         {"--spp-target -1", "--spp-target -1: must be between 0", 1},

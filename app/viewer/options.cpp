@@ -7,6 +7,7 @@
 
 #include "render/bvh_layout.h"
 #include "render/error.h"
+#include "render/scheduler_options.h"
 #include "app/limit_options.h"
 #include "render/image.h"
 
@@ -33,6 +34,7 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
     app.add_option("--script", o->script, "Drive the viewer from a script of input events (see app/viewer/script.h)");
     app.add_option("--interop", o->interop, "CUDA-GL interop: texture (CUDA writes it) or buffer (a pixel buffer GL copies)")
         ->capture_default_str();
+    app.add_option("--set", o->set, "Scheduler setting KEY=VALUE for experiments (repeatable; see pkrt help-settings)");
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -71,6 +73,7 @@ void check_options(const ViewerOptions& o) {
     if ((o.frames_set && o.frames < 1) || o.frames > 1000000)
         throw Error("--frames " + std::to_string(o.frames) + ": must be between 1 and 1000000");
     if (!o.screenshot.empty()) check_output_path(o.screenshot, {".png"}, "--screenshot");
+    parse_settings(o.set);  // the backend parses them again; a bad one fails here, before a window opens
 }
 
 }  // namespace pkrt::viewer

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "app/bvh_options.h"
 #include "render/load_limits.h"
@@ -28,13 +29,14 @@ struct ViewerOptions {
     std::string script;             // scripted input (tests)
     std::string interop = "texture"; // CUDA-GL interop: texture (written through a surface) | buffer (pixel buffer)
     LoadLimits limits;              // resource limits of every scene opened
+    std::vector<std::string> set;   // --set KEY=VALUE scheduler settings, as for pkrt render
 };
 
 // Parses argv. Returns -1 to go on, or an exit code (0 after --help, 2 for a syntax error, which it has
 // already reported as one line on stderr).
 int parse_options(int argc, char** argv, ViewerOptions* out);
 
-// Checks values (ranges, the screenshot path); throws pkrt::Error.
+// Checks values (ranges, the screenshot path, --set); throws pkrt::Error.
 void check_options(const ViewerOptions& o);
 
 }  // namespace pkrt::viewer
