@@ -3,6 +3,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <mutex>
+#include <vector>
 
 #include "frame_writer.h"
 #include "render/error.h"
@@ -34,13 +36,30 @@ int run_sequence(Backend& backend, const Scene& scene, const RenderSettings& set
     std::atomic<int> written{0};
     RenderStats total;
     SequenceTiming timing;
+    // Accumulations the writers are done with, for the render loop to fill again.
+    std::mutex spares_mutex;
+    std::vector<Accumulation> spares;
+    auto spare = [&] {
+        std::lock_guard<std::mutex> lock(spares_mutex);
+        if (spares.empty()) return Accumulation{};
+        Accumulation a = std::move(spares.back());
+        spares.pop_back();
+        return a;
+    };
     double writing = 0.0;
     unsigned writers = 0;
     {
         FrameWriter writer(frame_writer_threads());
         writers = writer.threads();
         total = render_sequence(backend, scene, settings, path, frames, &progress, [&](const SequenceFrame& f, RenderOutput& r) {
-            writer.add([&out, &written, index = f.index, image = std::move(r.image)] {
+            // The writers divide the sums (the render loop only copies them out): at 512x512 and up the
+            // division costs the loop more than the GPU's frame.
+            writer.add([&out, &written, &spares_mutex, &spares, index = f.index, acc = std::move(r.accumulation)]() mutable {
+                Image image = resolve_accumulation(acc);
+                {
+                    std::lock_guard<std::mutex> lock(spares_mutex);
+                    spares.push_back(std::move(acc));
+                }
                 std::vector<OutputFile> files = {{"-o", frame_path(out.png_pattern, index), encode_png(image, out.exposure)}};
                 if (!out.hdr_pattern.empty()) {
                     std::string hdr = frame_path(out.hdr_pattern, index);
@@ -49,7 +68,7 @@ int run_sequence(Backend& backend, const Scene& scene, const RenderSettings& set
                 write_outputs(files, out.inputs);
                 ++written;
             });
-        }, &timing);
+        }, &timing, false, spare);
         writer.finish();  // a frame that failed to write fails the sequence here
         writing = writer.busy_seconds();
     }

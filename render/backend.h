@@ -50,7 +50,16 @@ public:
         accumulate(deferred_.settings, deferred_.first_sample, deferred_.samples, stats);
     }
     // Mean radiance per pixel.
-    virtual Image resolve() const = 0;
+    Image resolve() const { return resolve_accumulation(accumulation()); }
+    // The sums and counts resolve() divides, copied out as they are (cheap: no pass over the pixels
+    // where the backend already holds them in host memory), into `out`'s vectors (their memory is
+    // reused: fresh pages cost more than the copy).
+    virtual void accumulation(Accumulation& out) const = 0;
+    Accumulation accumulation() const {
+        Accumulation a;
+        accumulation(a);
+        return a;
+    }
     // Samples completed per pixel (the conservation checks read it).
     virtual std::vector<uint32_t> sample_counts() const = 0;
     // The accumulation for display, as RGBA32F per pixel (rgb = radiance sum, a = sample count), row 0
@@ -128,7 +137,8 @@ void check_mode(const Backend& backend, SchedulerMode mode, const std::string& f
 std::unique_ptr<Backend> make_cpu_backend(unsigned threads = 0);
 
 struct RenderOutput {
-    Image image;
+    Image image;                // empty where the caller asked for the accumulation instead
+    Accumulation accumulation;  // the same, undivided (render_view with resolve = false)
     RenderStats stats;
 };
 
@@ -138,7 +148,8 @@ RenderStats describe_render(const Backend& backend, const Scene& scene, const Re
 class Progress;
 RenderOutput render_image(Backend& backend, const Scene& scene, const RenderSettings& settings, Progress* progress);
 // The same from another camera, leaving `progress` open (a sequence counts all its frames in one).
+// resolve = false: the output's accumulation instead of its image, in `spare`'s memory.
 RenderOutput render_view(Backend& backend, const Scene& scene, const CameraSpec& camera, const RenderSettings& settings,
-                         Progress* progress);
+                         Progress* progress, bool resolve = true, Accumulation spare = {});
 
 }  // namespace pkrt

@@ -88,14 +88,17 @@ public:
         }
     }
 
-    Image resolve() const override {
-        Image img;
-        img.width = width_;
-        img.height = height_;
-        img.pixels.resize(sum_.size());
-        for (size_t i = 0; i < sum_.size(); ++i)
-            img.pixels[i] = count_[i] ? sum_[i] * (1.0f / static_cast<float>(count_[i])) : splat(0.0f);
-        return img;
+    void accumulation(Accumulation& a) const override {
+        a.width = width_;
+        a.height = height_;
+        a.rgba.clear();
+        a.sums.resize(3 * sum_.size());
+        for (size_t i = 0; i < sum_.size(); ++i) {
+            a.sums[3 * i] = sum_[i].x;
+            a.sums[3 * i + 1] = sum_[i].y;
+            a.sums[3 * i + 2] = sum_[i].z;
+        }
+        a.counts.assign(count_.begin(), count_.end());
     }
 
 private:

@@ -4,6 +4,7 @@
 // interrupted write never leaves a half-written output behind.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,18 @@ struct Image {
     Vec3& at(int x, int y) { return pixels[static_cast<size_t>(y) * width + x]; }
     const Vec3& at(int x, int y) const { return pixels[static_cast<size_t>(y) * width + x]; }
 };
+
+// An accumulation as a backend holds it: radiance sums and sample counts per pixel, either interleaved
+// (rgba: rgb = sums, a = count) or apart (sums, 3 floats a pixel, and counts). Dividing them is left to
+// whoever wants the image, on whichever thread (a sequence's writers do it, not its render loop).
+struct Accumulation {
+    int width = 0, height = 0;
+    std::vector<float> rgba;
+    std::vector<float> sums;
+    std::vector<uint32_t> counts;
+};
+// Mean radiance per pixel (0 where no sample landed).
+Image resolve_accumulation(const Accumulation& a);
 
 // Exposure in stops is applied before the sRGB transfer curve; values beyond 1 clip.
 void write_png(const std::string& path, const Image& image, float exposure_stops = 0.0f);

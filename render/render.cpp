@@ -95,7 +95,7 @@ RenderStats describe_render(const Backend& backend, const Scene& scene, const Re
 }
 
 RenderOutput render_view(Backend& backend, const Scene& scene, const CameraSpec& camera, const RenderSettings& rs,
-                         Progress* progress) {
+                         Progress* progress, bool resolve, Accumulation spare) {
     RenderOutput out;
     out.stats = describe_render(backend, scene, rs);
     RenderStats& st = out.stats;
@@ -114,7 +114,11 @@ RenderOutput render_view(Backend& backend, const Scene& scene, const CameraSpec&
         if (progress) progress->add(pixels * n);
     }
     st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    out.image = backend.resolve();
+    if (resolve) out.image = backend.resolve();
+    else {
+        out.accumulation = std::move(spare);
+        backend.accumulation(out.accumulation);
+    }
     return out;
 }
 

@@ -87,7 +87,8 @@ void add_frame(RenderStats& total, const RenderStats& frame, int index) {
 // kernel makes) while the host resolves and writes the last, so the grid never idles between frames.
 RenderStats render_queued(Backend& backend, const Scene& scene, const RenderSettings& settings, const CameraPath& path,
                           int frames, Progress* progress,
-                          const std::function<void(const SequenceFrame&, RenderOutput&)>& done, SequenceTiming& timing) {
+                          const std::function<void(const SequenceFrame&, RenderOutput&)>& done, SequenceTiming& timing,
+                          bool resolve, const std::function<Accumulation()>& spare) {
     struct Queued {
         SequenceFrame frame;
         RenderSettings settings;
@@ -119,7 +120,12 @@ RenderStats render_queued(Backend& backend, const Scene& scene, const RenderSett
         backend.end_accumulate(out.stats);
         timing.render += since(t);
         t = Clock::now();
-        out.image = backend.resolve();
+        if (resolve) {
+            out.image = backend.resolve();
+        } else {
+            if (spare) out.accumulation = spare();
+            backend.accumulation(out.accumulation);
+        }
         timing.host += since(t);
         auto t1 = std::chrono::steady_clock::now();
         out.stats.seconds = std::chrono::duration<double>(t1 - t0).count();  // since the last frame ended
@@ -139,7 +145,7 @@ RenderStats render_queued(Backend& backend, const Scene& scene, const RenderSett
 RenderStats render_sequence(Backend& backend, const Scene& scene, const RenderSettings& settings, const CameraPath& path,
                             int frames, Progress* progress,
                             const std::function<void(const SequenceFrame&, RenderOutput&)>& done,
-                            SequenceTiming* timing) {
+                            SequenceTiming* timing, bool resolve, const std::function<Accumulation()>& spare) {
     RenderStats total;
     SequenceTiming local;
     SequenceTiming& time = timing ? *timing : local;
@@ -154,14 +160,15 @@ RenderStats render_sequence(Backend& backend, const Scene& scene, const RenderSe
         }
     } off{backend};
     if (backend.max_frames_in_flight(settings) > 1) {
-        total = render_queued(backend, scene, settings, path, frames, progress, done, time);
+        total = render_queued(backend, scene, settings, path, frames, progress, done, time, resolve, spare);
     } else {
         for (int i = 0; i < frames; ++i) {
             SequenceFrame f = sequence_frame(path, frames, settings.seed, i);
             RenderSettings rs = settings;
             rs.seed = f.seed;
             auto t = Clock::now();
-            RenderOutput out = render_view(backend, scene, f.camera, rs, progress);
+            RenderOutput out = render_view(backend, scene, f.camera, rs, progress, resolve,
+                                           !resolve && spare ? spare() : Accumulation{});
             double whole = since(t);
             time.render += out.stats.seconds;  // render_view's own clock stops before its resolve
             time.host += whole - out.stats.seconds;

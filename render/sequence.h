@@ -29,18 +29,21 @@ SequenceFrame sequence_frame(const CameraPath& path, int frames, uint32_t seed, 
 // per frame, or `done`, which blocks while the frame writers are all busy).
 struct SequenceTiming {
     double render = 0.0;  // s in the backend's frame calls: queueing frames, waiting for them, their counters
-    double host = 0.0;    // s of the loop's own work per frame: set-up, images from the accumulation
+    double host = 0.0;    // s of the loop's own work per frame: set-up, taking each frame's image or accumulation
     double done = 0.0;    // s in `done`
 };
 
 // Renders every frame and hands each to `done` as it completes, with its statistics. Frame by frame,
 // except where the backend queues frames ahead (resident mode): there the next frame renders while
 // `done` handles the last, and a frame's `seconds` is the time since the one before it ended.
-// `done` may take the frame's image (nothing reads it after). `progress` (may be null) counts samples
+// `done` may take the frame's image (nothing reads it after); resolve = false hands it the frame's
+// accumulation instead (RenderOutput::accumulation), to divide on a thread of its own; `spare` (may be
+// null) gives it one whose memory to reuse. `progress` (may be null) counts samples
 // over the whole sequence.
 RenderStats render_sequence(Backend& backend, const Scene& scene, const RenderSettings& settings, const CameraPath& path,
                             int frames, Progress* progress,
                             const std::function<void(const SequenceFrame&, RenderOutput&)>& done,
-                            SequenceTiming* timing = nullptr);
+                            SequenceTiming* timing = nullptr, bool resolve = true,
+                            const std::function<Accumulation()>& spare = nullptr);
 
 }  // namespace pkrt

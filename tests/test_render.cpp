@@ -296,6 +296,14 @@ TEST(Sequence, FramesEqualSingleRendersOfTheirCameras) {
                                             frames.push_back(out.image);
                                         });
     ASSERT_EQ(frames.size(), 3u);
+    // Frames handed over as accumulations (the CLI divides them on its writer threads): the same images.
+    std::vector<Image> divided;
+    render_sequence(*backend, s, rs, path, 3, nullptr, [&](const SequenceFrame&, RenderOutput& out) {
+        EXPECT_TRUE(out.image.pixels.empty());
+        divided.push_back(resolve_accumulation(out.accumulation));
+    }, nullptr, false);
+    ASSERT_EQ(divided.size(), 3u);
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(pkrt_test::rms_difference(divided[i], frames[i]), 0.0) << "frame " << i;
     EXPECT_EQ(total.samples, 3u * 24u * 24u * 4u);
     for (int i = 0; i < 3; ++i) {
         RenderSettings single = rs;
@@ -350,6 +358,22 @@ TEST(Layouts, CwbvhRendersTheBvh2ImageSampleForSample) {
             << differ << " of " << ia.pixels.size() << " pixels differ between bvh2 and cwbvh";
         EXPECT_NEAR(pkrt_test::mean(ia), pkrt_test::mean(ib), 0.01 * pkrt_test::mean(ia));
     }
+}
+
+// An accumulation divides the same whether its sums and counts come interleaved (the GPU's packed
+// snapshot) or apart (the framebuffer); a pixel without samples is black.
+TEST(Image, AccumulationsResolveTheSameInterleavedOrApart) {
+    Accumulation apart{2, 1, {}, {3.0f, 6.0f, 9.0f, 1.0f, 2.0f, 4.0f}, {3u, 0u}};
+    Accumulation packed{2, 1, {3.0f, 6.0f, 9.0f, 3.0f, 1.0f, 2.0f, 4.0f, 0.0f}, {}, {}};
+    for (const Accumulation& a : {apart, packed}) {
+        Image img = resolve_accumulation(a);
+        ASSERT_EQ(img.pixels.size(), 2u);
+        EXPECT_FLOAT_EQ(img.pixels[0].x, 1.0f);
+        EXPECT_FLOAT_EQ(img.pixels[0].y, 2.0f);
+        EXPECT_FLOAT_EQ(img.pixels[0].z, 3.0f);
+        EXPECT_EQ(img.pixels[1].x + img.pixels[1].y + img.pixels[1].z, 0.0f);
+    }
+    EXPECT_THROW(resolve_accumulation(Accumulation{2, 2, {}, {1.0f}, {1u}}), std::exception);
 }
 
 // The PNG writer's 8-bit codes are the sRGB curve's, rounded half up: against the curve in double on

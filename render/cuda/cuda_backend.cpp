@@ -264,32 +264,34 @@ public:
         return true;
     }
 
-    // One pass from host memory the copy engine wrote (sums and counts): sequences resolve every frame
-    // on their render loop, where temporaries and pageable copies cost more than the frame's GPU time
-    // (H200, Crytek Sponza 512x512: 3.3 ms of host work per frame against 1.1 ms of GPU).
-    Image resolve() const override {
+    // Copies out of host memory the copy engine wrote (the resident snapshot, or the framebuffer):
+    // sequences take every frame's accumulation on their render loop, where temporaries, passes over
+    // the pixels and pageable copies cost more than the frame's GPU time (H200, Crytek Sponza 512x512:
+    // 3.3 ms of host work per frame against 1.1 ms of GPU).
+    void accumulation(Accumulation& a) const override {
         size_t n = static_cast<size_t>(width_) * height_;
-        Image img;
-        img.width = width_;
-        img.height = height_;
-        img.pixels.resize(n);
-        auto put = [&](size_t i, const float* rgb, float count) {
-            float inv = count > 0.0f ? 1.0f / count : 0.0f;
-            img.pixels[i] = Vec3{rgb[0] * inv, rgb[1] * inv, rgb[2] * inv};
-        };
+        a.width = width_;
+        a.height = height_;
         if (showing_snapshot()) {
-            const float* s = display_host_.get();
-            for (size_t i = 0; i < n; ++i) put(i, s + 4 * i, s[4 * i + 3]);
-        } else if (!clear_next_) {
+            a.rgba.assign(display_host_.get(), display_host_.get() + 4 * n);
+            a.sums.clear();
+            a.counts.clear();
+            return;
+        }
+        a.rgba.clear();
+        if (clear_next_) {  // the clear is still to come
+            a.sums.assign(3 * n, 0.0f);
+            a.counts.assign(n, 0u);
+        } else {
             after_frame();
             check(cudaMemcpyAsync(resolve_radiance_.get(), radiance_.get(), 3 * n * sizeof(float), cudaMemcpyDeviceToHost, display_stream_),
                   "read framebuffer");
             check(cudaMemcpyAsync(resolve_samples_.get(), samples_.get(), n * sizeof(uint32_t), cudaMemcpyDeviceToHost, display_stream_),
                   "read framebuffer");
             check(cudaStreamSynchronize(display_stream_), "read framebuffer");
-            for (size_t i = 0; i < n; ++i) put(i, resolve_radiance_.get() + 3 * i, static_cast<float>(resolve_samples_.get()[i]));
+            a.sums.assign(resolve_radiance_.get(), resolve_radiance_.get() + 3 * n);
+            a.counts.assign(resolve_samples_.get(), resolve_samples_.get() + n);
         }
-        return img;
     }
 
 private:
@@ -372,7 +374,7 @@ private:
     PinnedHost<unsigned> interval_host_;
     DeviceArray<float> snapshots_;   // resident mode: two packed images (RGBA32F), frames alternate
     PinnedArray<float> display_host_;  // the last ended frame's packed image
-    // resolve()'s copies of the framebuffer; allocated with it (pinned allocations and frees are kept
+    // accumulation()'s copies of the framebuffer; allocated with it (pinned allocations and frees are kept
     // away from a running resident grid).
     mutable PinnedArray<float> resolve_radiance_;
     mutable PinnedArray<uint32_t> resolve_samples_;
