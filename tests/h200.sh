@@ -232,7 +232,7 @@ sequences() {
             rm -rf /tmp/seq && mkdir -p /tmp/seq
             timeout -k 5 120 $P render "$1" --backend cuda --mode $m --res "$2" --spp "$3" --max-depth "$4" --frames 240 \
                 --camera-path orbit -o /tmp/seq/f_%04d.png --stats "${log%.txt}.json" >"$log" 2>&1
-            echo "$m exit $?, $(ls /tmp/seq | wc -l) PNGs: $(grep -E 'frames/s|error' "$log")"
+            echo "$m exit $?, $(ls /tmp/seq | wc -l) PNGs: $(grep -E 'frames/s|render loop|error' "$log")"
             # Which side sets the pace: the frames' GPU time against the render loop's wall time.
             python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print("  GPU ms of all frames %.1f, render loop ms %.1f" % (sum(j["scheduler"]["frame_gpu_ms"]), 1e3 * j["seconds"]))' \
                 "${log%.txt}.json" 2>/dev/null
