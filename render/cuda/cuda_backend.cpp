@@ -80,8 +80,13 @@ public:
         radiance_.allocate(3 * n);
         samples_.allocate(n);
         snapshots_.allocate(2 * 4 * n);
-        resolve_radiance_.allocate(3 * n);
-        resolve_samples_.allocate(n);
+        if (n <= kPinnedReadPixels) {
+            resolve_radiance_.allocate(3 * n);
+            resolve_samples_.allocate(n);
+        } else {  // pinning gigabytes may fail where pageable memory would not
+            resolve_radiance_.release();
+            resolve_samples_.release();
+        }
         // Here, with no resident grid: freeing the last size's pinned memory would quit one.
         if (queue_ahead_) display_host_.allocate(4 * n);
         display_valid_ = false;
@@ -282,6 +287,11 @@ public:
         if (clear_next_) {  // the clear is still to come
             a.sums.assign(3 * n, 0.0f);
             a.counts.assign(n, 0u);
+        } else if (!resolve_radiance_.get()) {
+            a.sums.resize(3 * n);
+            a.counts.resize(n);
+            read_back(a.sums.data(), radiance_.get(), 3 * n * sizeof(float), "read framebuffer");
+            read_back(a.counts.data(), samples_.get(), n * sizeof(uint32_t), "read framebuffer");
         } else {
             after_frame();
             check(cudaMemcpyAsync(resolve_radiance_.get(), radiance_.get(), 3 * n * sizeof(float), cudaMemcpyDeviceToHost, display_stream_),
@@ -374,8 +384,9 @@ private:
     PinnedHost<unsigned> interval_host_;
     DeviceArray<float> snapshots_;   // resident mode: two packed images (RGBA32F), frames alternate
     PinnedArray<float> display_host_;  // the last ended frame's packed image
-    // accumulation()'s copies of the framebuffer; allocated with it (pinned allocations and frees are kept
-    // away from a running resident grid).
+    // accumulation()'s copies of the framebuffer, up to 3840x2160 (beyond, it reads into pageable
+    // memory); allocated with it (pinned allocations and frees are kept away from a running resident grid).
+    static constexpr size_t kPinnedReadPixels = size_t{3840} * 2160;
     mutable PinnedArray<float> resolve_radiance_;
     mutable PinnedArray<uint32_t> resolve_samples_;
     bool display_valid_ = false;
