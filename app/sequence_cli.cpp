@@ -6,6 +6,8 @@
 #include <mutex>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "frame_writer.h"
 #include "render/error.h"
 #include "render/image.h"
@@ -73,7 +75,16 @@ int run_sequence(Backend& backend, const Scene& scene, const RenderSettings& set
         writing = writer.busy_seconds();
     }
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (!out.stats.empty()) write_outputs({{"--stats", out.stats, stats_json_text(total)}}, out.inputs);
+    if (!out.stats.empty()) {
+        // The whole sequence's statistics, and where its time went (the same as the last line printed).
+        nlohmann::json j = to_json(total);
+        j["sequence"] = {{"frames", written.load()},
+                         {"seconds", seconds},
+                         {"frames_per_second", written.load() / (seconds > 0 ? seconds : 1e-9)},
+                         {"render_loop", {{"rendering_s", timing.render}, {"own_work_s", timing.host}, {"handing_to_writers_s", timing.done}}},
+                         {"writers", {{"threads", writers}, {"busy_s", writing}}}};
+        write_outputs({{"--stats", out.stats, j.dump(2) + "\n"}}, out.inputs);
+    }
     if (!quiet) {
         std::fprintf(stderr, "pkrt: %d frames of %dx%d, %d spp in %.3f s: %.2f frames/s (image files included), %s mode, %llu kernel launches\n",
                      written.load(), settings.width, settings.height, settings.spp, seconds, written.load() / (seconds > 0 ? seconds : 1e-9),

@@ -319,6 +319,16 @@ TEST(Cli, SequencesWriteOneFilePerFrame) {
     EXPECT_FALSE(fs::exists(dir.file("f_03.png")));
     auto j = nlohmann::json::parse(read_text(dir.file("seq.json")));
     EXPECT_EQ(j["samples"].get<uint64_t>(), 3u * 16u * 16u * 2u);
+    // Where the sequence's time went: the render loop's parts fit in its wall time, the writers wrote.
+    const auto& seq = j["sequence"];
+    EXPECT_EQ(seq["frames"].get<int>(), 3);
+    double wall = seq["seconds"].get<double>();
+    const auto& loop = seq["render_loop"];
+    double parts = loop["rendering_s"].get<double>() + loop["own_work_s"].get<double>() + loop["handing_to_writers_s"].get<double>();
+    EXPECT_GT(loop["rendering_s"].get<double>(), 0.0);
+    EXPECT_LE(parts, wall);
+    EXPECT_GE(seq["writers"]["threads"].get<int>(), 1);
+    EXPECT_GT(seq["writers"]["busy_s"].get<double>(), 0.0);
     // Different cameras: different pictures.
     EXPECT_NE(read_text(dir.file("f_00.pfm")), read_text(dir.file("f_02.pfm")));
     // Without -q: the rate, and where the render loop's time went (which side set the pace).
