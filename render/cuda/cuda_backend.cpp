@@ -287,20 +287,23 @@ public:
         if (clear_next_) {  // the clear is still to come
             a.sums.assign(3 * n, 0.0f);
             a.counts.assign(n, 0u);
-        } else if (!resolve_radiance_.get()) {
-            a.sums.resize(3 * n);
-            a.counts.resize(n);
-            read_back(a.sums.data(), radiance_.get(), 3 * n * sizeof(float), "read framebuffer");
-            read_back(a.counts.data(), samples_.get(), n * sizeof(uint32_t), "read framebuffer");
         } else {
+            // Through the pinned copies where there are some, else straight into `a`'s pageable memory.
+            bool pinned = resolve_radiance_.get() != nullptr;
+            if (!pinned) {
+                a.sums.resize(3 * n);
+                a.counts.resize(n);
+            }
+            float* sums = pinned ? resolve_radiance_.get() : a.sums.data();
+            uint32_t* counts = pinned ? resolve_samples_.get() : a.counts.data();
             after_frame();
-            check(cudaMemcpyAsync(resolve_radiance_.get(), radiance_.get(), 3 * n * sizeof(float), cudaMemcpyDeviceToHost, display_stream_),
-                  "read framebuffer");
-            check(cudaMemcpyAsync(resolve_samples_.get(), samples_.get(), n * sizeof(uint32_t), cudaMemcpyDeviceToHost, display_stream_),
-                  "read framebuffer");
+            check(cudaMemcpyAsync(sums, radiance_.get(), 3 * n * sizeof(float), cudaMemcpyDeviceToHost, display_stream_), "read framebuffer");
+            check(cudaMemcpyAsync(counts, samples_.get(), n * sizeof(uint32_t), cudaMemcpyDeviceToHost, display_stream_), "read framebuffer");
             check(cudaStreamSynchronize(display_stream_), "read framebuffer");
-            a.sums.assign(resolve_radiance_.get(), resolve_radiance_.get() + 3 * n);
-            a.counts.assign(resolve_samples_.get(), resolve_samples_.get() + n);
+            if (pinned) {
+                a.sums.assign(sums, sums + 3 * n);
+                a.counts.assign(counts, counts + n);
+            }
         }
     }
 

@@ -29,8 +29,6 @@ struct QueueStorage {
     DeviceQueue<Record> view() const { return DeviceQueue<Record>{counters.get(), seq.get(), slots.get(), capacity}; }
 };
 
-// What both schedulers of the persistent loop (persistent, resident) give its kernel, but for the
-// per-mode fields (stop flag, resident ring).
 // The shadow-ray policies a frame may use (1 queued, 0 traced where cast): what the options fix, else
 // both, for the policy tuner to time.
 inline std::vector<int> shadow_policies(const SchedulerOptions& opt) {
@@ -39,6 +37,8 @@ inline std::vector<int> shadow_policies(const SchedulerOptions& opt) {
     return {1, 0};
 }
 
+// What both schedulers of the persistent loop (persistent, resident) give its kernel, but for the
+// per-mode fields (stop flag, resident ring).
 inline PersistentParams persistent_params(const GpuFrame& f, const SchedulerOptions& opt, const QueueStorage<PathRecord>& paths,
                                           const QueueStorage<ShadowRecord>& shadows, FrameControl* control, LiveStats* live,
                                           int blocks, int queue_shadows, int sort_stragglers) {
