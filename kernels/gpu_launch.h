@@ -88,10 +88,11 @@ cudaError_t launch_megakernel(const WavefrontParams& p, cudaStream_t stream);
 
 // ---- Display (kernels/display_pack.cu) ----
 
-// Radiance sums and sample counts packed as RGBA32F into `dst` (a device pointer).
-cudaError_t launch_pack_accumulation(const DeviceFramebuffer& fb, uint32_t pixels, float4* dst, cudaStream_t stream);
+// Radiance sums and sample counts of a width x height image packed as RGBA32F into `dst` (a device
+// pointer); block > 1: a preview's pixels shown as blocks (RenderSettings::preview).
+cudaError_t launch_pack_accumulation(const DeviceFramebuffer& fb, int width, int height, int block, float4* dst, cudaStream_t stream);
 // The same into a width x height RGBA32F CUDA array behind `surface` (a GL texture mapped into CUDA).
-cudaError_t launch_pack_accumulation_surface(const DeviceFramebuffer& fb, int width, int height, cudaSurfaceObject_t surface,
-                                             cudaStream_t stream);
+cudaError_t launch_pack_accumulation_surface(const DeviceFramebuffer& fb, int width, int height, int block,
+                                             cudaSurfaceObject_t surface, cudaStream_t stream);
 
 }  // namespace pkrt

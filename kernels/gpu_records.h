@@ -145,6 +145,10 @@ struct ResidentJob {
     uint32_t command;               // ResidentCommand
     uint32_t timeline_interval_ns;  // for this job's queue-depth timeline
     uint32_t flags;                 // ResidentJobFlags
+    // The image the snapshot packs: image_width x image_height; block > 1, a preview, whose frame is
+    // the smaller image rendered (RenderSettings::preview), each of its pixels packed as a block.
+    uint32_t block;
+    int32_t image_width, image_height;
 };
 
 // Host -> GPU, in pinned host memory mapped into the device: the host writes job `seq` into slot
@@ -183,6 +187,9 @@ struct ResidentControl {
     unsigned int completed;                   // the last job completed
     unsigned int job_flags;                   // the relayed job's flags, pixels, paths and snapshot
     unsigned int job_pixels;
+    unsigned int job_block;                   // ... and the image its snapshot packs (ResidentJob)
+    int job_image_width;
+    unsigned int job_image_pixels;
     unsigned long long job_paths;
     float* job_snapshot;
     // A sweep: every pixel of the framebuffer once, in tiles claimed by idle warps (the clear before a

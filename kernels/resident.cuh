@@ -82,6 +82,9 @@ __device__ inline void resident_monitor(const PersistentParams& p) {
     rc->job_flags = job.flags;
     rc->job_snapshot = job.snapshot;
     rc->job_pixels = job.frame.pixels();
+    rc->job_block = job.block > 1 ? job.block : 1u;
+    rc->job_image_width = job.image_width;
+    rc->job_image_pixels = static_cast<uint32_t>(job.image_width) * static_cast<uint32_t>(job.image_height);
     rc->flushed = 0;
     rc->relayed = seq;
     ResidentJobResult& r = p.status->results[seq % kResidentRingSlots];
@@ -116,14 +119,19 @@ __device__ inline bool resident_sweep(const PersistentParams& p) {
     first = __shfl_sync(kFullMask, first, 0);
     kind = __shfl_sync(kFullMask, kind, 0);
     snapshot = reinterpret_cast<float*>(__shfl_sync(kFullMask, reinterpret_cast<unsigned long long>(snapshot), 0));
+    // A pack reads a preview's pixel for each of its block's (its frame rendered ceil(width / block)
+    // pixels a row).
+    uint32_t block = kind == kSweepPack ? load_volatile(&rc->job_block) : 1u;
+    uint32_t width = block > 1 ? static_cast<uint32_t>(load_volatile(&rc->job_image_width)) : 1u;
     for (uint32_t i = first + lane_id(); i < first + count; i += 32) {
-        float* rad = p.fb.radiance + 3 * static_cast<size_t>(i);
+        uint32_t src = block > 1 ? (i / width / block) * ((width + block - 1) / block) + (i % width) / block : i;
+        float* rad = p.fb.radiance + 3 * static_cast<size_t>(src);
         if (kind == kSweepClear) {
             rad[0] = rad[1] = rad[2] = 0.0f;
             p.fb.samples[i] = 0;
         } else {
             reinterpret_cast<float4*>(snapshot)[i] =
-                make_float4(__ldcg(rad), __ldcg(rad + 1), __ldcg(rad + 2), static_cast<float>(__ldcg(p.fb.samples + i)));
+                make_float4(__ldcg(rad), __ldcg(rad + 1), __ldcg(rad + 2), static_cast<float>(__ldcg(p.fb.samples + src)));
         }
     }
     __syncwarp();
@@ -207,7 +215,7 @@ __device__ inline void resident_drained(const PersistentParams& p, uint32_t seq,
         __threadfence();
         ResidentControl* rc = p.resident;
         bool cancelled = p.ring->cancel >= seq;
-        if ((load_volatile(&rc->job_flags) & kJobSnapshot) && !cancelled) resident_start_sweep(rc, kSweepPack, load_volatile(&rc->job_pixels));
+        if ((load_volatile(&rc->job_flags) & kJobSnapshot) && !cancelled) resident_start_sweep(rc, kSweepPack, load_volatile(&rc->job_image_pixels));
         else resident_complete(p, seq, cancelled);
     }
 }

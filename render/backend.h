@@ -23,6 +23,10 @@ struct RenderSettings {
     int max_depth = 8;
     uint32_t seed = 0;
     std::optional<SchedulerMode> mode;  // GPU scheduler; none = the backend's default (the CPU has none)
+    // Above 1, a preview: the frame renders the image at 1/preview of its width and height, and every
+    // reading of the accumulation (display, resolve, counts) shows each of its pixels as a preview x
+    // preview block. A preview is the only frame of its image (the viewer's first after a camera move).
+    int preview = 1;
 };
 
 class Backend {

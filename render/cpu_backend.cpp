@@ -29,6 +29,7 @@ public:
     void reset(int width, int height) override {
         width_ = width;
         height_ = height;
+        block_ = 1;
         sum_.assign(static_cast<size_t>(width) * height, Vec3{0.0f, 0.0f, 0.0f});
         count_.assign(static_cast<size_t>(width) * height, 0u);
     }
@@ -36,7 +37,9 @@ public:
     void accumulate(const RenderSettings& rs, uint32_t first_sample, uint32_t samples, RenderStats& stats) override {
         SceneView view = view_scene(*scene_);
         FrameRecord fp = make_frame_record(camera_, width_, height_, rs, first_sample, samples, 0);
-        int tiles_x = (width_ + kTile - 1) / kTile, tiles_y = (height_ + kTile - 1) / kTile;
+        block_ = std::max(1, rs.preview);
+        const int width = fp.width, height = fp.height;  // a preview's, smaller (RenderSettings::preview)
+        int tiles_x = (width + kTile - 1) / kTile, tiles_y = (height + kTile - 1) / kTile;
         size_t tiles = static_cast<size_t>(tiles_x) * tiles_y;
         // Small frames are also split along the sample range, so that every core has work. The number
         // of chunks depends on the frame alone, never on the thread count, and chunk sums are added in
@@ -44,7 +47,7 @@ public:
         uint32_t chunks = tiles >= kMinWorkItems ? 1u : static_cast<uint32_t>(std::min<size_t>(samples, (kMinWorkItems + tiles - 1) / tiles));
         uint32_t chunk_len = (samples + chunks - 1) / chunks;
         chunks = (samples + chunk_len - 1) / chunk_len;
-        size_t npix = static_cast<size_t>(width_) * height_;
+        size_t npix = static_cast<size_t>(width) * height;
         std::vector<Vec3> partial(chunks > 1 ? chunks * npix : 0, Vec3{0.0f, 0.0f, 0.0f});
         std::vector<RenderStats> local(threads_);
         parallel_chunks(tiles * chunks, 1, [&](unsigned w, size_t b, size_t e) {
@@ -55,9 +58,9 @@ public:
                 uint32_t s0 = first_sample + chunk * chunk_len;
                 uint32_t s1 = std::min(first_sample + samples, s0 + chunk_len);
                 int tx = static_cast<int>(tile % tiles_x) * kTile, ty = static_cast<int>(tile / tiles_x) * kTile;
-                for (int y = ty; y < std::min(ty + kTile, height_); ++y) {
-                    for (int x = tx; x < std::min(tx + kTile, width_); ++x) {
-                        uint32_t pixel = static_cast<uint32_t>(y) * width_ + x;
+                for (int y = ty; y < std::min(ty + kTile, height); ++y) {
+                    for (int x = tx; x < std::min(tx + kTile, width); ++x) {
+                        uint32_t pixel = static_cast<uint32_t>(y) * width + x;
                         Vec3 sum = splat(0.0f);
                         for (uint32_t s = s0; s < s1; ++s) {
                             Vec3 l = trace_path(view, fp, pixel, s, st);
@@ -77,14 +80,19 @@ public:
         for (const auto& st : local) stats.merge(st);
     }
 
-    std::vector<uint32_t> sample_counts() const override { return count_; }
+    using Backend::accumulation;  // the copy-returning one beside the override below
+
+    std::vector<uint32_t> sample_counts() const override { return accumulation().counts; }
 
     void copy_accumulation(float* rgba) const override {
-        for (size_t i = 0; i < sum_.size(); ++i) {
-            rgba[4 * i + 0] = sum_[i].x;
-            rgba[4 * i + 1] = sum_[i].y;
-            rgba[4 * i + 2] = sum_[i].z;
-            rgba[4 * i + 3] = static_cast<float>(count_[i]);
+        for (int y = 0; y < height_; ++y) {
+            for (int x = 0; x < width_; ++x) {
+                size_t i = static_cast<size_t>(y) * width_ + x, s = preview_source(x, y, width_, block_);
+                rgba[4 * i + 0] = sum_[s].x;
+                rgba[4 * i + 1] = sum_[s].y;
+                rgba[4 * i + 2] = sum_[s].z;
+                rgba[4 * i + 3] = static_cast<float>(count_[s]);
+            }
         }
     }
 
@@ -99,6 +107,7 @@ public:
             a.sums[3 * i + 2] = sum_[i].z;
         }
         a.counts.assign(count_.begin(), count_.end());
+        expand_preview(a, block_);
     }
 
 private:
@@ -132,6 +141,7 @@ private:
     unsigned threads_;
     const Scene* scene_ = nullptr;
     int width_ = 0, height_ = 0;
+    int block_ = 1;  // the image's preview block (RenderSettings::preview), 1 for a full image
     std::vector<Vec3> sum_;
     std::vector<uint32_t> count_;
 };

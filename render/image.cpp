@@ -125,6 +125,32 @@ Image resolve_accumulation(const Accumulation& a) {
     return img;
 }
 
+void expand_preview(Accumulation& a, int block) {
+    if (block <= 1) return;
+    Accumulation full;
+    full.width = a.width;
+    full.height = a.height;
+    size_t n = static_cast<size_t>(a.width) * a.height;
+    bool interleaved = !a.rgba.empty();
+    if (interleaved) full.rgba.resize(4 * n);
+    else {
+        full.sums.resize(3 * n);
+        full.counts.resize(n);
+    }
+    for (int y = 0; y < a.height; ++y) {
+        for (int x = 0; x < a.width; ++x) {
+            size_t i = static_cast<size_t>(y) * a.width + x, s = preview_source(x, y, a.width, block);
+            if (interleaved) {
+                std::copy_n(&a.rgba[4 * s], 4, &full.rgba[4 * i]);
+            } else {
+                std::copy_n(&a.sums[3 * s], 3, &full.sums[3 * i]);
+                full.counts[i] = a.counts[s];
+            }
+        }
+    }
+    a = std::move(full);
+}
+
 std::string encode_png(const Image& image, float exposure_stops) {
     float scale = std::exp2(exposure_stops);
     std::vector<unsigned char> rgb(static_cast<size_t>(image.width) * image.height * 3);

@@ -30,6 +30,14 @@ struct Accumulation {
 };
 // Mean radiance per pixel (0 where no sample landed).
 Image resolve_accumulation(const Accumulation& a);
+// A preview's accumulation (RenderSettings::preview): pixel (x, y) of the width x height image reads
+// pixel (x / block, y / block) of the one rendered, which is ceil(width / block) pixels wide.
+inline size_t preview_source(int x, int y, int width, int block) {
+    int source_width = (width + block - 1) / block;
+    return static_cast<size_t>(y / block) * source_width + x / block;
+}
+// `a` (its first pixels the rendered preview's) as the width x height image shows it.
+void expand_preview(Accumulation& a, int block);
 
 // Exposure in stops is applied before the sRGB transfer curve; values beyond 1 clip.
 void write_png(const std::string& path, const Image& image, float exposure_stops = 0.0f);

@@ -22,6 +22,9 @@ std::string Backend::mode_label(const RenderSettings& settings) const {
 FrameRecord make_frame_record(const CameraSpec& camera, int width, int height, const RenderSettings& rs,
                               uint32_t first_sample, uint32_t samples, uint32_t epoch) {
     FrameRecord f{};
+    int block = std::max(1, rs.preview);
+    width = (width + block - 1) / block;
+    height = (height + block - 1) / block;
     f.camera = make_camera_view(camera, width, height);
     f.width = width;
     f.height = height;

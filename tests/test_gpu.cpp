@@ -677,6 +677,48 @@ TEST(Gpu, ResidentQueuedFramesEachShowAWholeImage) {
 #endif
 }
 
+// A preview (the viewer's first frame after a camera move) renders the image at a quarter of its size
+// and shows each pixel as a 4x4 block, in every mode and every way the image is read: through the
+// display pack (resolve, counts) and, queued ahead in resident mode, through the kernel's own pack.
+TEST(Gpu, PreviewsShowTheSmallerImageAsBlocks) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    Scene s = load_prepared(kScenes + "/cornell.json");
+    const int w = 66, h = 47;  // the preview: 17 x 12
+    for (SchedulerMode m : {SchedulerMode::kPersistent, SchedulerMode::kRelaunch, SchedulerMode::kResident}) {
+        for (bool queued : {false, true}) {
+            if (queued && m != SchedulerMode::kResident) continue;
+            std::string what = std::string(mode_name(m)) + (queued ? ", queued ahead" : "");
+            auto gpu = gpu_backend(gpus[0]);
+            RenderOutput ref = render_image(*gpu, s, settings(17, 12, 1, 4, 5, m), nullptr);
+            gpu->set_queue_ahead(queued);
+            gpu->set_scene(s);
+            gpu->reset(w, h);
+            RenderSettings rs = settings(w, h, 1, 4, 5, m);
+            rs.preview = 4;
+            RenderStats st;
+            gpu->begin_accumulate(rs, 0, 1);
+            gpu->end_accumulate(st);
+            EXPECT_EQ(st.samples, 17u * 12u) << what;
+            Image img = gpu->resolve();
+            std::vector<uint32_t> counts = gpu->sample_counts();
+            ASSERT_EQ(img.pixels.size(), static_cast<size_t>(w) * h) << what;
+            if (queued) ASSERT_NE(gpu->completed_rgba(), nullptr) << what;
+            for (int y = 0; y < h; ++y) {
+                for (int x = 0; x < w; ++x) {
+                    size_t i = static_cast<size_t>(y) * w + x;
+                    const Vec3& want = ref.image.at(x / 4, y / 4);
+                    ASSERT_EQ(counts[i], 1u) << what << " at " << x << "," << y;
+                    for (int c = 0; c < 3; ++c)
+                        ASSERT_NEAR(img.pixels[i][c], want[c], 1e-5f * (1.0f + std::fabs(want[c]))) << what << " at " << x << "," << y;
+                    if (queued) ASSERT_EQ(gpu->completed_rgba()[4 * i + 3], 1.0f) << what;
+                }
+            }
+        }
+    }
+#endif
+}
+
 // A resident sequence queues each frame behind the last; every frame is still the single render of
 // its camera and seed (the CPU's, sample for sample), and the whole sequence launches one kernel.
 TEST(Gpu, ResidentSequenceFramesEqualSingleRenders) {

@@ -360,6 +360,42 @@ TEST(Layouts, CwbvhRendersTheBvh2ImageSampleForSample) {
     }
 }
 
+// A preview (RenderSettings::preview) is the image at 1/block of the resolution, each of its pixels
+// shown as a block: pixel for pixel the render of the smaller image, in every reading of it.
+TEST(Render, PreviewsShowTheSmallerImageAsBlocks) {
+    Scene s = load_prepared(kScenes + "/cornell.json");
+    auto small = make_cpu_backend(2);
+    RenderOutput ref = render_image(*small, s, settings(17, 12, 1, 4, 5), nullptr);  // ceil(66 / 4) x ceil(47 / 4)
+    auto backend = make_cpu_backend(2);
+    backend->set_scene(s);
+    backend->reset(66, 47);
+    RenderSettings rs = settings(66, 47, 1, 4, 5);
+    rs.preview = 4;
+    RenderStats st;
+    backend->accumulate(rs, 0, 1, st);
+    EXPECT_EQ(st.samples, 17u * 12u);
+    Image img = backend->resolve();
+    std::vector<float> rgba(4 * 66 * 47);
+    backend->copy_accumulation(rgba.data());
+    std::vector<uint32_t> counts = backend->sample_counts();
+    ASSERT_EQ(img.width, 66);
+    for (int y = 0; y < 47; ++y) {
+        for (int x = 0; x < 66; ++x) {
+            size_t i = static_cast<size_t>(y) * 66 + x;
+            const Vec3& want = ref.image.at(x / 4, y / 4);
+            for (int c = 0; c < 3; ++c) ASSERT_EQ(img.pixels[i][c], want[c]) << x << "," << y;
+            ASSERT_EQ(counts[i], 1u);
+            ASSERT_EQ(rgba[4 * i + 3], 1.0f);
+            ASSERT_EQ(rgba[4 * i], want.x);
+        }
+    }
+    // The next image, full again.
+    backend->reset(66, 47);
+    backend->accumulate(settings(66, 47, 1, 4, 5), 0, 1, st);
+    EXPECT_EQ(backend->sample_counts(), std::vector<uint32_t>(66 * 47, 1u));
+    EXPECT_GT(pkrt_test::rms_difference(backend->resolve(), img), 1e-3);
+}
+
 // An accumulation divides the same whether its sums and counts come interleaved (the GPU's packed
 // snapshot) or apart (the framebuffer); a pixel without samples is black.
 TEST(Image, AccumulationsResolveTheSameInterleavedOrApart) {

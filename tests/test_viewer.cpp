@@ -104,6 +104,32 @@ TEST(Viewer, ScriptedInputMovesTheCameraAndResetRestoresTheImageExactly) {
     EXPECT_EQ(mean_abs_diff(img["same"], img["panel"]), 0.0);
 }
 
+// After a camera move the first image is a preview: the view at a quarter of the resolution, each of
+// its pixels a 4x4 block; the frame after it is the full image again.
+TEST(Viewer, ACameraMoveShowsAPreviewFirst) {
+    TempDir dir;
+    dir.write("move.txt", "frames 2\ndrag 100 100 160 120 left\nframes 1\nscreenshot preview.png\nframes 1\nscreenshot full.png\n");
+    RunResult r = run_viewer("--backend cpu --res 320x240 --scale 1 --preview 4 --script move.txt", dir.path().string());
+    SKIP_WITHOUT_XVFB(r);
+    ASSERT_EQ(r.code, 0) << r.err;
+    Png preview = read_png(dir.file("preview.png")), full = read_png(dir.file("full.png"));
+    ASSERT_TRUE(preview.ok() && full.ok());
+    ASSERT_EQ(preview.width, 320);
+    auto blocky = [](const Png& p) {  // pixels that differ from their 4x4 block's first
+        size_t differ = 0;
+        for (int y = 0; y < p.height; ++y)
+            for (int x = 0; x < p.width; ++x)
+                for (int c = 0; c < 3; ++c)
+                    differ += p.rgb[(static_cast<size_t>(y) * p.width + x) * 3 + c] !=
+                              p.rgb[(static_cast<size_t>(y / 4 * 4) * p.width + x / 4 * 4) * 3 + c];
+        return differ;
+    };
+    // (A handful of values may round the other way where the display samples a texel edge.)
+    EXPECT_LT(blocky(preview), static_cast<size_t>(preview.width * preview.height * 3 / 1000));
+    EXPECT_GT(blocky(full), static_cast<size_t>(full.width * full.height / 4)) << "the full image has pixels of its own";
+    EXPECT_LT(block_mean_diff(preview, full), 20.0) << "the same view";
+}
+
 TEST(Viewer, DragOverThePanelDoesNotMoveTheCamera) {
     TempDir dir;
     // Two runs of the same frames: one with a drag over the panel (right side) in the middle. If the
@@ -257,6 +283,8 @@ TEST(ViewerCli, BadFlagsAndFilesGiveOneErrorLine) {
         {"--interop pbo", "--interop pbo: must be texture or buffer", 1},
         {"--set grid_blocks=x", "--set grid_blocks=x: grid_blocks must be", 1},
         {"--set sideways=1", "--set sideways=1", 1},
+        {"--preview 0", "--preview 0: must be between 1", 1},
+        {"--preview 65", "--preview 65", 1},
         {"--spp-per-frame -3", "--spp-per-frame", 1},
         {"--spp-per-frame 0", "--spp-per-frame 0: must be between 1", 1},
         {"--spp-target -1", "--spp-target -1: must be between 0", 1},

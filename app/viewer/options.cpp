@@ -34,6 +34,8 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
     app.add_option("--script", o->script, "Drive the viewer from a script of input events (see app/viewer/script.h)");
     app.add_option("--interop", o->interop, "CUDA-GL interop: texture (CUDA writes it) or buffer (a pixel buffer GL copies)")
         ->capture_default_str();
+    CLI::Option* preview = app.add_option("--preview", o->preview,
+                   "After a camera move, show a preview at 1/N resolution first (default 4; 1: none; batch runs: none unless given)");
     app.add_option("--set", o->set, "Scheduler setting KEY=VALUE for experiments (repeatable; see pkrt help-settings)");
     try {
         app.parse(argc, argv);
@@ -46,6 +48,7 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
     // Explicit values are checked as given; 0 is only the "not given" default.
     o->spp_per_frame_set = spp->count() > 0;
     o->frames_set = frames->count() > 0;
+    o->preview_set = preview->count() > 0;
     if (!res.empty()) {
         try {
             parse_resolution(res, &o->width, &o->height, 16, 8192);
@@ -73,6 +76,7 @@ void check_options(const ViewerOptions& o) {
     if ((o.frames_set && o.frames < 1) || o.frames > 1000000)
         throw Error("--frames " + std::to_string(o.frames) + ": must be between 1 and 1000000");
     if (!o.screenshot.empty()) check_output_path(o.screenshot, {".png"}, "--screenshot");
+    if ((o.preview_set && o.preview < 1) || o.preview > 64) throw Error("--preview " + std::to_string(o.preview) + ": must be between 1 (none) and 64");
     parse_settings(o.set);  // the backend parses them again; a bad one fails here, before a window opens
 }
 

@@ -23,6 +23,8 @@ struct ViewerOptions {
     float exposure = 0.0f;          // stops
     std::string tone_map = "aces";  // aces | clamp
     int frames = 0;                 // > 0: render this many frames, save --screenshot, exit
+    int preview = 0;                // pixel block of the preview after a camera move; not given: 4, or 1 (none) in batch runs
+    bool preview_set = false;
     bool frames_set = false;
     std::string screenshot;         // batch output; interactive screenshots' name
     std::string shaders;            // directory holding display.vert and display.frag

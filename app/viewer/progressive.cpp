@@ -36,6 +36,7 @@ void ProgressiveRenderer::set_camera(const CameraSpec& camera) {
     camera_ = camera;
     if (backend_) backend_->set_camera(camera_);
     stale_ = true;
+    preview_pending_ = preview_ > 1;
 }
 
 void ProgressiveRenderer::set_mode(std::optional<SchedulerMode> mode) {
@@ -98,6 +99,20 @@ void ProgressiveRenderer::submit(uint32_t spp) {
         ++generation_;
         stale_ = false;
         cancel_sent_ = false;
+        restart_ = false;
+        if (preview_pending_) {  // the new view's first image: the preview, then the full image afresh
+            preview_pending_ = false;
+            RenderSettings preview = settings_;
+            preview.spp = 1;
+            preview.preview = preview_;
+            backend_->begin_accumulate(preview, 0, 1);
+            in_flight_.push_back(InFlight{std::chrono::steady_clock::now(), generation_, settings_.mode});
+            restart_ = true;
+            return;
+        }
+    } else if (restart_) {
+        backend_->reset(settings_.width, settings_.height);  // the preview's image goes; same view, same generation
+        restart_ = false;
     }
     settings_.spp = static_cast<int>(spp);
     backend_->begin_accumulate(settings_, next_sample_, spp);

@@ -33,8 +33,13 @@ public:
     void set_scene(const Scene* scene);
     void set_resolution(int width, int height);
     void set_mode(std::optional<SchedulerMode> mode);
-    // The camera moved: the backend renders from it, and the accumulation starts again.
+    // The camera moved: the backend renders from it, and the accumulation starts again, with a preview
+    // first when set_preview asked for one.
     void set_camera(const CameraSpec& camera);
+    // After a camera move, the first frame is a preview at 1/block of the resolution (each of its pixels
+    // shown as a block, RenderSettings::preview; 1 sample), which costs about 1/block² of a frame: the new
+    // view is on screen at once. The full image then starts again from sample 0. 1: no preview.
+    void set_preview(int block) { preview_ = block; }
     void set_max_depth(int max_depth);
     void set_seed(uint32_t seed);
 
@@ -80,6 +85,9 @@ private:
     int reset_width_ = 0, reset_height_ = 0;  // the accumulation's size
     bool stale_ = true;
     bool cancel_sent_ = false;  // the frames in flight were cancelled for the coming reset
+    int preview_ = 1;
+    bool preview_pending_ = false;  // the camera moved: the next image starts with a preview
+    bool restart_ = false;          // a preview is in: the next frame resets to the full image
     std::deque<InFlight> in_flight_;
 };
 

@@ -82,6 +82,8 @@ ViewerApp::ViewerApp(const ViewerOptions& options) : options_(options), bvh_(res
     view_.spp_target = options_.spp_target;
     view_.max_depth = options_.max_depth >= 0 ? options_.max_depth : scene_->defaults.max_depth;
     view_.resolution_scale = options_.scale > 0 ? options_.scale : (cpu ? 0.5f : 1.0f);
+    // Batch runs (tests, measurements) keep N frames N frames of samples unless a preview is asked for.
+    progressive_.set_preview(options_.preview_set ? options_.preview : (batch_ ? 1 : 4));
     view_.exposure = options_.exposure;
     view_.tone_map = options_.tone_map == "clamp" ? ToneMap::kClamp : ToneMap::kAces;
 
@@ -232,8 +234,10 @@ bool ViewerApp::wants_samples() const {
 }
 
 bool ViewerApp::waiting_for_image() const {
-    // Only with the GPU's queue full: until then a pass queues another frame.
-    return batch_ && progressive_.pipelined() && !progressive_.can_submit_more() && !progressive_.ready() && !compare_.running();
+    // Only with the GPU's queue full (until then a pass queues another frame), or for a new view's
+    // first image, which batch runs time.
+    return batch_ && progressive_.pipelined() && (!progressive_.can_submit_more() || view_change_pending_) && !progressive_.ready() &&
+           !compare_.running();
 }
 
 void ViewerApp::camera_changed() {
@@ -295,37 +299,45 @@ void ViewerApp::frame() {
     int rh = std::max(1, static_cast<int>(std::lround(fb_h * view_.resolution_scale)));
     progressive_.set_resolution(rw, rh);
 
-    try {
-        if (compare_.running()) {
-            compare_.step();  // the comparison owns the GPU for its frames; the image stays as it was
-            if (!compare_.running()) report_comparison();
-        } else {
-            // Renders on the GPU while this loop draws, presents and handles input; finished next frame
-            // (queued-ahead modes keep the GPU's queue full and finish whichever frames are done).
-            // A change that the frames in flight must finish before (another mode, a new size) waits
-            // for them here: they were cancelled and end soon. Batch runs queue one frame per pass, so
-            // a script's N frames are N frames of samples whatever the mode.
-            if (progressive_.stale() && progressive_.in_flight() && !progressive_.can_submit()) finish_all_frames();
-            if (progressive_.stale() && progressive_.pipelined() && !upload_->host_ready(rw, rh)) {
-                // Resident mode at a new size (or for the first time): the display texture is
-                // registered with CUDA before the kernel starts, never beside it.
-                finish_all_frames();
-                backend_->stop_resident();
-                upload_->prepare_host(rw, rh);
-            }
-            for (int n = 0; wants_samples() && progressive_.can_submit() && (n == 0 || !batch_); ++n) {
-                uint32_t spp = static_cast<uint32_t>(view_.spp_per_frame);
-                if (view_.spp_target > 0) {  // the last frame stops at the target exactly
-                    uint32_t have = progressive_.stale() ? 0u : progressive_.samples();
-                    spp = std::min(spp, static_cast<uint32_t>(view_.spp_target) - have);
+    // Frames are queued before this pass draws, so the GPU renders while it draws and presents; but a
+    // pass that shows a new view's first image presents it first: GL's work would otherwise wait for
+    // the frames just queued (the two take turns on the GPU), and a preview would reach the screen
+    // no sooner than a full frame.
+    auto queue_frames = [&] {
+        try {
+            if (compare_.running()) {
+                compare_.step();  // the comparison owns the GPU for its frames; the image stays as it was
+                if (!compare_.running()) report_comparison();
+            } else {
+                // Renders on the GPU while this loop draws, presents and handles input; finished next frame
+                // (queued-ahead modes keep the GPU's queue full and finish whichever frames are done).
+                // A change that the frames in flight must finish before (another mode, a new size) waits
+                // for them here: they were cancelled and end soon. Batch runs queue one frame per pass, so
+                // a script's N frames are N frames of samples whatever the mode.
+                if (progressive_.stale() && progressive_.in_flight() && !progressive_.can_submit()) finish_all_frames();
+                if (progressive_.stale() && progressive_.pipelined() && !upload_->host_ready(rw, rh)) {
+                    // Resident mode at a new size (or for the first time): the display texture is
+                    // registered with CUDA before the kernel starts, never beside it.
+                    finish_all_frames();
+                    backend_->stop_resident();
+                    upload_->prepare_host(rw, rh);
                 }
-                progressive_.submit(spp);
-                submitted_mode_ = backend_->mode_label(progressive_.settings());
+                for (int n = 0; wants_samples() && progressive_.can_submit() && (n == 0 || !batch_); ++n) {
+                    uint32_t spp = static_cast<uint32_t>(view_.spp_per_frame);
+                    if (view_.spp_target > 0) {  // the last frame stops at the target exactly
+                        uint32_t have = progressive_.stale() ? 0u : progressive_.samples();
+                        spp = std::min(spp, static_cast<uint32_t>(view_.spp_target) - have);
+                    }
+                    progressive_.submit(spp);
+                    submitted_mode_ = backend_->mode_label(progressive_.settings());
+                }
             }
+        } catch (const Error& e) {
+            throw Error(std::string("rendering failed: ") + e.what());
         }
-    } catch (const Error& e) {
-        throw Error(std::string("rendering failed: ") + e.what());
-    }
+    };
+    const bool present_first = view_shown_;
+    if (!present_first) queue_frames();
 
     gl::BindFramebuffer(GL_FRAMEBUFFER, 0);
     gl::Viewport(0, 0, fb_w, fb_h);
@@ -348,6 +360,7 @@ void ViewerApp::frame() {
             view_latencies_ms_.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - view_changed_at_).count());
         view_shown_ = false;
     }
+    if (present_first) queue_frames();
 }
 
 void ViewerApp::finish_frame() {

@@ -91,6 +91,7 @@ public:
         if (queue_ahead_) display_host_.allocate(4 * n);
         display_valid_ = false;
         clear_next_ = true;
+        block_ = 1;
         clear_now();
     }
 
@@ -148,6 +149,12 @@ public:
         f.stream = stream_;
         f.scene = dscene_.view();
         f.record = make_frame_record(camera_, width_, height_, rs, first_sample, samples, ++epoch_);
+        // A preview renders a smaller image into the framebuffer's first pixels; every reading of it
+        // shows them as blocks (the resident kernel's pack does so itself).
+        block_ = std::max(1, rs.preview);
+        f.block = block_;
+        f.image_width = width_;
+        f.image_height = height_;
         f.frame = frame_.get();
         f.fb = DeviceFramebuffer{radiance_.get(), samples_.get()};
         f.counters = counters_.get();
@@ -166,7 +173,7 @@ public:
             if (queue_ahead_) {  // the kernel packs the image as the frame ends, for display and resolve
                 slot = static_cast<int>(next_snapshot_++ % 2);
                 f.job_flags |= kJobSnapshot;
-                f.snapshot = snapshots_.get() + static_cast<size_t>(slot) * 4 * f.record.pixels();
+                f.snapshot = snapshots_.get() + static_cast<size_t>(slot) * 4 * width_ * height_;
             }
             s.begin(f);
             clear_next_ = false;
@@ -232,6 +239,8 @@ public:
         if (paths_ > 0 && ms > 0.0f) ns_per_path_ = ms * 1e6 / static_cast<double>(paths_);
     }
 
+    using Backend::accumulation;  // the copy-returning one beside the override below
+
     std::vector<uint32_t> sample_counts() const override {
         std::vector<uint32_t> out(static_cast<size_t>(width_) * height_);
         if (showing_snapshot()) {
@@ -239,6 +248,7 @@ public:
             return out;
         }
         if (clear_next_) return std::vector<uint32_t>(out.size(), 0u);  // the clear is still to come
+        if (block_ > 1) return accumulation().counts;
         read_back(out.data(), samples_.get(), out.size() * sizeof(uint32_t), "read samples");
         return out;
     }
@@ -254,8 +264,7 @@ public:
         display_needs_free_gpu();
         after_frame();
         DeviceFramebuffer fb{radiance_.get(), samples_.get()};
-        uint32_t pixels = static_cast<uint32_t>(width_) * static_cast<uint32_t>(height_);
-        check(launch_pack_accumulation(fb, pixels, reinterpret_cast<float4*>(rgba), display_stream_), "pack accumulation");
+        check(launch_pack_accumulation(fb, width_, height_, block_, reinterpret_cast<float4*>(rgba), display_stream_), "pack accumulation");
         check(cudaStreamSynchronize(display_stream_), "pack accumulation");
     }
 
@@ -263,7 +272,7 @@ public:
         display_needs_free_gpu();
         after_frame();
         DeviceFramebuffer fb{radiance_.get(), samples_.get()};
-        check(launch_pack_accumulation_surface(fb, width_, height_, static_cast<cudaSurfaceObject_t>(surface), display_stream_),
+        check(launch_pack_accumulation_surface(fb, width_, height_, block_, static_cast<cudaSurfaceObject_t>(surface), display_stream_),
               "pack accumulation");
         check(cudaStreamSynchronize(display_stream_), "pack accumulation");
         return true;
@@ -305,6 +314,7 @@ public:
                 a.counts.assign(counts, counts + n);
             }
         }
+        expand_preview(a, block_);
     }
 
 private:
@@ -395,6 +405,7 @@ private:
     bool display_valid_ = false;
     bool queue_ahead_ = false;
     bool clear_next_ = false;          // reset() asked for a clear the next frame makes
+    int block_ = 1;                    // the image's preview block (RenderSettings::preview), 1 for a full one
     unsigned next_snapshot_ = 0;
     std::deque<int> pending_slots_;    // resident: the snapshot slot of each frame in flight (-1: none)
     int pending_count_ = 0;

@@ -38,6 +38,10 @@ struct GpuFrame {
     // `snapshot` after them (kJobSnapshot).
     uint32_t job_flags = 0;
     float* snapshot = nullptr;
+    // A preview (RenderSettings::preview): `record` is the smaller image rendered, the pack shows its
+    // pixels as block x block squares of the image_width x image_height snapshot.
+    uint32_t block = 1;
+    int image_width = 0, image_height = 0;
 
     unsigned long long paths() const { return static_cast<unsigned long long>(record.pixels()) * record.samples; }
     // The configuration whose frames share policy timings (render/policy_tuner.h): frames of other
