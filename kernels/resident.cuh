@@ -72,6 +72,17 @@ __device__ inline void resident_monitor(const PersistentParams& p) {
         rc->relayed = seq;
         return;
     }
+    if (p.ring->cancel >= seq) {
+        // Cancelled while it waited (a camera move cancels the frames queued behind the running one):
+        // it completes without a claim. Opened, its claims would run until the monitor's next look
+        // landed the cancel, by then most of a large frame, and the new view would wait for it.
+        rc->relayed = seq;
+        ResidentJobResult& r = p.status->results[seq % kResidentRingSlots];
+        r.start_ns = global_timer_ns();
+        p.status->started = seq;
+        resident_complete(p, seq, true);
+        return;
+    }
     *p.job_frame = job.frame;
     GpuCounters* c = p.counters;
     c->timeline_count = 0;

@@ -54,6 +54,8 @@ public:
     bool in_flight() const { return !in_flight_.empty(); }
     // The oldest frame in flight is done (complete() would not wait).
     bool ready() const;
+    // The oldest frame in flight belongs to an image already replaced (a camera change queued since).
+    bool oldest_replaced() const { return !in_flight_.empty() && in_flight_.front().generation != generation_; }
     // More than one frame may be in flight (the backend queues them ahead): the caller polls ready().
     bool pipelined() const;
     // Completes the frames in flight and drops their results (before the backend or scene changes).

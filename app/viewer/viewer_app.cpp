@@ -215,8 +215,8 @@ int ViewerApp::run() {
         std::sort(v.begin(), v.end());
         std::fprintf(stderr,
                      "pkrt-viewer: camera change to its first image on screen: median %.3f ms, max %.3f ms over %zu changes "
-                     "(display frame %.3f ms)\n",
-                     median_of(v), v.back(), v.size(), mean_dt_ * 1e3);
+                     "(display frame %.3f ms); medians of its parts: %.3f ms until its frame is queued, %.3f ms until it is done\n",
+                     median_of(v), v.back(), v.size(), mean_dt_ * 1e3, median_of(view_queued_ms_), median_of(view_done_ms_));
     }
     if (!ui_screenshot_.empty() && !glfwWindowShouldClose(win)) frame();  // a script ended on 'screenshot PATH ui'
     if (batch_ && !options_.screenshot.empty()) {
@@ -233,11 +233,19 @@ bool ViewerApp::wants_samples() const {
     return view_.spp_target <= 0 || progressive_.samples() < static_cast<uint32_t>(view_.spp_target);
 }
 
-bool ViewerApp::waiting_for_image() const {
-    // Only with the GPU's queue full (until then a pass queues another frame), or for a new view's
-    // first image, which batch runs time.
-    return batch_ && progressive_.pipelined() && (!progressive_.can_submit_more() || view_change_pending_) && !progressive_.ready() &&
-           !compare_.running();
+bool ViewerApp::waiting_for_image() {
+    if (!batch_ || !progressive_.pipelined() || compare_.running()) return false;
+    // A change's first frame is queued by the pass itself, which cancels the frames in flight first:
+    // waiting here for those would put a whole frame of the old view before the new one.
+    if (progressive_.stale()) return false;
+    if (view_change_pending_) {
+        // Batch runs time the new view's first image: the replaced frames ahead of it end (cancelled,
+        // drawing nothing) as they come, and the pass waits for that image, not for the queue's room.
+        while (progressive_.ready() && progressive_.oldest_replaced()) launches_ += progressive_.complete().stats.kernel_launches;
+        return progressive_.in_flight() && !progressive_.ready();
+    }
+    // Otherwise only with the GPU's queue full: until then a pass queues another frame.
+    return !progressive_.can_submit_more() && !progressive_.ready();
 }
 
 void ViewerApp::camera_changed() {
@@ -246,6 +254,11 @@ void ViewerApp::camera_changed() {
     view_change_pending_ = true;
     view_change_generation_ = progressive_.generation() + 1;  // the image the next reset starts
     view_changed_at_ = std::chrono::steady_clock::now();
+    view_queued_ = false;
+}
+
+double ViewerApp::ms_since_view_change() const {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - view_changed_at_).count();
 }
 
 void ViewerApp::frame() {
@@ -330,6 +343,10 @@ void ViewerApp::frame() {
                     }
                     progressive_.submit(spp);
                     submitted_mode_ = backend_->mode_label(progressive_.settings());
+                    if (view_change_pending_ && !view_queued_ && progressive_.generation() >= view_change_generation_) {
+                        view_queued_ = true;
+                        view_queued_ms_.push_back(ms_since_view_change());
+                    }
                 }
             }
         } catch (const Error& e) {
@@ -357,7 +374,7 @@ void ViewerApp::frame() {
     glfwSwapBuffers(window_->handle());
     if (view_shown_) {
         if (batch_)
-            view_latencies_ms_.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - view_changed_at_).count());
+            view_latencies_ms_.push_back(ms_since_view_change());
         view_shown_ = false;
     }
     if (present_first) queue_frames();
@@ -391,6 +408,7 @@ void ViewerApp::finish_frame() {
         if (view_change_pending_ && generation >= view_change_generation_) {
             view_change_pending_ = false;
             view_shown_ = true;
+            view_done_ms_.push_back(ms_since_view_change());
         }
         upload_->configure(progressive_.width(), progressive_.height(), backend_->output_on_device());
         upload_ms_ = upload_->upload(*backend_);

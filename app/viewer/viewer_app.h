@@ -58,7 +58,7 @@ private:
     // More samples are wanted: not paused, and short of the sample target (or a new image starts).
     bool wants_samples() const;
     // Batch runs of a queued-ahead mode: nothing is done yet, and there is nothing new to draw.
-    bool waiting_for_image() const;
+    bool waiting_for_image();  // ends the replaced frames that are done on its way
     void open_scene(const std::string& path);
     void switch_backend(const std::string& kind);
     void apply_settings(const ViewSettings& before);
@@ -114,6 +114,11 @@ private:
     uint32_t view_change_generation_ = 0;
     std::chrono::steady_clock::time_point view_changed_at_;
     std::vector<double> view_latencies_ms_;
+    // Where that time goes (batch runs print medians): until the new view's first frame is queued,
+    // and until the pass takes it done.
+    bool view_queued_ = false;
+    std::vector<double> view_queued_ms_, view_done_ms_;
+    double ms_since_view_change() const;
     unsigned long long launches_ = 0;  // kernel launches of the frames displayed
 
     // Mouse drag and held keys.
