@@ -59,6 +59,9 @@ struct RenderArgs {
     float aperture = 0.0f, focus_distance = 0.0f;  // meaningful only when *_set
     bool aperture_set = false, focus_distance_set = false;
     bool quiet = false;
+    pkrt::AdaptiveSettings adaptive;  // meaningful only when target_error_set
+    bool target_error_set = false, min_spp_set = false, max_spp_set = false, time_limit_set = false;
+    std::string spp_map;
     pkrt::LoadLimits limits;
 };
 
@@ -88,6 +91,16 @@ int run_render(const RenderArgs& a) {
         throw pkrt::Error("--aperture " + format_number(a.aperture) + ": the lens radius must be between 0 (a pinhole) and 1e18");
     if (a.focus_distance_set && !pkrt::valid_focus_distance(a.focus_distance))
         throw pkrt::Error("--focus-distance " + format_number(a.focus_distance) + ": must be greater than 0 and at most 1e18");
+    if (a.target_error_set) {
+        if (a.spp_set) throw pkrt::Error("--spp: not with --target-error (adaptive sampling takes --min-spp and --max-spp)");
+        if (sequence) throw pkrt::Error("--target-error: not with --frames (sequences sample every pixel alike)");
+        pkrt::check_adaptive_settings(a.adaptive, kMaxSpp);
+        if (!a.spp_map.empty()) pkrt::check_output_path(a.spp_map, {".png"}, "--spp-map");
+    } else {
+        const char* flag = a.min_spp_set ? "--min-spp" : a.max_spp_set ? "--max-spp" : a.time_limit_set ? "--time-limit"
+                         : !a.spp_map.empty() ? "--spp-map" : nullptr;
+        if (flag) throw pkrt::Error(std::string(flag) + ": only with --target-error (adaptive sampling)");
+    }
     int w = 0, h = 0;
     if (!a.res.empty()) pkrt::parse_resolution(a.res, &w, &h, 1, kMaxResolution);
     if (w) pkrt::check_pixel_budget(a.limits, "--res " + a.res, w, h);
@@ -121,6 +134,7 @@ int run_render(const RenderArgs& a) {
     std::vector<pkrt::OutputFile> outputs = {{"-o", output, {}}};
     if (!hdr.empty()) outputs.push_back({"--hdr", hdr, {}});
     if (!a.stats.empty()) outputs.push_back({"--stats", a.stats, {}});
+    if (!a.spp_map.empty()) outputs.push_back({"--spp-map", a.spp_map, {}});
     pkrt::check_outputs(outputs, scene.inputs);
     pkrt::prepare_scene(scene, bvh.layout, bvh.splits, bvh.sbvh);
 
@@ -131,6 +145,10 @@ int run_render(const RenderArgs& a) {
     rs.max_depth = a.max_depth_set ? a.max_depth : scene.defaults.max_depth;
     rs.seed = a.seed;
     rs.mode = mode;
+    if (a.target_error_set) {
+        rs.adaptive = a.adaptive;
+        rs.spp = static_cast<int>(a.adaptive.rule().max_spp);  // the most any pixel gets
+    }
     if (!a.quiet) {
         std::fprintf(stderr, "pkrt: %s\n", why.c_str());
         uint64_t texels = scene.env_map.texels.size();
@@ -151,8 +169,9 @@ int run_render(const RenderArgs& a) {
         pkrt::SequenceOutputs seq{a.output, a.hdr, a.stats, a.exposure, scene.inputs};
         return pkrt::run_sequence(*backend, scene, rs, *camera_path, a.frames, seq, a.quiet);
     }
-    pkrt::Progress progress("rendering", static_cast<uint64_t>(rs.width) * rs.height * rs.spp, "samples",
-                            a.quiet ? nullptr : stderr);
+    const uint64_t pixels = static_cast<uint64_t>(rs.width) * rs.height;
+    pkrt::Progress progress(rs.adaptive ? "converged" : "rendering", rs.adaptive ? pixels : pixels * rs.spp,
+                            rs.adaptive ? "pixels" : "samples", a.quiet ? nullptr : stderr);
     pkrt::RenderOutput out = pkrt::render_image(*backend, scene, rs, &progress);
 
     // All or nothing: a failed EXR leaves no PNG either.
@@ -160,6 +179,9 @@ int run_render(const RenderArgs& a) {
     for (auto& o : outputs) {
         if (o.flag == "--hdr") o.bytes = pkrt::encode_image(o.path, out.image);
         if (o.flag == "--stats") o.bytes = pkrt::stats_json_text(out.stats);
+        if (o.flag == "--spp-map")
+            o.bytes = pkrt::spp_map_png(rs.width, rs.height, backend->sample_counts(), static_cast<int>(a.adaptive.rule().min_spp),
+                                        static_cast<int>(a.adaptive.rule().max_spp));
     }
     pkrt::write_outputs(outputs, scene.inputs);
 
@@ -172,6 +194,14 @@ int run_render(const RenderArgs& a) {
                      pkrt::Progress::format_rate(st.total_rays() / s).c_str(),
                      pkrt::Progress::format_rate(static_cast<double>(st.extension_rays)).c_str(),
                      pkrt::Progress::format_rate(static_cast<double>(st.shadow_rays)).c_str());
+        if (st.adaptive.enabled) {
+            const pkrt::AdaptiveReport& ad = st.adaptive;
+            std::fprintf(stderr,
+                         "pkrt: adaptive: %.1f%% of pixels at the target error %g or at %u spp after %zu rounds; %.1f spp a pixel on "
+                         "average (least %u, most %u)%s\n",
+                         100.0 * ad.converged, static_cast<double>(ad.settings.target_error), ad.settings.rule().max_spp,
+                         ad.rounds.size(), ad.mean_spp, ad.least_spp, ad.most_spp, ad.time_limit_hit ? "; stopped by --time-limit" : "");
+        }
         if (st.frames && !st.frame_gpu_ms.empty()) {
             double gpu_ms = 0;
             for (double m : st.frame_gpu_ms) gpu_ms += m;
@@ -183,8 +213,8 @@ int run_render(const RenderArgs& a) {
         if (st.nonfinite_samples)
             std::fprintf(stderr, "pkrt: warning: %llu samples were NaN or infinite and were dropped\n",
                          static_cast<unsigned long long>(st.nonfinite_samples));
-        std::fprintf(stderr, "pkrt: wrote %s%s%s%s%s\n", a.output.c_str(), a.hdr.empty() ? "" : ", ", a.hdr.c_str(),
-                     a.stats.empty() ? "" : ", ", a.stats.c_str());
+        std::fprintf(stderr, "pkrt: wrote %s%s%s%s%s%s%s\n", a.output.c_str(), a.hdr.empty() ? "" : ", ", a.hdr.c_str(),
+                     a.stats.empty() ? "" : ", ", a.stats.c_str(), a.spp_map.empty() ? "" : ", ", a.spp_map.c_str());
     }
     return 0;
 }
@@ -241,6 +271,13 @@ int main(int argc, char** argv) {
     render->add_option("--exposure", ra.exposure, "Exposure in stops for the PNG")->capture_default_str();
     CLI::Option* aperture_opt = render->add_option("--aperture", ra.aperture, "Thin-lens radius in scene units, 0 = pinhole (default: the scene's)");
     CLI::Option* focus_opt = render->add_option("--focus-distance", ra.focus_distance, "Distance of the plane in focus along the view (default: the scene's, else eye to look_at)");
+    CLI::Option* target_error_opt = render->add_option("--target-error", ra.adaptive.target_error,
+        "Adaptive sampling: sample each pixel until its relative error estimate is at most E (0.01 = 1%)");
+    CLI::Option* min_spp_opt = render->add_option("--min-spp", ra.adaptive.min_spp, "Adaptive: samples every pixel gets first")->capture_default_str();
+    CLI::Option* max_spp_opt = render->add_option("--max-spp", ra.adaptive.max_spp, "Adaptive: samples no pixel goes beyond")->capture_default_str();
+    CLI::Option* time_limit_opt = render->add_option("--time-limit", ra.adaptive.time_limit_s,
+        "Adaptive: stop after the round that passes this many seconds (0: none)")->capture_default_str();
+    render->add_option("--spp-map", ra.spp_map, "Adaptive: also write samples per pixel as a false-colour PNG with a legend");
     render->add_flag("-q,--quiet", ra.quiet, "No progress or summary");
     pkrt::add_limit_options(render, &ra.limits);
 
@@ -293,6 +330,10 @@ int main(int argc, char** argv) {
             ra.max_depth_set = depth_opt->count() > 0;
             ra.aperture_set = aperture_opt->count() > 0;
             ra.focus_distance_set = focus_opt->count() > 0;
+            ra.target_error_set = target_error_opt->count() > 0;
+            ra.min_spp_set = min_spp_opt->count() > 0;
+            ra.max_spp_set = max_spp_opt->count() > 0;
+            ra.time_limit_set = time_limit_opt->count() > 0;
             return run_render(ra);
         }
         if (info->parsed()) return run_info();

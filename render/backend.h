@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "adaptive.h"
 #include "image.h"
 #include "mode.h"
 #include "scene.h"
@@ -16,6 +17,8 @@
 #include "stats.h"
 
 namespace pkrt {
+
+class Progress;
 
 struct RenderSettings {
     int width = 512, height = 512;
@@ -27,6 +30,8 @@ struct RenderSettings {
     // reading of the accumulation (display, resolve, counts) shows each of its pixels as a preview x
     // preview block. A preview is the only frame of its image (the viewer's first after a camera move).
     int preview = 1;
+    // Set: adaptive sampling (render/adaptive.h) in place of spp samples of every pixel.
+    std::optional<AdaptiveSettings> adaptive;
 };
 
 class Backend {
@@ -53,6 +58,11 @@ public:
     virtual void end_accumulate(RenderStats& stats) {
         accumulate(deferred_.settings, deferred_.first_sample, deferred_.samples, stats);
     }
+    // Adaptive sampling on a reset framebuffer: rounds of samples for the tiles that need them
+    // (kernels/adaptive.h) until none does, or the time limit passes; `report` says how it went and
+    // progress (may be null) counts converged pixels. Backends that cannot refuse with an Error.
+    virtual void accumulate_adaptive(const RenderSettings& settings, const AdaptiveSettings& adaptive, AdaptiveReport& report,
+                                     RenderStats& stats, Progress* progress);
     // Mean radiance per pixel.
     Image resolve() const { return resolve_accumulation(accumulation()); }
     // The sums and counts resolve() divides, copied out as they are (cheap: no pass over the pixels
@@ -149,7 +159,6 @@ struct RenderOutput {
 // The statistics' description of a render (backend, mode, size, scene), before any counts.
 RenderStats describe_render(const Backend& backend, const Scene& scene, const RenderSettings& settings);
 // The whole render: reset, passes of samples with progress, resolve. progress may be null.
-class Progress;
 RenderOutput render_image(Backend& backend, const Scene& scene, const RenderSettings& settings, Progress* progress);
 // The same from another camera, leaving `progress` open (a sequence counts all its frames in one).
 // resolve = false: the output's accumulation instead of its image, in `spare`'s memory.

@@ -2,11 +2,14 @@
 // functions the GPU schedulers use (kernels/path.h), so its images are the reference the GPU modes
 // are tested against. Threads take 8x8 tiles from a shared counter.
 #include <atomic>
+#include <chrono>
+#include <climits>
 #include <mutex>
 
 #include "backend.h"
 #include "kernels/path_stages.h"
 #include "parallel.h"
+#include "progress.h"
 
 namespace pkrt {
 
@@ -31,53 +34,70 @@ public:
         height_ = height;
         block_ = 1;
         sum_.assign(static_cast<size_t>(width) * height, Vec3{0.0f, 0.0f, 0.0f});
+        odd_.assign(static_cast<size_t>(width) * height, Vec3{0.0f, 0.0f, 0.0f});
         count_.assign(static_cast<size_t>(width) * height, 0u);
     }
 
     void accumulate(const RenderSettings& rs, uint32_t first_sample, uint32_t samples, RenderStats& stats) override {
-        SceneView view = view_scene(*scene_);
         FrameRecord fp = make_frame_record(camera_, width_, height_, rs, first_sample, samples, 0);
         block_ = std::max(1, rs.preview);
-        const int width = fp.width, height = fp.height;  // a preview's, smaller (RenderSettings::preview)
-        int tiles_x = (width + kTile - 1) / kTile, tiles_y = (height + kTile - 1) / kTile;
-        size_t tiles = static_cast<size_t>(tiles_x) * tiles_y;
-        // Small frames are also split along the sample range, so that every core has work. The number
-        // of chunks depends on the frame alone, never on the thread count, and chunk sums are added in
-        // chunk order: the image is the same whatever the number of threads.
-        uint32_t chunks = tiles >= kMinWorkItems ? 1u : static_cast<uint32_t>(std::min<size_t>(samples, (kMinWorkItems + tiles - 1) / tiles));
-        uint32_t chunk_len = (samples + chunks - 1) / chunks;
-        chunks = (samples + chunk_len - 1) / chunk_len;
-        size_t npix = static_cast<size_t>(width) * height;
-        std::vector<Vec3> partial(chunks > 1 ? chunks * npix : 0, Vec3{0.0f, 0.0f, 0.0f});
-        std::vector<RenderStats> local(threads_);
-        parallel_chunks(tiles * chunks, 1, [&](unsigned w, size_t b, size_t e) {
-            RenderStats& st = local[w];
-            for (size_t item = b; item < e; ++item) {
-                size_t tile = item / chunks;
-                uint32_t chunk = static_cast<uint32_t>(item % chunks);
-                uint32_t s0 = first_sample + chunk * chunk_len;
-                uint32_t s1 = std::min(first_sample + samples, s0 + chunk_len);
-                int tx = static_cast<int>(tile % tiles_x) * kTile, ty = static_cast<int>(tile / tiles_x) * kTile;
-                for (int y = ty; y < std::min(ty + kTile, height); ++y) {
-                    for (int x = tx; x < std::min(tx + kTile, width); ++x) {
-                        uint32_t pixel = static_cast<uint32_t>(y) * width + x;
-                        Vec3 sum = splat(0.0f);
-                        for (uint32_t s = s0; s < s1; ++s) {
-                            Vec3 l = trace_path(view, fp, pixel, s, st);
-                            if (all_finite(l)) sum += l;
-                            else ++st.nonfinite_samples;
-                        }
-                        if (chunks > 1) partial[chunk * npix + pixel] = sum;
-                        else sum_[pixel] += sum;
-                        st.samples += s1 - s0;
-                    }
-                }
+        std::vector<TileSpan> spans(tile_count(fp.width) * static_cast<size_t>(tile_count(fp.height)));
+        for (size_t t = 0; t < spans.size(); ++t) spans[t] = TileSpan{static_cast<uint32_t>(t), first_sample};
+        render_tiles(fp, spans, samples, stats);
+    }
+
+    void accumulate_adaptive(const RenderSettings& rs, const AdaptiveSettings& as, AdaptiveReport& report, RenderStats& stats,
+                             Progress* progress) override {
+        const AdaptiveRule rule = as.rule();
+        report = AdaptiveReport{};
+        report.enabled = true;
+        report.settings = as;
+        FrameRecord fp = make_frame_record(camera_, width_, height_, rs, 0, 0, 0);
+        block_ = 1;
+        const int tiles_x = tile_count(width_), tiles_y = tile_count(height_);
+        std::vector<uint32_t> tile_samples(static_cast<size_t>(tiles_x) * tiles_y, 0u);
+        std::vector<TileSpan> spans(tile_samples.size());
+        for (size_t t = 0; t < spans.size(); ++t) spans[t] = TileSpan{static_cast<uint32_t>(t), 0u};
+        uint32_t step = rule.min_spp;
+        uint64_t shown = 0, pixels = static_cast<uint64_t>(width_) * height_;
+        auto t0 = std::chrono::steady_clock::now();
+        std::vector<unsigned char> needs(tile_samples.size());
+        for (;;) {
+            render_tiles(fp, spans, step, stats);
+            for (const TileSpan& s : spans) tile_samples[s.tile] += step;
+            AdaptiveRound r;
+            r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            r.tiles_sampled = static_cast<uint32_t>(spans.size());
+            r.samples_per_tile = step;
+            r.samples = stats.samples;
+            r.converged = converged_fraction(width_, height_, &sum_[0].x, &odd_[0].x, count_.data(), rule);
+            report.rounds.push_back(r);
+            report.converged = r.converged;
+            uint64_t converged_pixels = static_cast<uint64_t>(r.converged * static_cast<double>(pixels));
+            if (progress && converged_pixels > shown) {  // the bar shows the most pixels ever converged
+                progress->add(converged_pixels - shown);
+                shown = converged_pixels;
             }
-        }, threads_);
-        for (uint32_t c = 0; c < chunks && chunks > 1; ++c)
-            for (size_t i = 0; i < npix; ++i) sum_[i] += partial[c * npix + i];
-        for (size_t i = 0; i < npix; ++i) count_[i] += samples;
-        for (const auto& st : local) stats.merge(st);
+            if (as.time_limit_s > 0.0 && r.seconds >= as.time_limit_s) {
+                report.time_limit_hit = true;
+                break;
+            }
+            parallel_chunks(needs.size(), 16, [&](unsigned, size_t b, size_t e) {
+                for (size_t t = b; t < e; ++t)
+                    needs[t] = tile_needs_samples(static_cast<int>(t % tiles_x), static_cast<int>(t / tiles_x), width_, height_,
+                                                  &sum_[0].x, &odd_[0].x, count_.data(), rule);
+            }, threads_);
+            spans.clear();
+            uint32_t least_count = UINT32_MAX, least_room = UINT32_MAX;
+            for (size_t t = 0; t < needs.size(); ++t) {
+                if (!needs[t]) continue;
+                spans.push_back(TileSpan{static_cast<uint32_t>(t), tile_samples[t]});
+                least_count = std::min(least_count, tile_samples[t]);
+                least_room = std::min(least_room, rule.max_spp - tile_samples[t]);
+            }
+            if (spans.empty()) break;
+            step = adaptive_round_samples(least_count, least_room);
+        }
     }
 
     using Backend::accumulation;  // the copy-returning one beside the override below
@@ -107,10 +127,90 @@ public:
             a.sums[3 * i + 2] = sum_[i].z;
         }
         a.counts.assign(count_.begin(), count_.end());
+        a.odd_sums.resize(3 * odd_.size());
+        for (size_t i = 0; i < odd_.size(); ++i) {
+            a.odd_sums[3 * i] = odd_[i].x;
+            a.odd_sums[3 * i + 1] = odd_[i].y;
+            a.odd_sums[3 * i + 2] = odd_[i].z;
+        }
         expand_preview(a, block_);
     }
 
 private:
+    // Samples [first_sample, first_sample + n) of every pixel of one 8x8 tile (n is the caller's).
+    struct TileSpan {
+        uint32_t tile, first_sample;
+    };
+    static int tile_count(int pixels) { return (pixels + kTile - 1) / kTile; }
+
+    // Small frames are also split along the sample range, so that every core has work. The number of
+    // chunks depends on the work alone, never on the thread count, and a pixel's chunk sums are added
+    // in chunk order: the image is the same whatever the number of threads. Odd-numbered samples are
+    // summed apart as well, for adaptive sampling's error estimate (kernels/adaptive.h).
+    void render_tiles(const FrameRecord& frame, const std::vector<TileSpan>& spans, uint32_t samples, RenderStats& stats) {
+        SceneView view = view_scene(*scene_);
+        const int width = frame.width, height = frame.height;  // a preview's, smaller (RenderSettings::preview)
+        const int tiles_x = tile_count(width);
+        uint32_t chunks = spans.size() >= kMinWorkItems
+                              ? 1u
+                              : static_cast<uint32_t>(std::min<size_t>(samples, (kMinWorkItems + spans.size() - 1) / spans.size()));
+        uint32_t chunk_len = (samples + chunks - 1) / chunks;
+        chunks = (samples + chunk_len - 1) / chunk_len;
+        constexpr size_t kTilePixels = kTile * kTile;
+        // Per (span, chunk): the tile's pixel sums, all and odd, when the span is split.
+        std::vector<Vec3> partial(chunks > 1 ? 2 * spans.size() * chunks * kTilePixels : 0, Vec3{0.0f, 0.0f, 0.0f});
+        std::vector<RenderStats> local(threads_);
+        parallel_chunks(spans.size() * chunks, 1, [&](unsigned w, size_t b, size_t e) {
+            RenderStats& st = local[w];
+            for (size_t item = b; item < e; ++item) {
+                const TileSpan& span = spans[item / chunks];
+                uint32_t chunk = static_cast<uint32_t>(item % chunks);
+                uint32_t s0 = span.first_sample + chunk * chunk_len;
+                uint32_t s1 = std::min(span.first_sample + samples, s0 + chunk_len);
+                int tx = static_cast<int>(span.tile % tiles_x) * kTile, ty = static_cast<int>(span.tile / tiles_x) * kTile;
+                for (int y = ty; y < std::min(ty + kTile, height); ++y) {
+                    for (int x = tx; x < std::min(tx + kTile, width); ++x) {
+                        uint32_t pixel = static_cast<uint32_t>(y) * width + x;
+                        Vec3 sum = splat(0.0f), odd = splat(0.0f);
+                        for (uint32_t s = s0; s < s1; ++s) {
+                            Vec3 l = trace_path(view, frame, pixel, s, st);
+                            if (!all_finite(l)) {
+                                ++st.nonfinite_samples;
+                                continue;
+                            }
+                            sum += l;
+                            if (s & 1u) odd += l;
+                        }
+                        if (chunks > 1) {
+                            size_t slot = 2 * ((item * kTilePixels) + static_cast<size_t>(y - ty) * kTile + (x - tx));
+                            partial[slot] = sum;
+                            partial[slot + 1] = odd;
+                        } else {
+                            sum_[pixel] += sum;
+                            odd_[pixel] += odd;
+                        }
+                        st.samples += s1 - s0;
+                    }
+                }
+            }
+        }, threads_);
+        for (size_t i = 0; i < spans.size(); ++i) {
+            int tx = static_cast<int>(spans[i].tile % tiles_x) * kTile, ty = static_cast<int>(spans[i].tile / tiles_x) * kTile;
+            for (int y = ty; y < std::min(ty + kTile, height); ++y) {
+                for (int x = tx; x < std::min(tx + kTile, width); ++x) {
+                    size_t pixel = static_cast<size_t>(y) * width + x;
+                    for (uint32_t c = 0; c < chunks && chunks > 1; ++c) {
+                        size_t slot = 2 * (((i * chunks + c) * kTilePixels) + static_cast<size_t>(y - ty) * kTile + (x - tx));
+                        sum_[pixel] += partial[slot];
+                        odd_[pixel] += partial[slot + 1];
+                    }
+                    count_[pixel] += samples;
+                }
+            }
+        }
+        for (const auto& st : local) stats.merge(st);
+    }
+
     // The CPU's Sink for the path stages: one path's radiance, summed in the order it arrives.
     struct PathSum {
         Vec3 l = splat(0.0f);
@@ -142,7 +242,7 @@ private:
     const Scene* scene_ = nullptr;
     int width_ = 0, height_ = 0;
     int block_ = 1;  // the image's preview block (RenderSettings::preview), 1 for a full image
-    std::vector<Vec3> sum_;
+    std::vector<Vec3> sum_, odd_;  // all samples' radiance per pixel, and the odd-numbered samples'
     std::vector<uint32_t> count_;
 };
 

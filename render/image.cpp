@@ -136,6 +136,7 @@ void expand_preview(Accumulation& a, int block) {
     else {
         full.sums.resize(3 * n);
         full.counts.resize(n);
+        if (!a.odd_sums.empty()) full.odd_sums.resize(3 * n);
     }
     for (int y = 0; y < a.height; ++y) {
         for (int x = 0; x < a.width; ++x) {
@@ -144,6 +145,7 @@ void expand_preview(Accumulation& a, int block) {
                 std::copy_n(&a.rgba[4 * s], 4, &full.rgba[4 * i]);
             } else {
                 std::copy_n(&a.sums[3 * s], 3, &full.sums[3 * i]);
+                if (!a.odd_sums.empty()) std::copy_n(&a.odd_sums[3 * s], 3, &full.odd_sums[3 * i]);
                 full.counts[i] = a.counts[s];
             }
         }

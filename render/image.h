@@ -27,6 +27,9 @@ struct Accumulation {
     std::vector<float> rgba;
     std::vector<float> sums;
     std::vector<uint32_t> counts;
+    // With sums: the sums of the odd-numbered samples alone, where the backend keeps them (adaptive
+    // sampling's error estimate, kernels/adaptive.h); else empty.
+    std::vector<float> odd_sums;
 };
 // Mean radiance per pixel (0 where no sample landed).
 Image resolve_accumulation(const Accumulation& a);

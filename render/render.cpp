@@ -19,6 +19,11 @@ std::string Backend::mode_label(const RenderSettings& settings) const {
     return m.empty() ? "cpu-threads" : mode_name(m.front());
 }
 
+void Backend::accumulate_adaptive(const RenderSettings& settings, const AdaptiveSettings&, AdaptiveReport&, RenderStats&, Progress*) {
+    throw Error("--target-error: adaptive sampling runs on the CPU backend so far, not in " + mode_label(settings) +
+                " mode on the " + name() + " backend (use --backend cpu)");
+}
+
 FrameRecord make_frame_record(const CameraSpec& camera, int width, int height, const RenderSettings& rs,
                               uint32_t first_sample, uint32_t samples, uint32_t epoch) {
     FrameRecord f{};
@@ -110,13 +115,15 @@ RenderOutput render_view(Backend& backend, const Scene& scene, const CameraSpec&
     uint64_t pixels = static_cast<uint64_t>(rs.width) * rs.height;
     uint32_t per_pass = static_cast<uint32_t>(std::max<uint64_t>(1, (1u << 20) / std::max<uint64_t>(1, pixels)));
     auto t0 = std::chrono::steady_clock::now();
-    for (uint32_t s = 0; s < static_cast<uint32_t>(rs.spp);) {
+    if (rs.adaptive) backend.accumulate_adaptive(rs, *rs.adaptive, st.adaptive, st, progress);
+    for (uint32_t s = 0; s < static_cast<uint32_t>(rs.spp) && !rs.adaptive;) {
         uint32_t n = std::min<uint32_t>(per_pass, static_cast<uint32_t>(rs.spp) - s);
         backend.accumulate(rs, s, n, st);
         s += n;
         if (progress) progress->add(pixels * n);
     }
     st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (rs.adaptive) st.adaptive.describe_counts(backend.sample_counts());
     if (resolve) out.image = backend.resolve();
     else {
         out.accumulation = std::move(spare);

@@ -73,6 +73,25 @@ nlohmann::json to_json(const RenderStats& s) {
     j["rays_per_second"] = s.seconds > 0 ? static_cast<double>(s.total_rays()) / s.seconds : 0.0;
     j["nonfinite_samples"] = s.nonfinite_samples;
     j["scene"] = {{"triangles", s.triangles}, {"bvh_build_seconds", s.bvh_build_seconds}};
+    if (s.adaptive.enabled) {
+        const AdaptiveReport& a = s.adaptive;
+        nlohmann::json rounds = nlohmann::json::array();
+        for (const AdaptiveRound& r : a.rounds)
+            rounds.push_back({{"seconds", r.seconds}, {"samples", r.samples}, {"tiles_sampled", r.tiles_sampled},
+                              {"samples_per_tile", r.samples_per_tile}, {"converged", r.converged}});
+        nlohmann::json histogram = nlohmann::json::array();
+        for (size_t k = 0; k < a.spp_histogram.size(); ++k)
+            if (a.spp_histogram[k]) histogram.push_back({{"spp_from", 1ull << k}, {"spp_to", (2ull << k) - 1}, {"pixels", a.spp_histogram[k]}});
+        j["adaptive"] = {{"target_error", a.settings.target_error},
+                         {"min_spp", a.settings.rule().min_spp},
+                         {"max_spp", a.settings.rule().max_spp},
+                         {"time_limit_seconds", a.settings.time_limit_s},
+                         {"time_limit_hit", a.time_limit_hit},
+                         {"converged", a.converged},
+                         {"spp", {{"mean", a.mean_spp}, {"least", a.least_spp}, {"most", a.most_spp}}},
+                         {"spp_histogram", histogram},
+                         {"rounds", rounds}};
+    }
     if (s.backend != "cpu") {
         nlohmann::json sched;
         sched["frames"] = s.frames;

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "adaptive.h"
+
 namespace pkrt {
 
 struct RenderStats {
@@ -52,6 +54,8 @@ struct RenderStats {
     int shadows_queued = -1;   // persistent: 1 shadow rays queued, 0 traced where cast
     int stragglers_sorted = -1; // persistent: 1 a warp's last live paths pooled (sorted), 0 kept in their lanes
     bool policy_trial = false; // persistent, last frame: a trial of the policy tuner
+
+    AdaptiveReport adaptive;  // adaptive sampling's rounds and outcome, where it ran
 
     uint64_t total_rays() const { return extension_rays + shadow_rays; }
     void count_extension(int depth, uint64_t n = 1);

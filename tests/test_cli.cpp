@@ -109,6 +109,48 @@ TEST(Cli, InfoListsDevicesAndBuild) {
     EXPECT_NE(r.out.find("build:"), std::string::npos);
 }
 
+TEST(Cli, AdaptiveRenderWritesItsSppMapAndStatistics) {
+    TempDir dir;
+    RunResult r = run_pkrt("render " + shell_quote(kCornell) +
+                               " --backend cpu --res 40x24 --target-error 0.1 --min-spp 8 --max-spp 64 -o out.png --stats s.json --spp-map map.png",
+                           dir.path().string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    int w = 0, h = 0, n = 0;
+    ASSERT_TRUE(stbi_info(dir.file("map.png").c_str(), &w, &h, &n)) << "not a PNG";
+    EXPECT_EQ(w, 360) << "an image narrower than the legend is widened to it";
+    EXPECT_EQ(h, 24 + 64) << "the image, then the legend";
+    auto j = nlohmann::json::parse(read_text(dir.file("s.json")))["adaptive"];
+    EXPECT_FLOAT_EQ(j["target_error"].get<float>(), 0.1f);
+    EXPECT_EQ(j["min_spp"].get<int>(), 8);
+    EXPECT_EQ(j["max_spp"].get<int>(), 64);
+    uint64_t pixels = 0;
+    for (auto& bin : j["spp_histogram"]) pixels += bin["pixels"].get<uint64_t>();
+    EXPECT_EQ(pixels, 40u * 24u);
+    ASSERT_FALSE(j["rounds"].empty());
+    EXPECT_EQ(j["rounds"][0]["samples_per_tile"].get<int>(), 8);
+    EXPECT_EQ(j["rounds"].back()["converged"].get<double>(), j["converged"].get<double>());
+    EXPECT_NE(r.err.find("pkrt: adaptive: "), std::string::npos) << r.err;
+}
+
+TEST(Cli, BadAdaptiveFlagsFailCleanly) {
+    TempDir dir;
+    std::string scene = shell_quote(kCornell) + " --backend cpu --res 8x8";
+    expect_clean_failure(dir, "render " + scene + " --target-error 0 -o out.png", 1, "--target-error 0: must be");
+    expect_clean_failure(dir, "render " + scene + " --target-error -0.5 -o out.png", 1, "--target-error -0.5");
+    expect_clean_failure(dir, "render " + scene + " --target-error nan -o out.png", 1, "--target-error nan");
+    expect_clean_failure(dir, "render " + scene + " --target-error 0.01 --min-spp 64 --max-spp 16 -o out.png", 1,
+                         "--min-spp 64: must not exceed --max-spp 16");
+    expect_clean_failure(dir, "render " + scene + " --target-error 0.01 --min-spp 0 -o out.png", 1, "--min-spp 0");
+    expect_clean_failure(dir, "render " + scene + " --target-error 0.01 --max-spp 99999999 -o out.png", 1, "--max-spp 99999999");
+    expect_clean_failure(dir, "render " + scene + " --target-error 0.01 --time-limit -1 -o out.png", 1, "--time-limit -1");
+    expect_clean_failure(dir, "render " + scene + " --target-error 0.01 --spp 4 -o out.png", 1, "--spp: not with --target-error");
+    expect_clean_failure(dir, "render " + scene + " --max-spp 64 -o out.png", 1, "--max-spp: only with --target-error");
+    expect_clean_failure(dir, "render " + scene + " --spp-map m.png -o out.png", 1, "--spp-map: only with --target-error");
+    expect_clean_failure(dir, "render " + scene + " --target-error 0.01 --spp-map m.jpg -o out.png", 1, "'.jpg'");
+    expect_clean_failure(dir, "render " + scene + " --target-error 0.01 --frames 3 --camera-path orbit -o f_%04d.png", 1,
+                         "not with --frames");
+}
+
 TEST(Cli, BadFlagsFailCleanly) {
     TempDir dir;
     std::string scene = shell_quote(kCornell);

@@ -703,7 +703,9 @@ TEST(Gpu, PreviewsShowTheSmallerImageAsBlocks) {
             Image img = gpu->resolve();
             std::vector<uint32_t> counts = gpu->sample_counts();
             ASSERT_EQ(img.pixels.size(), static_cast<size_t>(w) * h) << what;
-            if (queued) ASSERT_NE(gpu->completed_rgba(), nullptr) << what;
+            if (queued) {
+                ASSERT_NE(gpu->completed_rgba(), nullptr) << what;
+            }
             for (int y = 0; y < h; ++y) {
                 for (int x = 0; x < w; ++x) {
                     size_t i = static_cast<size_t>(y) * w + x;
@@ -711,7 +713,9 @@ TEST(Gpu, PreviewsShowTheSmallerImageAsBlocks) {
                     ASSERT_EQ(counts[i], 1u) << what << " at " << x << "," << y;
                     for (int c = 0; c < 3; ++c)
                         ASSERT_NEAR(img.pixels[i][c], want[c], 1e-5f * (1.0f + std::fabs(want[c]))) << what << " at " << x << "," << y;
-                    if (queued) ASSERT_EQ(gpu->completed_rgba()[4 * i + 3], 1.0f) << what;
+                    if (queued) {
+                        ASSERT_EQ(gpu->completed_rgba()[4 * i + 3], 1.0f) << what;
+                    }
                 }
             }
         }

@@ -399,8 +399,8 @@ TEST(Render, PreviewsShowTheSmallerImageAsBlocks) {
 // An accumulation divides the same whether its sums and counts come interleaved (the GPU's packed
 // snapshot) or apart (the framebuffer); a pixel without samples is black.
 TEST(Image, AccumulationsResolveTheSameInterleavedOrApart) {
-    Accumulation apart{2, 1, {}, {3.0f, 6.0f, 9.0f, 1.0f, 2.0f, 4.0f}, {3u, 0u}};
-    Accumulation packed{2, 1, {3.0f, 6.0f, 9.0f, 3.0f, 1.0f, 2.0f, 4.0f, 0.0f}, {}, {}};
+    Accumulation apart{2, 1, {}, {3.0f, 6.0f, 9.0f, 1.0f, 2.0f, 4.0f}, {3u, 0u}, {}};
+    Accumulation packed{2, 1, {3.0f, 6.0f, 9.0f, 3.0f, 1.0f, 2.0f, 4.0f, 0.0f}, {}, {}, {}};
     for (const Accumulation& a : {apart, packed}) {
         Image img = resolve_accumulation(a);
         ASSERT_EQ(img.pixels.size(), 2u);
@@ -409,7 +409,7 @@ TEST(Image, AccumulationsResolveTheSameInterleavedOrApart) {
         EXPECT_FLOAT_EQ(img.pixels[0].z, 3.0f);
         EXPECT_EQ(img.pixels[1].x + img.pixels[1].y + img.pixels[1].z, 0.0f);
     }
-    EXPECT_THROW(resolve_accumulation(Accumulation{2, 2, {}, {1.0f}, {1u}}), std::exception);
+    EXPECT_THROW(resolve_accumulation(Accumulation{2, 2, {}, {1.0f}, {1u}, {}}), std::exception);
 }
 
 // The PNG writer's 8-bit codes are the sRGB curve's, rounded half up: against the curve in double on

@@ -1,0 +1,61 @@
+// Adaptive sampling as the command line asks for it (`pkrt render --target-error E --min-spp --max-spp
+// --time-limit`), what a backend reports of it, and its pictures. The rule itself, shared with the GPU,
+// is kernels/adaptive.h.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/adaptive.h"
+
+namespace pkrt {
+
+struct AdaptiveSettings {
+    float target_error = 0.0f;  // relative error per pixel (kernels/adaptive.h)
+    int min_spp = 16, max_spp = 4096;
+    double time_limit_s = 0.0;  // 0: none; checked between rounds
+
+    // min_spp rounded up and max_spp down to even counts (the error estimate halves them), min_spp at
+    // least 2.
+    AdaptiveRule rule() const;
+};
+
+// One line naming the flag on a bad value: E <= 0 or not finite, min > max, counts out of range, a
+// negative or non-finite time limit.
+void check_adaptive_settings(const AdaptiveSettings& a, int max_spp_limit);
+
+// What an adaptive render did, round by round.
+struct AdaptiveRound {
+    double seconds = 0.0;           // since the render began, at the round's end
+    uint64_t samples = 0;           // samples of every pixel so far
+    uint32_t tiles_sampled = 0;     // tiles the round sampled
+    uint32_t samples_per_tile = 0;  // samples the round gave each of them, per pixel
+    double converged = 0.0;         // fraction of pixels at the target error or at max_spp, after it
+};
+
+struct AdaptiveReport {
+    bool enabled = false;
+    AdaptiveSettings settings;
+    std::vector<AdaptiveRound> rounds;
+    bool time_limit_hit = false;
+    double converged = 0.0;  // the last round's
+    // The outcome per pixel: spp_histogram() of the sample counts, their mean, least and most.
+    std::vector<uint64_t> spp_histogram;
+    double mean_spp = 0.0;
+    uint32_t least_spp = 0, most_spp = 0;
+    void describe_counts(const std::vector<uint32_t>& counts);
+};
+
+// Pixels per sample count in bins of powers of two: bin k holds counts in [2^k, 2^(k+1)).
+std::vector<uint64_t> spp_histogram(const std::vector<uint32_t>& counts);
+// Fraction of pixels whose error (kernels/adaptive.h) is at most the target or whose count reached
+// max_spp.
+double converged_fraction(int width, int height, const float* sums, const float* odd_sums, const uint32_t* counts,
+                          const AdaptiveRule& rule);
+
+// A false-colour map of samples per pixel (log scale, min_spp to max_spp) with a legend strip below
+// the image, as PNG bytes.
+std::string spp_map_png(int width, int height, const std::vector<uint32_t>& counts, int min_spp, int max_spp);
+
+}  // namespace pkrt

@@ -1,0 +1,196 @@
+// Adaptive sampling (kernels/adaptive.h, render/adaptive.h) on the CPU backend: the rule's parts
+// against hand-computed cases, and whole renders against uniform ones and against the furnace.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "kernels/adaptive.h"
+#include "render/adaptive.h"
+#include "render/backend.h"
+#include "test_render_util.h"
+
+using namespace pkrt;
+
+namespace {
+
+const std::string kScenes = PKRT_SCENES_DIR;
+
+struct Adaptive {
+    Accumulation acc;
+    RenderStats stats;
+};
+
+Adaptive render_adaptive(const Scene& scene, int w, int h, int depth, uint32_t seed, AdaptiveSettings a, unsigned threads = 0) {
+    auto backend = make_cpu_backend(threads);
+    RenderSettings rs = pkrt_test::settings(w, h, a.max_spp, depth, seed);
+    rs.adaptive = a;
+    RenderOutput out = render_view(*backend, scene, scene.camera, rs, nullptr, false);
+    return Adaptive{std::move(out.accumulation), std::move(out.stats)};
+}
+
+Accumulation render_uniform(const Scene& scene, int w, int h, int spp, int depth, uint32_t seed) {
+    auto backend = make_cpu_backend();
+    return render_view(*backend, scene, scene.camera, pkrt_test::settings(w, h, spp, depth, seed), nullptr, false).accumulation;
+}
+
+AdaptiveSettings rule_of(float e, int min_spp, int max_spp) {
+    AdaptiveSettings a;
+    a.target_error = e;
+    a.min_spp = min_spp;
+    a.max_spp = max_spp;
+    return a;
+}
+
+Vec3 pixel_mean(const Accumulation& a, size_t p) {
+    float n = static_cast<float>(a.counts[p]);
+    return Vec3{a.sums[3 * p] / n, a.sums[3 * p + 1] / n, a.sums[3 * p + 2] / n};
+}
+
+}  // namespace
+
+TEST(AdaptiveRule, PixelErrorIsTheRelativeGapBetweenAllSamplesAndTheOddHalf) {
+    // 4 samples of 1 and 3 alternating (odd ones 3): mean 2, odd mean 3, per channel 1 / (4 + 0.01).
+    Vec3 sum = splat(8.0f), odd = splat(6.0f);
+    EXPECT_NEAR(pixel_error(sum, odd, 4), std::sqrt(1.0 / 4.01), 1e-6);
+    // Dark pixels are weighed absolutely (relMSE's 0.01): a gap of 0.01 around 0 is an error of 0.1.
+    EXPECT_NEAR(pixel_error(splat(0.0f), splat(0.01f), 2), 0.1, 1e-6);
+    EXPECT_EQ(pixel_error(splat(0.0f), splat(0.0f), 6), 0.0f);
+    EXPECT_GT(pixel_error(splat(1.0f), splat(0.0f), 1), 1e30f) << "one sample says nothing of its error";
+}
+
+TEST(AdaptiveRule, RoundsGrowByAQuarterAndStopAtTheRoom) {
+    EXPECT_EQ(adaptive_round_samples(16, 1000), 4u);
+    EXPECT_EQ(adaptive_round_samples(1000, 10000), 250u);
+    EXPECT_EQ(adaptive_round_samples(1002, 10000), 250u) << "always even";
+    EXPECT_EQ(adaptive_round_samples(2, 1000), 2u) << "at least 2";
+    EXPECT_EQ(adaptive_round_samples(400, 6), 6u) << "never past max_spp";
+    AdaptiveSettings odd = rule_of(0.1f, 3, 101);
+    EXPECT_EQ(odd.rule().min_spp, 4u);
+    EXPECT_EQ(odd.rule().max_spp, 100u);
+    EXPECT_EQ(rule_of(0.1f, 1, 1000).rule().min_spp, 2u);
+}
+
+// 24 x 8 pixels: tiles 0, 1, 2 side by side. One noisy pixel at x = 16 (tile 2's first column) keeps
+// tile 1 sampling (it is in tile 1's halo) but not tile 0.
+TEST(AdaptiveRule, ATileSamplesWhileAPixelOfItsHaloIsAboveTheTarget) {
+    const int w = 24, h = 8;
+    std::vector<float> sums(3 * w * h, 8.0f), odd(3 * w * h, 4.0f);  // 8 samples, mean 1: no error
+    std::vector<uint32_t> counts(w * h, 8);
+    AdaptiveRule rule{0.01f, 8, 64};
+    for (int tx = 0; tx < 3; ++tx) EXPECT_FALSE(tile_needs_samples(tx, 0, w, h, sums.data(), odd.data(), counts.data(), rule));
+    size_t p = 3 * (3 * w + 16);
+    odd[p] = 6.0f;
+    EXPECT_FALSE(tile_needs_samples(0, 0, w, h, sums.data(), odd.data(), counts.data(), rule));
+    EXPECT_TRUE(tile_needs_samples(1, 0, w, h, sums.data(), odd.data(), counts.data(), rule));
+    EXPECT_TRUE(tile_needs_samples(2, 0, w, h, sums.data(), odd.data(), counts.data(), rule));
+    for (int y = 0; y < h; ++y)
+        for (int x = 16; x < 24; ++x) counts[y * w + x] = 64;  // tile 2 reaches max_spp
+    EXPECT_FALSE(tile_needs_samples(2, 0, w, h, sums.data(), odd.data(), counts.data(), rule)) << "at max_spp";
+}
+
+TEST(AdaptiveRule, HistogramBinsArePowersOfTwo) {
+    std::vector<uint64_t> bins = spp_histogram({1, 2, 3, 4, 7, 8, 1000});
+    ASSERT_EQ(bins.size(), 10u);
+    EXPECT_EQ(bins[0], 1u);  // [1, 2)
+    EXPECT_EQ(bins[1], 2u);  // [2, 4)
+    EXPECT_EQ(bins[2], 2u);  // [4, 8)
+    EXPECT_EQ(bins[3], 1u);  // [8, 16)
+    EXPECT_EQ(bins[9], 1u);  // [512, 1024)
+}
+
+// With min_spp = max_spp the adaptive render is one round of the uniform render's samples.
+TEST(Adaptive, MinEqualToMaxIsTheUniformImage) {
+    Scene s = pkrt_test::load_prepared(kScenes + "/cornell.json");
+    Adaptive a = render_adaptive(s, 24, 20, 4, 3, rule_of(0.01f, 16, 16));
+    Accumulation u = render_uniform(s, 24, 20, 16, 4, 3);
+    EXPECT_EQ(a.acc.sums, u.sums);
+    EXPECT_EQ(a.acc.counts, u.counts);
+    EXPECT_EQ(a.stats.adaptive.rounds.size(), 1u);
+}
+
+// A target no pixel reaches: every tile takes rounds up to max_spp, and holds exactly the samples of
+// a uniform render at max_spp (summed in another grouping, so equal to float rounding).
+TEST(Adaptive, ATileAtMaxSppHoldsTheUniformRendersSamples) {
+    Scene s = pkrt_test::load_prepared(kScenes + "/cornell.json");
+    Adaptive a = render_adaptive(s, 20, 12, 4, 5, rule_of(1e-6f, 8, 32));
+    Accumulation u = render_uniform(s, 20, 12, 32, 4, 5);
+    ASSERT_EQ(a.acc.counts, u.counts);
+    for (size_t i = 0; i < u.sums.size(); ++i) EXPECT_NEAR(a.acc.sums[i], u.sums[i], 1e-4f * (1.0f + std::fabs(u.sums[i]))) << i;
+    EXPECT_GT(a.stats.adaptive.rounds.size(), 3u);
+    EXPECT_EQ(a.stats.samples, 20u * 12u * 32u);
+}
+
+TEST(Adaptive, EveryPixelEndsAtTheTargetOrAtMaxSpp) {
+    Scene s = pkrt_test::load_prepared(kScenes + "/cornell.json");
+    const AdaptiveSettings settings = rule_of(0.08f, 16, 512);
+    Adaptive a = render_adaptive(s, 32, 32, 6, 1, settings);
+    const AdaptiveReport& r = a.stats.adaptive;
+    ASSERT_FALSE(r.time_limit_hit);
+    uint64_t total = 0;
+    uint32_t least = UINT32_MAX;
+    for (size_t p = 0; p < a.acc.counts.size(); ++p) {
+        Vec3 sum{a.acc.sums[3 * p], a.acc.sums[3 * p + 1], a.acc.sums[3 * p + 2]};
+        Vec3 odd{a.acc.odd_sums[3 * p], a.acc.odd_sums[3 * p + 1], a.acc.odd_sums[3 * p + 2]};
+        uint32_t n = a.acc.counts[p];
+        EXPECT_TRUE(n == 512u || pixel_error(sum, odd, n) <= settings.target_error) << "pixel " << p << ": " << n << " spp";
+        EXPECT_GE(n, 16u);
+        total += n;
+        least = std::min(least, n);
+    }
+    EXPECT_EQ(total, a.stats.samples) << "every sample the statistics count is in a pixel";
+    EXPECT_DOUBLE_EQ(r.converged, 1.0);
+    EXPECT_LT(least, 512u) << "the target stopped some tiles early";
+    EXPECT_LT(r.mean_spp, 400.0);
+}
+
+// The adaptive image's mean against a uniform render's. With tens of thousands of samples in each the
+// mean's statistical error is a fraction of a percent; 2% catches a rule that favours dark or bright
+// samples (a stop that depended on the last samples' values without halving them).
+TEST(Adaptive, ImageMeanMatchesTheUniformRender) {
+    Scene s = pkrt_test::load_prepared(kScenes + "/cornell.json");
+    Adaptive a = render_adaptive(s, 32, 32, 6, 2, rule_of(0.08f, 16, 512));
+    Accumulation u = render_uniform(s, 32, 32, 256, 6, 9);
+    for (int c = 0; c < 3; ++c) {
+        double ma = 0, mu = 0;
+        for (size_t p = 0; p < u.counts.size(); ++p) {
+            ma += pixel_mean(a.acc, p)[c];
+            mu += pixel_mean(u, p)[c];
+        }
+        EXPECT_NEAR(ma / mu, 1.0, 0.02) << "channel " << c;
+    }
+}
+
+TEST(Adaptive, SameImageWhateverTheThreadCount) {
+    Scene s = pkrt_test::load_prepared(kScenes + "/cornell.json");
+    Adaptive one = render_adaptive(s, 20, 20, 5, 4, rule_of(0.1f, 8, 128), 1);
+    Adaptive three = render_adaptive(s, 20, 20, 5, 4, rule_of(0.1f, 8, 128), 3);
+    EXPECT_EQ(one.acc.sums, three.acc.sums);
+    EXPECT_EQ(one.acc.odd_sums, three.acc.odd_sums);
+    EXPECT_EQ(one.acc.counts, three.acc.counts);
+}
+
+TEST(Adaptive, TimeLimitEndsAfterTheRoundThatPassesIt) {
+    Scene s = pkrt_test::load_prepared(kScenes + "/cornell.json");
+    AdaptiveSettings settings = rule_of(0.001f, 8, 4096);
+    settings.time_limit_s = 1e-9;
+    Adaptive a = render_adaptive(s, 16, 16, 4, 1, settings);
+    EXPECT_TRUE(a.stats.adaptive.time_limit_hit);
+    ASSERT_EQ(a.stats.adaptive.rounds.size(), 1u);
+    for (uint32_t n : a.acc.counts) EXPECT_EQ(n, 8u);
+}
+
+// The furnace (radiance 5 everywhere, TEST(Furnace, ...) in test_render.cpp) sampled adaptively: the
+// rule's stop must leave every pixel within 1% of 5. 4x4 pixels are one tile whose halo holds all 16,
+// so all 16 estimates must be below the target at once (with 2x2 pixels, four lucky estimates at
+// min_spp ended the render with a pixel 0.8% off: one pixel's estimate is a single draw).
+TEST(Adaptive, FurnaceStaysFiveWithinOnePercent) {
+    Scene s = pkrt_test::load_prepared(kScenes + "/furnace.json");
+    Adaptive a = render_adaptive(s, 4, 4, 100, 1, rule_of(0.005f, 4096, 131072));
+    for (size_t p = 0; p < 16; ++p) {
+        for (int c = 0; c < 3; ++c) EXPECT_NEAR(pixel_mean(a.acc, p)[c], 5.0f, 0.05f) << "pixel " << p;
+        EXPECT_LT(a.acc.counts[p], 131072u) << "the target, not max_spp, ended it";
+        EXPECT_GT(a.acc.counts[p], 4096u) << "the target was not met at min_spp";
+    }
+    EXPECT_EQ(a.stats.nonfinite_samples, 0u);
+}
