@@ -39,10 +39,12 @@ PKRT_HD float pixel_error(Vec3 sum, Vec3 odd_sum, uint32_t n) {
     return sqrtf(e / 3.0f);
 }
 
-// Whether tile (tx, ty) of a width x height image needs more samples. sums and odd_sums hold 3 floats
-// per pixel; counts the samples per pixel (every pixel of a tile has its tile's count).
-PKRT_HD bool tile_needs_samples(int tx, int ty, int width, int height, const float* sums, const float* odd_sums,
-                                const uint32_t* counts, const AdaptiveRule& rule) {
+// Whether tile (tx, ty) of a width x height image needs more samples. sums(p, &all, &odd) reads pixel
+// p's sums (the GPU keeps even and odd ones apart, the CPU all and odd); counts holds the samples per
+// pixel (every pixel of a tile has its tile's count).
+template <class Sums>
+PKRT_HD bool tile_needs_samples(int tx, int ty, int width, int height, const Sums& sums, const uint32_t* counts,
+                                const AdaptiveRule& rule) {
     int x0 = tx * kAdaptiveTile, y0 = ty * kAdaptiveTile;
     if (counts[static_cast<size_t>(y0) * width + x0] >= rule.max_spp) return false;
     int xa = x0 > 0 ? x0 - 1 : 0, ya = y0 > 0 ? y0 - 1 : 0;
@@ -51,13 +53,23 @@ PKRT_HD bool tile_needs_samples(int tx, int ty, int width, int height, const flo
     for (int y = ya; y < yb; ++y) {
         for (int x = xa; x < xb; ++x) {
             size_t p = static_cast<size_t>(y) * width + x;
-            Vec3 s{sums[3 * p], sums[3 * p + 1], sums[3 * p + 2]};
-            Vec3 o{odd_sums[3 * p], odd_sums[3 * p + 1], odd_sums[3 * p + 2]};
-            if (!(pixel_error(s, o, counts[p]) <= rule.target_error)) return true;
+            Vec3 all, odd;
+            sums(p, &all, &odd);
+            if (!(pixel_error(all, odd, counts[p]) <= rule.target_error)) return true;
         }
     }
     return false;
 }
+
+// The CPU's layout: 3 floats per pixel of all samples' sums and of the odd ones'.
+struct AllAndOddSums {
+    const float* all;
+    const float* odd;
+    PKRT_HD void operator()(size_t p, Vec3* a, Vec3* o) const {
+        *a = Vec3{all[3 * p], all[3 * p + 1], all[3 * p + 2]};
+        *o = Vec3{odd[3 * p], odd[3 * p + 1], odd[3 * p + 2]};
+    }
+};
 
 // Samples the next round gives each tile that needs them, from the least count among those tiles and
 // the most room any of them has left below max_spp (0 when none is left).

@@ -8,6 +8,20 @@
 
 namespace pkrt {
 
+// One pixel of an adaptive round's work list, and the sample number its round starts at.
+struct WorkPixel {
+    uint32_t pixel;
+    uint32_t first_sample;
+};
+
+// FrameRecord::flags
+constexpr uint32_t kFrameOddSums = 1;  // odd-numbered samples also go to the odd sums (kernels/adaptive.h)
+
+// A path's pixel with this bit set is an odd-numbered sample of a kFrameOddSums frame: what it adds
+// goes to the pixel's odd sums (on the GPU, apart from the even ones). Pixel numbers stay below 2^28
+// (16384 x 16384).
+constexpr uint32_t kOddSampleBit = 1u << 31;
+
 struct FrameRecord {
     CameraView camera;
     int32_t width, height;
@@ -16,9 +30,17 @@ struct FrameRecord {
     uint32_t first_sample;  // sample index of the frame's first sample of every pixel
     uint32_t samples;       // samples of every pixel in this frame
     uint32_t epoch;         // numbers frames: which image a path's samples belong to
+    uint32_t flags;         // kFrame*
+    // Set (device memory): the frame samples only these pixels, `samples` each from the entry's
+    // first sample on (an adaptive round); first_sample is then unused.
+    const WorkPixel* work;
+    uint32_t work_pixels;
     uint32_t pad;
 
     PKRT_HD uint32_t pixels() const { return static_cast<uint32_t>(width) * static_cast<uint32_t>(height); }
+    PKRT_HD unsigned long long paths() const {
+        return static_cast<unsigned long long>(work ? work_pixels : pixels()) * samples;
+    }
 };
 
 }  // namespace pkrt

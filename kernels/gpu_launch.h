@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include "frame.h"
+#include "adaptive.h"
 #include "gpu_records.h"
 #include "scene_view.h"
 
@@ -85,6 +86,21 @@ cudaError_t launch_wf_shadow(const WavefrontParams& p, int bounce, cudaStream_t 
 
 // One thread per path, start to end (kernels/megakernel.cu).
 cudaError_t launch_megakernel(const WavefrontParams& p, cudaStream_t stream);
+
+// ---- Adaptive sampling between rounds (kernels/adaptive_scan.cu) ----
+
+// What a scan found: the next round's pixels (written to the work list), the least sample count and
+// the least room below max_spp among their tiles, the pixels at the target error or at max_spp, and
+// the tiles of the list. The caller sets it to {0, ~0u, ~0u, 0, 0} first.
+struct AdaptiveScan {
+    unsigned work_pixels, least_count, least_room, converged_pixels, tiles;
+};
+// fb.odd must be set (fb.radiance holding the even samples' sums). The work list holds up to width *
+// height entries.
+cudaError_t launch_adaptive_scan(const DeviceFramebuffer& fb, int width, int height, const AdaptiveRule& rule, WorkPixel* work,
+                                 AdaptiveScan* out, cudaStream_t stream);
+// After the rounds: fb.radiance += fb.odd, so the framebuffer holds all samples' sums again.
+cudaError_t launch_adaptive_combine(const DeviceFramebuffer& fb, int width, int height, cudaStream_t stream);
 
 // ---- Display (kernels/display_pack.cu) ----
 

@@ -37,12 +37,22 @@ struct PathIndex {
 
 // A frame's paths are numbered pixel-major within each sample, so neighbouring numbers are
 // neighbouring pixels of the same sample (coherent camera rays in a warp).
+// An adaptive round's numbers go through its work list the same way: neighbouring entries are
+// neighbouring pixels of one tile.
 PKRT_HD PathIndex path_index(const FrameRecord& f, unsigned long long i) {
+    if (f.work) {
+        WorkPixel w = f.work[i % f.work_pixels];
+        return PathIndex{w.pixel, w.first_sample + static_cast<uint32_t>(i / f.work_pixels)};
+    }
     uint32_t pixels = f.pixels();
     return PathIndex{static_cast<uint32_t>(i % pixels), f.first_sample + static_cast<uint32_t>(i / pixels)};
 }
 
-PKRT_HD PathState generate_path(const FrameRecord& f, PathIndex k) { return start_path(f, k.pixel, k.sample); }
+PKRT_HD PathState generate_path(const FrameRecord& f, PathIndex k) {
+    PathState p = start_path(f, k.pixel, k.sample);
+    if ((f.flags & kFrameOddSums) && (k.sample & 1u)) p.pixel |= kOddSampleBit;
+    return p;
+}
 
 template <class Sink>
 PKRT_HD void add_shading(Sink& sink, uint32_t pixel, const ShadeResult& r) {

@@ -250,7 +250,7 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
                     if (n > 0 && claimed != job) {  // the first paths of a new job: its frame
                         resident_load_frame(p, frame);
                         job = claimed;
-                        job_paths = static_cast<unsigned long long>(frame.pixels()) * frame.samples;
+                        job_paths = frame.paths();
                         // The relayed job is this one: the next is relayed only once this one drains.
                         queue_shadows = (load_volatile(&p.resident->job_flags) & kJobQueueShadows) != 0;
                     }

@@ -89,7 +89,7 @@ __device__ inline void resident_monitor(const PersistentParams& p) {
     c->timeline_t0 = 0;
     c->timeline_last_bucket = 0;
     c->timeline_interval_ns = job.timeline_interval_ns;
-    rc->job_paths = static_cast<unsigned long long>(job.frame.pixels()) * job.frame.samples;
+    rc->job_paths = job.frame.paths();
     rc->job_flags = job.flags;
     rc->job_snapshot = job.snapshot;
     rc->job_pixels = job.frame.pixels();

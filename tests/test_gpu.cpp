@@ -747,3 +747,96 @@ TEST(Gpu, ResidentSequenceFramesEqualSingleRenders) {
     }
 #endif
 }
+
+namespace {
+
+RenderOutput render_adaptive_with(Backend& b, const Scene& scene, int w, int h, int depth, uint32_t seed, AdaptiveSettings a,
+                                  std::optional<SchedulerMode> mode) {
+    RenderSettings rs = settings(w, h, a.max_spp, depth, seed, mode);
+    rs.adaptive = a;
+    return render_view(b, scene, scene.camera, rs, nullptr, false);
+}
+
+AdaptiveSettings adaptive_rule(float e, int min_spp, int max_spp) {
+    AdaptiveSettings a;
+    a.target_error = e;
+    a.min_spp = min_spp;
+    a.max_spp = max_spp;
+    return a;
+}
+
+}  // namespace
+
+// A target no pixel reaches: rounds through the device's work lists up to max_spp hold the samples of
+// a uniform render at max_spp, which the CPU makes from the same sample streams; the odd sums too.
+TEST(Gpu, AdaptiveRoundsHoldTheCpusSamplesInEveryMode) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    Scene s = load_prepared(kScenes + "/cornell.json");
+    const AdaptiveSettings a = adaptive_rule(1e-6f, 8, 32);
+    auto cpu = make_cpu_backend();
+    RenderOutput ref = render_adaptive_with(*cpu, s, 40, 28, 5, 7, a, std::nullopt);
+    auto gpu = gpu_backend(gpus[0]);
+    for (SchedulerMode m : {SchedulerMode::kPersistent, SchedulerMode::kRelaunch, SchedulerMode::kGraph, SchedulerMode::kMegakernel}) {
+        std::string what = mode_name(m);
+        RenderOutput g = render_adaptive_with(*gpu, s, 40, 28, 5, 7, a, m);
+        ASSERT_EQ(g.accumulation.counts, ref.accumulation.counts) << what;
+        EXPECT_EQ(g.stats.adaptive.rounds.size(), ref.stats.adaptive.rounds.size()) << what;
+        EXPECT_EQ(g.stats.samples, 40u * 28u * 32u) << what;
+        ASSERT_EQ(g.accumulation.odd_sums.size(), ref.accumulation.odd_sums.size()) << what;
+        Image got = resolve_accumulation(g.accumulation);
+        RenderSettings uniform = settings(40, 28, 32, 5, 7);
+        expect_image_matches_cpu(s, s.camera, uniform, got, what);
+        double odd_gpu = 0, odd_cpu = 0, diff = 0;
+        for (size_t i = 0; i < ref.accumulation.odd_sums.size(); ++i) {
+            odd_gpu += g.accumulation.odd_sums[i];
+            odd_cpu += ref.accumulation.odd_sums[i];
+            diff += std::fabs(g.accumulation.odd_sums[i] - ref.accumulation.odd_sums[i]);
+        }
+        EXPECT_NEAR(odd_gpu / odd_cpu, 1.0, 1e-3) << what << ": the odd-numbered samples' sums";
+        EXPECT_LT(diff / odd_cpu, 0.02) << what << ": per pixel, the odd sums are the CPU's";
+    }
+#endif
+}
+
+TEST(Gpu, AdaptiveEveryPixelEndsAtTheTargetOrAtMaxSpp) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    Scene s = load_prepared(kScenes + "/cornell.json");
+    const AdaptiveSettings a = adaptive_rule(0.08f, 16, 512);
+    auto gpu = gpu_backend(gpus[0]);
+    for (SchedulerMode m : {SchedulerMode::kPersistent, SchedulerMode::kRelaunch, SchedulerMode::kGraph, SchedulerMode::kMegakernel}) {
+        std::string what = mode_name(m);
+        RenderOutput g = render_adaptive_with(*gpu, s, 48, 40, 6, 1, a, m);
+        const Accumulation& acc = g.accumulation;
+        ASSERT_EQ(acc.odd_sums.size(), acc.sums.size()) << what;
+        uint64_t total = 0;
+        uint32_t least = UINT32_MAX;
+        for (size_t p = 0; p < acc.counts.size(); ++p) {
+            Vec3 sum{acc.sums[3 * p], acc.sums[3 * p + 1], acc.sums[3 * p + 2]};
+            Vec3 odd{acc.odd_sums[3 * p], acc.odd_sums[3 * p + 1], acc.odd_sums[3 * p + 2]};
+            uint32_t n = acc.counts[p];
+            EXPECT_TRUE(n == 512u || pixel_error(sum, odd, n) <= a.target_error) << what << " pixel " << p << ": " << n << " spp";
+            total += n;
+            least = std::min(least, n);
+        }
+        EXPECT_EQ(total, g.stats.samples) << what << ": every sample counted is in a pixel";
+        EXPECT_LT(least, 512u) << what;
+        EXPECT_DOUBLE_EQ(g.stats.adaptive.converged, 1.0) << what;
+    }
+#endif
+}
+
+TEST(Gpu, AdaptiveSamplingRefusesResidentMode) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    Scene s = load_prepared(kScenes + "/cornell.json");
+    auto gpu = gpu_backend(gpus[0]);
+    try {
+        render_adaptive_with(*gpu, s, 16, 16, 4, 1, adaptive_rule(0.1f, 8, 64), SchedulerMode::kResident);
+        FAIL() << "resident mode took --target-error";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("resident mode"), std::string::npos) << e.what();
+    }
+#endif
+}

@@ -12,9 +12,11 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <deque>
 
 #include "device_scene.h"
+#include "render/progress.h"
 #include "frame_stats.h"
 #include "scheduler.h"
 
@@ -92,6 +94,7 @@ public:
         display_valid_ = false;
         clear_next_ = true;
         block_ = 1;
+        odd_valid_ = false;
         clear_now();
     }
 
@@ -149,6 +152,14 @@ public:
         f.stream = stream_;
         f.scene = dscene_.view();
         f.record = make_frame_record(camera_, width_, height_, rs, first_sample, samples, ++epoch_);
+        odd_valid_ = odd_valid_ && adaptive_.on;  // a frame outside the rounds adds no odd sums
+        if (adaptive_.on) {  // a round of accumulate_adaptive
+            f.record.flags |= kFrameOddSums;
+            if (adaptive_.work_pixels) {
+                f.record.work = work_.get();
+                f.record.work_pixels = adaptive_.work_pixels;
+            }
+        }
         // A preview renders a smaller image into the framebuffer's first pixels; every reading of it
         // shows them as blocks (the resident kernel's pack does so itself).
         block_ = std::max(1, rs.preview);
@@ -156,7 +167,7 @@ public:
         f.image_width = width_;
         f.image_height = height_;
         f.frame = frame_.get();
-        f.fb = DeviceFramebuffer{radiance_.get(), samples_.get()};
+        f.fb = framebuffer();
         f.counters = counters_.get();
         f.stop_device = stop_flag_.device();
         f.stop_host = stop_flag_.host();
@@ -239,6 +250,67 @@ public:
         if (paths_ > 0 && ms > 0.0f) ns_per_path_ = ms * 1e6 / static_cast<double>(paths_);
     }
 
+    // Rounds driven from the host (a scan on the device, five counts read back, the round's frame), in
+    // every mode but resident; the rule and the work list are the device's (kernels/adaptive_scan.cu).
+    void accumulate_adaptive(const RenderSettings& rs, const AdaptiveSettings& as, AdaptiveReport& report, RenderStats& stats,
+                             Progress* progress) override {
+        if (rs.mode == SchedulerMode::kResident)
+            throw Error("--target-error: adaptive sampling does not run in resident mode yet (use --mode persistent, relaunch, graph or megakernel)");
+        const AdaptiveRule rule = as.rule();
+        report = AdaptiveReport{};
+        report.enabled = true;
+        report.settings = as;
+        const size_t n = static_cast<size_t>(width_) * height_;
+        drain();
+        odd_.allocate(3 * n);
+        work_.allocate(n);
+        scan_.allocate(1);
+        check(cudaMemsetAsync(odd_.get(), 0, 3 * n * sizeof(float), stream_), "clear odd sums");
+        odd_valid_ = true;
+        block_ = 1;
+        struct Off {  // the rounds' state goes whatever happens
+            AdaptiveState& a;
+            ~Off() { a = AdaptiveState{}; }
+        } off{adaptive_};
+        adaptive_.on = true;
+        RenderSettings round = rs;
+        round.preview = 1;
+        uint32_t step = rule.min_spp;
+        uint64_t shown = 0;
+        auto t0 = std::chrono::steady_clock::now();
+        for (;;) {
+            accumulate(round, 0, step, stats);
+            *scan_host_.host() = AdaptiveScan{0u, ~0u, ~0u, 0u, 0u};
+            check(cudaMemcpyAsync(scan_.get(), scan_host_.host(), sizeof(AdaptiveScan), cudaMemcpyHostToDevice, stream_), "adaptive scan");
+            check(launch_adaptive_scan(framebuffer(), width_, height_, rule, work_.get(), scan_.get(), stream_), "adaptive scan");
+            check(cudaMemcpyAsync(scan_host_.host(), scan_.get(), sizeof(AdaptiveScan), cudaMemcpyDeviceToHost, stream_), "adaptive scan");
+            check(cudaStreamSynchronize(stream_), "adaptive scan");
+            const AdaptiveScan scan = *scan_host_.host();
+            AdaptiveRound r;
+            r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            r.tiles_sampled = adaptive_.work_pixels ? adaptive_.tiles : static_cast<uint32_t>(tiles(width_) * tiles(height_));
+            r.samples_per_tile = step;
+            r.samples = stats.samples;
+            r.converged = n ? static_cast<double>(scan.converged_pixels) / static_cast<double>(n) : 1.0;
+            report.rounds.push_back(r);
+            report.converged = r.converged;
+            if (progress && scan.converged_pixels > shown) {
+                progress->add(scan.converged_pixels - shown);
+                shown = scan.converged_pixels;
+            }
+            if (as.time_limit_s > 0.0 && r.seconds >= as.time_limit_s) {
+                report.time_limit_hit = true;
+                break;
+            }
+            if (scan.work_pixels == 0) break;
+            step = adaptive_round_samples(scan.least_count, scan.least_room);
+            adaptive_.work_pixels = scan.work_pixels;
+            adaptive_.tiles = scan.tiles;
+        }
+        check(launch_adaptive_combine(framebuffer(), width_, height_, stream_), "adaptive combine");
+        check(cudaStreamSynchronize(stream_), "adaptive combine");
+    }
+
     using Backend::accumulation;  // the copy-returning one beside the override below
 
     std::vector<uint32_t> sample_counts() const override {
@@ -263,7 +335,7 @@ public:
         }
         display_needs_free_gpu();
         after_frame();
-        DeviceFramebuffer fb{radiance_.get(), samples_.get()};
+        DeviceFramebuffer fb = framebuffer();
         check(launch_pack_accumulation(fb, width_, height_, block_, reinterpret_cast<float4*>(rgba), display_stream_), "pack accumulation");
         check(cudaStreamSynchronize(display_stream_), "pack accumulation");
     }
@@ -271,7 +343,7 @@ public:
     bool copy_accumulation_to_surface(unsigned long long surface) const override {
         display_needs_free_gpu();
         after_frame();
-        DeviceFramebuffer fb{radiance_.get(), samples_.get()};
+        DeviceFramebuffer fb = framebuffer();
         check(launch_pack_accumulation_surface(fb, width_, height_, block_, static_cast<cudaSurfaceObject_t>(surface), display_stream_),
               "pack accumulation");
         check(cudaStreamSynchronize(display_stream_), "pack accumulation");
@@ -314,6 +386,11 @@ public:
                 a.counts.assign(counts, counts + n);
             }
         }
+        a.odd_sums.clear();
+        if (odd_valid_) {
+            a.odd_sums.resize(3 * n);
+            read_back(a.odd_sums.data(), odd_.get(), 3 * n * sizeof(float), "read odd sums");
+        }
         expand_preview(a, block_);
     }
 
@@ -335,6 +412,9 @@ private:
     // Resolve and display read the last ended frame's packed image, not the framebuffer that queued
     // frames are writing.
     bool showing_snapshot() const { return queue_ahead_ && display_valid_ && resident_running(); }
+
+    DeviceFramebuffer framebuffer() const { return DeviceFramebuffer{radiance_.get(), samples_.get(), adaptive_.on ? odd_.get() : nullptr}; }
+    static int tiles(int pixels) { return (pixels + kAdaptiveTile - 1) / kAdaptiveTile; }
 
     // A clear asked for by reset() and not yet made by the resident kernel, made here (no grid runs).
     void clear_now() {
@@ -415,6 +495,18 @@ private:
     GpuScheduler* pending_ = nullptr;
     unsigned long long paths_ = 0;
     double ns_per_path_ = 6.0;  // first frames: about what an H200 takes on Crytek Sponza 1080p
+    // Adaptive sampling (accumulate_adaptive): odd sums, the next round's work list, the scan's counts.
+    struct AdaptiveState {
+        bool on = false;
+        uint32_t work_pixels = 0;  // 0: every pixel (the first round)
+        uint32_t tiles = 0;
+    };
+    AdaptiveState adaptive_;
+    DeviceArray<float> odd_;
+    bool odd_valid_ = false;  // odd_ holds this image's odd sums
+    DeviceArray<WorkPixel> work_;
+    DeviceArray<AdaptiveScan> scan_;
+    PinnedHost<AdaptiveScan> scan_host_;
 };
 
 }  // namespace

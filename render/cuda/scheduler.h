@@ -43,7 +43,7 @@ struct GpuFrame {
     uint32_t block = 1;
     int image_width = 0, image_height = 0;
 
-    unsigned long long paths() const { return static_cast<unsigned long long>(record.pixels()) * record.samples; }
+    unsigned long long paths() const { return record.paths(); }
     // The configuration whose frames share policy timings (render/policy_tuner.h): frames of other
     // sample counts share them (times are per path).
     std::string tuning_key() const {
