@@ -11,8 +11,8 @@ namespace {
 
 constexpr int kTilePixels = kAdaptiveTile * kAdaptiveTile;
 
-// During the rounds the framebuffer's radiance holds the even-numbered samples' sums, fb.odd the odd
-// ones' (kernels/gpu_common.cuh: add_radiance).
+// During the rounds the framebuffer's radiance holds the even-numbered samples' sums, `odd` the odd
+// ones' (a round is two frames, one into each).
 struct EvenAndOddSums {
     const float* even;
     const float* odd;
@@ -23,7 +23,8 @@ struct EvenAndOddSums {
 };
 
 // One block per tile, one thread per pixel of it.
-__global__ void adaptive_scan_kernel(DeviceFramebuffer fb, int width, int height, AdaptiveRule rule, WorkPixel* work, AdaptiveScan* out) {
+__global__ void adaptive_scan_kernel(DeviceFramebuffer fb, const float* odd_sums, int width, int height, AdaptiveRule rule, WorkPixel* work,
+                                     AdaptiveScan* out) {
     __shared__ bool needs;
     __shared__ unsigned base;
     int tiles_x = (width + kAdaptiveTile - 1) / kAdaptiveTile;
@@ -34,7 +35,7 @@ __global__ void adaptive_scan_kernel(DeviceFramebuffer fb, int width, int height
     bool inside = lx < tw && ly < th;
     uint32_t pixel = static_cast<uint32_t>(y0 + ly) * static_cast<uint32_t>(width) + static_cast<uint32_t>(x0 + lx);
     uint32_t count = inside ? fb.samples[pixel] : 0u;
-    const EvenAndOddSums sums{fb.radiance, fb.odd};
+    const EvenAndOddSums sums{fb.radiance, odd_sums};
     bool converged = false;
     if (inside) {
         Vec3 all, odd;
@@ -56,23 +57,23 @@ __global__ void adaptive_scan_kernel(DeviceFramebuffer fb, int width, int height
     if (needs && inside) work[base + ly * tw + lx] = WorkPixel{pixel, count};
 }
 
-__global__ void adaptive_combine_kernel(DeviceFramebuffer fb, uint32_t floats) {
+__global__ void adaptive_combine_kernel(float* radiance, const float* odd_sums, uint32_t floats) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < floats) fb.radiance[i] += fb.odd[i];
+    if (i < floats) radiance[i] += odd_sums[i];
 }
 
 }  // namespace
 
-cudaError_t launch_adaptive_combine(const DeviceFramebuffer& fb, int width, int height, cudaStream_t stream) {
+cudaError_t launch_adaptive_combine(const DeviceFramebuffer& fb, const float* odd_sums, int width, int height, cudaStream_t stream) {
     uint32_t floats = 3u * static_cast<uint32_t>(width) * static_cast<uint32_t>(height);
-    adaptive_combine_kernel<<<(floats + 255) / 256, 256, 0, stream>>>(fb, floats);
+    adaptive_combine_kernel<<<(floats + 255) / 256, 256, 0, stream>>>(fb.radiance, odd_sums, floats);
     return cudaGetLastError();
 }
 
-cudaError_t launch_adaptive_scan(const DeviceFramebuffer& fb, int width, int height, const AdaptiveRule& rule, WorkPixel* work,
-                                 AdaptiveScan* out, cudaStream_t stream) {
+cudaError_t launch_adaptive_scan(const DeviceFramebuffer& fb, const float* odd_sums, int width, int height, const AdaptiveRule& rule,
+                                 WorkPixel* work, AdaptiveScan* out, cudaStream_t stream) {
     unsigned tiles = static_cast<unsigned>(((width + kAdaptiveTile - 1) / kAdaptiveTile) * ((height + kAdaptiveTile - 1) / kAdaptiveTile));
-    adaptive_scan_kernel<<<tiles, kTilePixels, 0, stream>>>(fb, width, height, rule, work, out);
+    adaptive_scan_kernel<<<tiles, kTilePixels, 0, stream>>>(fb, odd_sums, width, height, rule, work, out);
     return cudaGetLastError();
 }
 

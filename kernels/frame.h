@@ -14,14 +14,6 @@ struct WorkPixel {
     uint32_t first_sample;
 };
 
-// FrameRecord::flags
-constexpr uint32_t kFrameOddSums = 1;  // odd-numbered samples also go to the odd sums (kernels/adaptive.h)
-
-// A path's pixel with this bit set is an odd-numbered sample of a kFrameOddSums frame: what it adds
-// goes to the pixel's odd sums (on the GPU, apart from the even ones). Pixel numbers stay below 2^28
-// (16384 x 16384).
-constexpr uint32_t kOddSampleBit = 1u << 31;
-
 struct FrameRecord {
     CameraView camera;
     int32_t width, height;
@@ -30,9 +22,9 @@ struct FrameRecord {
     uint32_t first_sample;  // sample index of the frame's first sample of every pixel
     uint32_t samples;       // samples of every pixel in this frame
     uint32_t epoch;         // numbers frames: which image a path's samples belong to
-    uint32_t flags;         // kFrame*
-    // Set (device memory): the frame samples only these pixels, `samples` each from the entry's
-    // first sample on (an adaptive round); first_sample is then unused.
+    uint32_t sample_stride; // the frame's k-th sample of a pixel is first_sample + k * sample_stride
+    // Set (device memory): the frame samples only these pixels, `samples` each, the k-th numbered
+    // entry.first_sample + first_sample + k * sample_stride (an adaptive round's half).
     const WorkPixel* work;
     uint32_t work_pixels;
     uint32_t pad;

@@ -7,19 +7,12 @@
 
 namespace pkrt {
 
-__device__ __forceinline__ void add_rgb(float* sums, uint32_t pixel, Vec3 l) {
-    float* p = sums + 3 * static_cast<size_t>(pixel);
+__device__ __forceinline__ void add_radiance(const DeviceFramebuffer& fb, uint32_t pixel, Vec3 l) {
+    if (is_black(l)) return;
+    float* p = fb.radiance + 3 * static_cast<size_t>(pixel);
     atomicAdd(p + 0, l.x);
     atomicAdd(p + 1, l.y);
     atomicAdd(p + 2, l.z);
-}
-
-// `pixel` as paths carry it: with kOddSampleBit, an odd-numbered sample of a frame that keeps odd sums,
-// which adds to fb.odd instead of fb.radiance (the two are added up after the frames: a select costs
-// every add less than a second set of atomics behind a branch).
-__device__ __forceinline__ void add_radiance(const DeviceFramebuffer& fb, uint32_t pixel, Vec3 l) {
-    if (is_black(l)) return;
-    add_rgb((pixel & kOddSampleBit) ? fb.odd : fb.radiance, pixel & ~kOddSampleBit, l);
 }
 
 __device__ __forceinline__ unsigned long long global_timer_ns() {
@@ -39,7 +32,7 @@ __device__ __forceinline__ unsigned sm_id() {
 struct FramebufferSink {
     const DeviceFramebuffer& fb;  // a reference: inlined, it reads the kernel parameter itself, not a copy held in registers
     __device__ __forceinline__ void add(uint32_t pixel, Vec3 l) { add_radiance(fb, pixel, l); }
-    __device__ __forceinline__ void finish(uint32_t pixel) { atomicAdd(&fb.samples[pixel & ~kOddSampleBit], 1u); }
+    __device__ __forceinline__ void finish(uint32_t pixel) { atomicAdd(&fb.samples[pixel], 1u); }
 };
 
 // Warp-collective counting into RayCounts, wherever they live (a frame's global counters or a block's

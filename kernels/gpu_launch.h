@@ -95,12 +95,12 @@ cudaError_t launch_megakernel(const WavefrontParams& p, cudaStream_t stream);
 struct AdaptiveScan {
     unsigned work_pixels, least_count, least_room, converged_pixels, tiles;
 };
-// fb.odd must be set (fb.radiance holding the even samples' sums). The work list holds up to width *
-// height entries.
-cudaError_t launch_adaptive_scan(const DeviceFramebuffer& fb, int width, int height, const AdaptiveRule& rule, WorkPixel* work,
-                                 AdaptiveScan* out, cudaStream_t stream);
-// After the rounds: fb.radiance += fb.odd, so the framebuffer holds all samples' sums again.
-cudaError_t launch_adaptive_combine(const DeviceFramebuffer& fb, int width, int height, cudaStream_t stream);
+// fb.radiance holds the even-numbered samples' sums, odd_sums the odd ones'. The work list holds up to
+// width * height entries.
+cudaError_t launch_adaptive_scan(const DeviceFramebuffer& fb, const float* odd_sums, int width, int height, const AdaptiveRule& rule,
+                                 WorkPixel* work, AdaptiveScan* out, cudaStream_t stream);
+// After the rounds: fb.radiance += odd_sums, so the framebuffer holds all samples' sums again.
+cudaError_t launch_adaptive_combine(const DeviceFramebuffer& fb, const float* odd_sums, int width, int height, cudaStream_t stream);
 
 // ---- Display (kernels/display_pack.cu) ----
 

@@ -113,9 +113,6 @@ struct LiveStats {
 struct DeviceFramebuffer {
     float* radiance;     // 3 floats per pixel: sums of radiance
     uint32_t* samples;   // completed samples per pixel
-    // kFrameOddSums frames: the odd-numbered samples' radiance goes here instead of `radiance` (3 floats
-    // per pixel; added to it once the frames are done), else null.
-    float* odd;
 };
 
 // Where the persistent kernel takes its work from and how it ends (hot counters on separate lines).

@@ -37,22 +37,19 @@ struct PathIndex {
 
 // A frame's paths are numbered pixel-major within each sample, so neighbouring numbers are
 // neighbouring pixels of the same sample (coherent camera rays in a warp).
-// An adaptive round's numbers go through its work list the same way: neighbouring entries are
-// neighbouring pixels of one tile.
+// An adaptive round's numbers go through its work list the same way (neighbouring entries are
+// neighbouring pixels of one tile), and its frames take every other sample (sample_stride 2: the even
+// ones into one set of sums, the odd ones into another, kernels/adaptive.h).
 PKRT_HD PathIndex path_index(const FrameRecord& f, unsigned long long i) {
     if (f.work) {
         WorkPixel w = f.work[i % f.work_pixels];
-        return PathIndex{w.pixel, w.first_sample + static_cast<uint32_t>(i / f.work_pixels)};
+        return PathIndex{w.pixel, w.first_sample + f.first_sample + f.sample_stride * static_cast<uint32_t>(i / f.work_pixels)};
     }
     uint32_t pixels = f.pixels();
-    return PathIndex{static_cast<uint32_t>(i % pixels), f.first_sample + static_cast<uint32_t>(i / pixels)};
+    return PathIndex{static_cast<uint32_t>(i % pixels), f.first_sample + f.sample_stride * static_cast<uint32_t>(i / pixels)};
 }
 
-PKRT_HD PathState generate_path(const FrameRecord& f, PathIndex k) {
-    PathState p = start_path(f, k.pixel, k.sample);
-    if ((f.flags & kFrameOddSums) && (k.sample & 1u)) p.pixel |= kOddSampleBit;
-    return p;
-}
+PKRT_HD PathState generate_path(const FrameRecord& f, PathIndex k) { return start_path(f, k.pixel, k.sample); }
 
 template <class Sink>
 PKRT_HD void add_shading(Sink& sink, uint32_t pixel, const ShadeResult& r) {

@@ -153,8 +153,8 @@ public:
         f.scene = dscene_.view();
         f.record = make_frame_record(camera_, width_, height_, rs, first_sample, samples, ++epoch_);
         odd_valid_ = odd_valid_ && adaptive_.on;  // a frame outside the rounds adds no odd sums
-        if (adaptive_.on) {  // a round of accumulate_adaptive
-            f.record.flags |= kFrameOddSums;
+        if (adaptive_.on) {  // half of a round of accumulate_adaptive: every other sample, into its sums
+            f.record.sample_stride = 2;
             if (adaptive_.work_pixels) {
                 f.record.work = work_.get();
                 f.record.work_pixels = adaptive_.work_pixels;
@@ -250,8 +250,8 @@ public:
         if (paths_ > 0 && ms > 0.0f) ns_per_path_ = ms * 1e6 / static_cast<double>(paths_);
     }
 
-    // Rounds driven from the host (a scan on the device, five counts read back, the round's frame), in
-    // every mode but resident; the rule and the work list are the device's (kernels/adaptive_scan.cu).
+    // Rounds driven from the host (a scan on the device, five counts read back, the round's two frames),
+    // in every mode but resident; the rule and the work list are the device's (kernels/adaptive_scan.cu).
     void accumulate_adaptive(const RenderSettings& rs, const AdaptiveSettings& as, AdaptiveReport& report, RenderStats& stats,
                              Progress* progress) override {
         if (rs.mode == SchedulerMode::kResident)
@@ -279,10 +279,16 @@ public:
         uint64_t shown = 0;
         auto t0 = std::chrono::steady_clock::now();
         for (;;) {
-            accumulate(round, 0, step, stats);
+            // Even-numbered samples into the framebuffer, odd ones into odd_ (first_sample: the parity,
+            // added to each pixel's first sample): the per-ray code never needs to know.
+            for (uint32_t parity = 0; parity < 2; ++parity) {
+                adaptive_.odd = parity == 1;
+                accumulate(round, parity, step / 2, stats);
+            }
+            adaptive_.odd = false;
             *scan_host_.host() = AdaptiveScan{0u, ~0u, ~0u, 0u, 0u};
             check(cudaMemcpyAsync(scan_.get(), scan_host_.host(), sizeof(AdaptiveScan), cudaMemcpyHostToDevice, stream_), "adaptive scan");
-            check(launch_adaptive_scan(framebuffer(), width_, height_, rule, work_.get(), scan_.get(), stream_), "adaptive scan");
+            check(launch_adaptive_scan(framebuffer(), odd_.get(), width_, height_, rule, work_.get(), scan_.get(), stream_), "adaptive scan");
             check(cudaMemcpyAsync(scan_host_.host(), scan_.get(), sizeof(AdaptiveScan), cudaMemcpyDeviceToHost, stream_), "adaptive scan");
             check(cudaStreamSynchronize(stream_), "adaptive scan");
             const AdaptiveScan scan = *scan_host_.host();
@@ -307,7 +313,7 @@ public:
             adaptive_.work_pixels = scan.work_pixels;
             adaptive_.tiles = scan.tiles;
         }
-        check(launch_adaptive_combine(framebuffer(), width_, height_, stream_), "adaptive combine");
+        check(launch_adaptive_combine(framebuffer(), odd_.get(), width_, height_, stream_), "adaptive combine");
         check(cudaStreamSynchronize(stream_), "adaptive combine");
     }
 
@@ -413,7 +419,8 @@ private:
     // frames are writing.
     bool showing_snapshot() const { return queue_ahead_ && display_valid_ && resident_running(); }
 
-    DeviceFramebuffer framebuffer() const { return DeviceFramebuffer{radiance_.get(), samples_.get(), adaptive_.on ? odd_.get() : nullptr}; }
+    // The sums frames add to: the odd half of an adaptive round adds to odd_.
+    DeviceFramebuffer framebuffer() const { return DeviceFramebuffer{adaptive_.odd ? odd_.get() : radiance_.get(), samples_.get()}; }
     static int tiles(int pixels) { return (pixels + kAdaptiveTile - 1) / kAdaptiveTile; }
 
     // A clear asked for by reset() and not yet made by the resident kernel, made here (no grid runs).
@@ -498,6 +505,7 @@ private:
     // Adaptive sampling (accumulate_adaptive): odd sums, the next round's work list, the scan's counts.
     struct AdaptiveState {
         bool on = false;
+        bool odd = false;          // the frame is a round's odd-numbered samples
         uint32_t work_pixels = 0;  // 0: every pixel (the first round)
         uint32_t tiles = 0;
     };
