@@ -11,9 +11,11 @@
 // inside noise is not left behind, and while it is below max_spp.
 //
 // Rounds. Every tile starts with min_spp samples; then each round gives every tile that still needs
-// samples the same number more (a quarter of what the least-sampled of them has, at least 2, and never
-// past max_spp), so the rounds are logarithmic in max_spp / min_spp. Sample numbers continue per tile,
-// so a tile that reaches N samples holds exactly the samples a uniform render of N spp gives it.
+// samples about a quarter more of what it has (a quarter rounded down to a power of two, at least 2,
+// never past max_spp), whatever the other tiles have: a tile taken up again at a low count (its halo's
+// neighbour is still noisy) does not hold the others back. Tiles of one step size form a class, a
+// frame of its own on the GPU. Sample numbers continue per tile, so a tile that reaches N samples holds
+// exactly the samples a uniform render of N spp gives it.
 #pragma once
 
 #include "vec3.h"
@@ -71,12 +73,27 @@ struct AllAndOddSums {
     }
 };
 
-// Samples the next round gives each tile that needs them, from the least count among those tiles and
-// the most room any of them has left below max_spp (0 when none is left).
-PKRT_HD uint32_t adaptive_round_samples(uint32_t least_count, uint32_t least_room) {
-    uint32_t step = (least_count / 4) & ~1u;
-    if (step < 2) step = 2;
-    return step < least_room ? step : least_room;
+// Step sizes are powers of two from 2 to 2^kAdaptiveClasses (max_spp is at most 2^20).
+constexpr int kAdaptiveClasses = 20;
+
+PKRT_HD int floor_log2(uint32_t x) {  // x > 0
+#if defined(__CUDA_ARCH__)
+    return 31 - __clz(x);
+#else
+    return 31 - __builtin_clz(x);
+#endif
 }
+
+// Samples the next round gives a tile that needs them and has `count` of them (count < max_spp, both
+// even).
+PKRT_HD uint32_t adaptive_tile_samples(uint32_t count, uint32_t max_spp) {
+    uint32_t want = count / 4, room = max_spp - count;
+    if (want < 2) want = 2;
+    if (want > room) want = room;
+    return 1u << floor_log2(want);
+}
+
+// The class of a step size: 2 -> 0, 4 -> 1, ...
+PKRT_HD int adaptive_class(uint32_t samples) { return floor_log2(samples) - 1; }
 
 }  // namespace pkrt

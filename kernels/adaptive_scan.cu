@@ -1,7 +1,7 @@
 // Adaptive sampling between rounds, on the device: which tiles need more samples (the rule of
-// kernels/adaptive.h, the same function the CPU backend calls), and the next round's work list of their
-// pixels, compacted, with what the next round's size depends on. Only the scan's five counts go to
-// the host; the list stays in device memory for the round's frame record.
+// kernels/adaptive.h, the same functions the CPU backend calls), and the next round's work list of
+// their pixels, compacted class after class. Only the scan's counts go to the host; the list stays in
+// device memory for the round's frame records.
 #include "adaptive.h"
 #include "gpu_launch.h"
 
@@ -22,39 +22,64 @@ struct EvenAndOddSums {
     }
 };
 
-// One block per tile, one thread per pixel of it.
-__global__ void adaptive_scan_kernel(DeviceFramebuffer fb, const float* odd_sums, int width, int height, AdaptiveRule rule, WorkPixel* work,
-                                     AdaptiveScan* out) {
-    __shared__ bool needs;
-    __shared__ unsigned base;
-    int tiles_x = (width + kAdaptiveTile - 1) / kAdaptiveTile;
-    int tx = static_cast<int>(blockIdx.x) % tiles_x, ty = static_cast<int>(blockIdx.x) / tiles_x;
-    int x0 = tx * kAdaptiveTile, y0 = ty * kAdaptiveTile;
-    int tw = min(kAdaptiveTile, width - x0), th = min(kAdaptiveTile, height - y0);
-    int lx = static_cast<int>(threadIdx.x) % kAdaptiveTile, ly = static_cast<int>(threadIdx.x) / kAdaptiveTile;
-    bool inside = lx < tw && ly < th;
-    uint32_t pixel = static_cast<uint32_t>(y0 + ly) * static_cast<uint32_t>(width) + static_cast<uint32_t>(x0 + lx);
-    uint32_t count = inside ? fb.samples[pixel] : 0u;
+struct TileGeometry {
+    int tx, ty, x0, y0, tw, th, lx, ly;
+    bool inside;
+    uint32_t pixel;
+    __device__ TileGeometry(int width, int height) {
+        int tiles_x = (width + kAdaptiveTile - 1) / kAdaptiveTile;
+        tx = static_cast<int>(blockIdx.x) % tiles_x;
+        ty = static_cast<int>(blockIdx.x) / tiles_x;
+        x0 = tx * kAdaptiveTile;
+        y0 = ty * kAdaptiveTile;
+        tw = min(kAdaptiveTile, width - x0);
+        th = min(kAdaptiveTile, height - y0);
+        lx = static_cast<int>(threadIdx.x) % kAdaptiveTile;
+        ly = static_cast<int>(threadIdx.x) / kAdaptiveTile;
+        inside = lx < tw && ly < th;
+        pixel = static_cast<uint32_t>(y0 + ly) * static_cast<uint32_t>(width) + static_cast<uint32_t>(x0 + lx);
+    }
+};
+
+// One block per tile, one thread per pixel of it: converged pixels, and the tile's class (-1: done).
+__global__ void adaptive_scan_kernel(DeviceFramebuffer fb, const float* odd_sums, int width, int height, AdaptiveRule rule,
+                                     int* tile_class, AdaptiveScan* out) {
+    const TileGeometry g(width, height);
     const EvenAndOddSums sums{fb.radiance, odd_sums};
+    uint32_t count = g.inside ? fb.samples[g.pixel] : 0u;
     bool converged = false;
-    if (inside) {
+    if (g.inside) {
         Vec3 all, odd;
-        sums(pixel, &all, &odd);
+        sums(g.pixel, &all, &odd);
         converged = count >= rule.max_spp || pixel_error(all, odd, count) <= rule.target_error;
     }
     unsigned done = __syncthreads_count(converged);
+    if (threadIdx.x != 0) return;
+    if (done) atomicAdd(&out->converged_pixels, done);
+    int c = -1;
+    if (tile_needs_samples(g.tx, g.ty, width, height, sums, fb.samples, rule)) {
+        c = adaptive_class(adaptive_tile_samples(count, rule.max_spp));  // thread 0's pixel is inside
+        atomicAdd(&out->class_pixels[c], static_cast<unsigned>(g.tw * g.th));
+        atomicAdd(&out->work_pixels, static_cast<unsigned>(g.tw * g.th));
+        atomicAdd(&out->tiles, 1u);
+    }
+    tile_class[blockIdx.x] = c;
+}
+
+// The work list, class after class: each tile that needs samples appends its pixels to its class's part.
+__global__ void adaptive_fill_kernel(const uint32_t* samples, int width, int height, const int* tile_class, WorkPixel* work,
+                                     AdaptiveScan* out) {
+    __shared__ unsigned base;
+    const int c = tile_class[blockIdx.x];
+    if (c < 0) return;
+    const TileGeometry g(width, height);
     if (threadIdx.x == 0) {
-        if (done) atomicAdd(&out->converged_pixels, done);
-        needs = tile_needs_samples(tx, ty, width, height, sums, fb.samples, rule);
-        if (needs) {
-            base = atomicAdd(&out->work_pixels, static_cast<unsigned>(tw * th));
-            atomicAdd(&out->tiles, 1u);
-            atomicMin(&out->least_count, count);  // every pixel of a tile has its tile's count
-            atomicMin(&out->least_room, rule.max_spp - count);
-        }
+        unsigned offset = 0;
+        for (int k = 0; k < c; ++k) offset += out->class_pixels[k];
+        base = offset + atomicAdd(&out->class_fill[c], static_cast<unsigned>(g.tw * g.th));
     }
     __syncthreads();
-    if (needs && inside) work[base + ly * tw + lx] = WorkPixel{pixel, count};
+    if (g.inside) work[base + g.ly * g.tw + g.lx] = WorkPixel{g.pixel, samples[g.pixel]};
 }
 
 __global__ void adaptive_combine_kernel(float* radiance, const float* odd_sums, uint32_t floats) {
@@ -71,9 +96,12 @@ cudaError_t launch_adaptive_combine(const DeviceFramebuffer& fb, const float* od
 }
 
 cudaError_t launch_adaptive_scan(const DeviceFramebuffer& fb, const float* odd_sums, int width, int height, const AdaptiveRule& rule,
-                                 WorkPixel* work, AdaptiveScan* out, cudaStream_t stream) {
+                                 int* tile_class, WorkPixel* work, AdaptiveScan* out, cudaStream_t stream) {
     unsigned tiles = static_cast<unsigned>(((width + kAdaptiveTile - 1) / kAdaptiveTile) * ((height + kAdaptiveTile - 1) / kAdaptiveTile));
-    adaptive_scan_kernel<<<tiles, kTilePixels, 0, stream>>>(fb, odd_sums, width, height, rule, work, out);
+    adaptive_scan_kernel<<<tiles, kTilePixels, 0, stream>>>(fb, odd_sums, width, height, rule, tile_class, out);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return e;
+    adaptive_fill_kernel<<<tiles, kTilePixels, 0, stream>>>(fb.samples, width, height, tile_class, work, out);
     return cudaGetLastError();
 }
 

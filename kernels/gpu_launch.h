@@ -89,16 +89,18 @@ cudaError_t launch_megakernel(const WavefrontParams& p, cudaStream_t stream);
 
 // ---- Adaptive sampling between rounds (kernels/adaptive_scan.cu) ----
 
-// What a scan found: the next round's pixels (written to the work list), the least sample count and
-// the least room below max_spp among their tiles, the pixels at the target error or at max_spp, and
-// the tiles of the list. The caller sets it to {0, ~0u, ~0u, 0, 0} first.
+// What a scan found: the pixels at the target error or at max_spp, the tiles that need samples, and
+// the next round's pixels per class of step size (kernels/adaptive.h), which the work list holds
+// class after class. The caller zeroes it first.
 struct AdaptiveScan {
-    unsigned work_pixels, least_count, least_room, converged_pixels, tiles;
+    unsigned converged_pixels, tiles, work_pixels;
+    unsigned class_pixels[kAdaptiveClasses];
+    unsigned class_fill[kAdaptiveClasses];  // the fill's own counters
 };
-// fb.radiance holds the even-numbered samples' sums, odd_sums the odd ones'. The work list holds up to
-// width * height entries.
+// fb.radiance holds the even-numbered samples' sums, odd_sums the odd ones'. tile_class: one int per
+// tile (the scan's verdict for the fill); the work list holds up to width * height entries.
 cudaError_t launch_adaptive_scan(const DeviceFramebuffer& fb, const float* odd_sums, int width, int height, const AdaptiveRule& rule,
-                                 WorkPixel* work, AdaptiveScan* out, cudaStream_t stream);
+                                 int* tile_class, WorkPixel* work, AdaptiveScan* out, cudaStream_t stream);
 // After the rounds: fb.radiance += odd_sums, so the framebuffer holds all samples' sums again.
 cudaError_t launch_adaptive_combine(const DeviceFramebuffer& fb, const float* odd_sums, int width, int height, cudaStream_t stream);
 

@@ -3,7 +3,6 @@
 // are tested against. Threads take 8x8 tiles from a shared counter.
 #include <atomic>
 #include <chrono>
-#include <climits>
 #include <mutex>
 
 #include "backend.h"
@@ -56,19 +55,24 @@ public:
         block_ = 1;
         const int tiles_x = tile_count(width_), tiles_y = tile_count(height_);
         std::vector<uint32_t> tile_samples(static_cast<size_t>(tiles_x) * tiles_y, 0u);
-        std::vector<TileSpan> spans(tile_samples.size());
-        for (size_t t = 0; t < spans.size(); ++t) spans[t] = TileSpan{static_cast<uint32_t>(t), 0u};
-        uint32_t step = rule.min_spp;
+        // The round's tiles by class (kernels/adaptive.h): one step size each. The first round: all at min_spp.
+        std::vector<std::vector<TileSpan>> classes(kAdaptiveClasses + 1);
+        classes[kAdaptiveClasses].resize(tile_samples.size());
+        for (size_t t = 0; t < tile_samples.size(); ++t) classes[kAdaptiveClasses][t] = TileSpan{static_cast<uint32_t>(t), 0u};
+        auto class_samples = [&](int c) { return c == kAdaptiveClasses ? rule.min_spp : 2u << c; };
         uint64_t shown = 0, pixels = static_cast<uint64_t>(width_) * height_;
         auto t0 = std::chrono::steady_clock::now();
         std::vector<unsigned char> needs(tile_samples.size());
         for (;;) {
-            render_tiles(fp, spans, step, stats);
-            for (const TileSpan& s : spans) tile_samples[s.tile] += step;
             AdaptiveRound r;
+            for (int c = 0; c <= kAdaptiveClasses; ++c) {
+                if (classes[c].empty()) continue;
+                render_tiles(fp, classes[c], class_samples(c), stats);
+                for (const TileSpan& s : classes[c]) tile_samples[s.tile] += class_samples(c);
+                r.tiles_sampled += static_cast<uint32_t>(classes[c].size());
+                r.samples_per_tile = std::max(r.samples_per_tile, class_samples(c));
+            }
             r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            r.tiles_sampled = static_cast<uint32_t>(spans.size());
-            r.samples_per_tile = step;
             r.samples = stats.samples;
             r.converged = converged_fraction(width_, height_, &sum_[0].x, &odd_[0].x, count_.data(), rule);
             report.rounds.push_back(r);
@@ -87,16 +91,15 @@ public:
                     needs[t] = tile_needs_samples(static_cast<int>(t % tiles_x), static_cast<int>(t / tiles_x), width_, height_,
                                                   AllAndOddSums{&sum_[0].x, &odd_[0].x}, count_.data(), rule);
             }, threads_);
-            spans.clear();
-            uint32_t least_count = UINT32_MAX, least_room = UINT32_MAX;
+            bool any = false;
+            for (auto& c : classes) c.clear();
             for (size_t t = 0; t < needs.size(); ++t) {
                 if (!needs[t]) continue;
-                spans.push_back(TileSpan{static_cast<uint32_t>(t), tile_samples[t]});
-                least_count = std::min(least_count, tile_samples[t]);
-                least_room = std::min(least_room, rule.max_spp - tile_samples[t]);
+                classes[adaptive_class(adaptive_tile_samples(tile_samples[t], rule.max_spp))].push_back(
+                    TileSpan{static_cast<uint32_t>(t), tile_samples[t]});
+                any = true;
             }
-            if (spans.empty()) break;
-            step = adaptive_round_samples(least_count, least_room);
+            if (!any) break;
         }
     }
 

@@ -59,12 +59,17 @@ TEST(AdaptiveRule, PixelErrorIsTheRelativeGapBetweenAllSamplesAndTheOddHalf) {
     EXPECT_GT(pixel_error(splat(1.0f), splat(0.0f), 1), 1e30f) << "one sample says nothing of its error";
 }
 
-TEST(AdaptiveRule, RoundsGrowByAQuarterAndStopAtTheRoom) {
-    EXPECT_EQ(adaptive_round_samples(16, 1000), 4u);
-    EXPECT_EQ(adaptive_round_samples(1000, 10000), 250u);
-    EXPECT_EQ(adaptive_round_samples(1002, 10000), 250u) << "always even";
-    EXPECT_EQ(adaptive_round_samples(2, 1000), 2u) << "at least 2";
-    EXPECT_EQ(adaptive_round_samples(400, 6), 6u) << "never past max_spp";
+TEST(AdaptiveRule, ATileGrowsByAQuarterRoundedToAPowerOfTwoAndStopsAtMaxSpp) {
+    EXPECT_EQ(adaptive_tile_samples(16, 1000), 4u);
+    EXPECT_EQ(adaptive_tile_samples(1000, 10000), 128u) << "250, rounded down to a power of two";
+    EXPECT_EQ(adaptive_tile_samples(1024, 10000), 256u);
+    EXPECT_EQ(adaptive_tile_samples(2, 1000), 2u) << "at least 2";
+    EXPECT_EQ(adaptive_tile_samples(400, 424), 16u) << "never past max_spp: 24 left, a step of 16, then 8";
+    EXPECT_EQ(adaptive_tile_samples(416, 424), 8u);
+    EXPECT_EQ(adaptive_class(2), 0);
+    EXPECT_EQ(adaptive_class(256), 7);
+    EXPECT_LT(adaptive_class(adaptive_tile_samples(1u << 20, (1u << 20) + 2)), kAdaptiveClasses);
+    EXPECT_LT(adaptive_class(adaptive_tile_samples((1u << 20) - 2, 1u << 20)), kAdaptiveClasses);
     AdaptiveSettings odd = rule_of(0.1f, 3, 101);
     EXPECT_EQ(odd.rule().min_spp, 4u);
     EXPECT_EQ(odd.rule().max_spp, 100u);

@@ -156,7 +156,7 @@ public:
         if (adaptive_.on) {  // half of a round of accumulate_adaptive: every other sample, into its sums
             f.record.sample_stride = 2;
             if (adaptive_.work_pixels) {
-                f.record.work = work_.get();
+                f.record.work = work_.get() + adaptive_.work_offset;
                 f.record.work_pixels = adaptive_.work_pixels;
             }
         }
@@ -250,8 +250,8 @@ public:
         if (paths_ > 0 && ms > 0.0f) ns_per_path_ = ms * 1e6 / static_cast<double>(paths_);
     }
 
-    // Rounds driven from the host (a scan on the device, five counts read back, the round's two frames),
-    // in every mode but resident; the rule and the work list are the device's (kernels/adaptive_scan.cu).
+    // Rounds driven from the host (a scan on the device, its counts read back, two frames per class of
+    // step size), in every mode but resident; the rule and the work list are the device's (kernels/adaptive_scan.cu).
     void accumulate_adaptive(const RenderSettings& rs, const AdaptiveSettings& as, AdaptiveReport& report, RenderStats& stats,
                              Progress* progress) override {
         if (rs.mode == SchedulerMode::kResident)
@@ -264,6 +264,7 @@ public:
         drain();
         odd_.allocate(3 * n);
         work_.allocate(n);
+        tile_class_.allocate(static_cast<size_t>(tiles(width_)) * tiles(height_));
         scan_.allocate(1);
         check(cudaMemsetAsync(odd_.get(), 0, 3 * n * sizeof(float), stream_), "clear odd sums");
         odd_valid_ = true;
@@ -275,27 +276,38 @@ public:
         adaptive_.on = true;
         RenderSettings round = rs;
         round.preview = 1;
-        uint32_t step = rule.min_spp;
+        // The round's frames: (offset into the work list, its pixels, samples each) per class of step
+        // size; the first round is every pixel at min_spp.
+        struct Part {
+            uint32_t offset, pixels, samples;
+        };
+        std::vector<Part> parts{{0u, 0u, rule.min_spp}};
+        uint32_t round_tiles = static_cast<uint32_t>(tiles(width_) * tiles(height_));
         uint64_t shown = 0;
         auto t0 = std::chrono::steady_clock::now();
         for (;;) {
-            // Even-numbered samples into the framebuffer, odd ones into odd_ (first_sample: the parity,
-            // added to each pixel's first sample): the per-ray code never needs to know.
-            for (uint32_t parity = 0; parity < 2; ++parity) {
-                adaptive_.odd = parity == 1;
-                accumulate(round, parity, step / 2, stats);
+            AdaptiveRound r;
+            for (const Part& part : parts) {
+                adaptive_.work_offset = part.offset;
+                adaptive_.work_pixels = part.pixels;
+                // Even-numbered samples into the framebuffer, odd ones into odd_ (first_sample: the
+                // parity, added to each pixel's first sample): the per-ray code never needs to know.
+                for (uint32_t parity = 0; parity < 2; ++parity) {
+                    adaptive_.odd = parity == 1;
+                    accumulate(round, parity, part.samples / 2, stats);
+                }
+                adaptive_.odd = false;
+                r.samples_per_tile = std::max(r.samples_per_tile, part.samples);
             }
-            adaptive_.odd = false;
-            *scan_host_.host() = AdaptiveScan{0u, ~0u, ~0u, 0u, 0u};
+            *scan_host_.host() = AdaptiveScan{};
             check(cudaMemcpyAsync(scan_.get(), scan_host_.host(), sizeof(AdaptiveScan), cudaMemcpyHostToDevice, stream_), "adaptive scan");
-            check(launch_adaptive_scan(framebuffer(), odd_.get(), width_, height_, rule, work_.get(), scan_.get(), stream_), "adaptive scan");
+            check(launch_adaptive_scan(framebuffer(), odd_.get(), width_, height_, rule, tile_class_.get(), work_.get(), scan_.get(), stream_),
+                  "adaptive scan");
             check(cudaMemcpyAsync(scan_host_.host(), scan_.get(), sizeof(AdaptiveScan), cudaMemcpyDeviceToHost, stream_), "adaptive scan");
             check(cudaStreamSynchronize(stream_), "adaptive scan");
             const AdaptiveScan scan = *scan_host_.host();
-            AdaptiveRound r;
             r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            r.tiles_sampled = adaptive_.work_pixels ? adaptive_.tiles : static_cast<uint32_t>(tiles(width_) * tiles(height_));
-            r.samples_per_tile = step;
+            r.tiles_sampled = round_tiles;
             r.samples = stats.samples;
             r.converged = n ? static_cast<double>(scan.converged_pixels) / static_cast<double>(n) : 1.0;
             report.rounds.push_back(r);
@@ -309,9 +321,10 @@ public:
                 break;
             }
             if (scan.work_pixels == 0) break;
-            step = adaptive_round_samples(scan.least_count, scan.least_room);
-            adaptive_.work_pixels = scan.work_pixels;
-            adaptive_.tiles = scan.tiles;
+            parts.clear();
+            for (uint32_t c = 0, offset = 0; c < static_cast<uint32_t>(kAdaptiveClasses); offset += scan.class_pixels[c], ++c)
+                if (scan.class_pixels[c]) parts.push_back(Part{offset, scan.class_pixels[c], 2u << c});
+            round_tiles = scan.tiles;
         }
         check(launch_adaptive_combine(framebuffer(), odd_.get(), width_, height_, stream_), "adaptive combine");
         check(cudaStreamSynchronize(stream_), "adaptive combine");
@@ -506,13 +519,14 @@ private:
     struct AdaptiveState {
         bool on = false;
         bool odd = false;          // the frame is a round's odd-numbered samples
+        uint32_t work_offset = 0;  // the frame's part of the work list
         uint32_t work_pixels = 0;  // 0: every pixel (the first round)
-        uint32_t tiles = 0;
     };
     AdaptiveState adaptive_;
     DeviceArray<float> odd_;
     bool odd_valid_ = false;  // odd_ holds this image's odd sums
     DeviceArray<WorkPixel> work_;
+    DeviceArray<int> tile_class_;
     DeviceArray<AdaptiveScan> scan_;
     PinnedHost<AdaptiveScan> scan_host_;
 };
