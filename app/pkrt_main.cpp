@@ -188,9 +188,12 @@ int run_render(const RenderArgs& a) {
     const pkrt::RenderStats& st = out.stats;
     if (!a.quiet) {
         double s = st.seconds > 0 ? st.seconds : 1e-9;
+        char spp[64];
+        if (st.adaptive.enabled) std::snprintf(spp, sizeof spp, "%.1f spp on average", st.adaptive.mean_spp);
+        else std::snprintf(spp, sizeof spp, "%d spp", rs.spp);
         std::fprintf(stderr,
-                     "pkrt: %dx%d, %d spp, max depth %d in %.3f s: %s samples/s, %s rays/s (%s extension + %s shadow rays)\n",
-                     rs.width, rs.height, rs.spp, rs.max_depth, st.seconds, pkrt::Progress::format_rate(st.samples / s).c_str(),
+                     "pkrt: %dx%d, %s, max depth %d in %.3f s: %s samples/s, %s rays/s (%s extension + %s shadow rays)\n",
+                     rs.width, rs.height, spp, rs.max_depth, st.seconds, pkrt::Progress::format_rate(st.samples / s).c_str(),
                      pkrt::Progress::format_rate(st.total_rays() / s).c_str(),
                      pkrt::Progress::format_rate(static_cast<double>(st.extension_rays)).c_str(),
                      pkrt::Progress::format_rate(static_cast<double>(st.shadow_rays)).c_str());

@@ -34,14 +34,6 @@ Accumulation render_uniform(const Scene& scene, int w, int h, int spp, int depth
     return render_view(*backend, scene, scene.camera, pkrt_test::settings(w, h, spp, depth, seed), nullptr, false).accumulation;
 }
 
-AdaptiveSettings rule_of(float e, int min_spp, int max_spp) {
-    AdaptiveSettings a;
-    a.target_error = e;
-    a.min_spp = min_spp;
-    a.max_spp = max_spp;
-    return a;
-}
-
 Vec3 pixel_mean(const Accumulation& a, size_t p) {
     float n = static_cast<float>(a.counts[p]);
     return Vec3{a.sums[3 * p] / n, a.sums[3 * p + 1] / n, a.sums[3 * p + 2] / n};
@@ -70,10 +62,10 @@ TEST(AdaptiveRule, ATileGrowsByAQuarterRoundedToAPowerOfTwoAndStopsAtMaxSpp) {
     EXPECT_EQ(adaptive_class(256), 7);
     EXPECT_LT(adaptive_class(adaptive_tile_samples(1u << 20, (1u << 20) + 2)), kAdaptiveClasses);
     EXPECT_LT(adaptive_class(adaptive_tile_samples((1u << 20) - 2, 1u << 20)), kAdaptiveClasses);
-    AdaptiveSettings odd = rule_of(0.1f, 3, 101);
+    AdaptiveSettings odd = pkrt_test::adaptive_settings(0.1f, 3, 101);
     EXPECT_EQ(odd.rule().min_spp, 4u);
     EXPECT_EQ(odd.rule().max_spp, 100u);
-    EXPECT_EQ(rule_of(0.1f, 1, 1000).rule().min_spp, 2u);
+    EXPECT_EQ(pkrt_test::adaptive_settings(0.1f, 1, 1000).rule().min_spp, 2u);
 }
 
 // 24 x 8 pixels: tiles 0, 1, 2 side by side. One noisy pixel at x = 16 (tile 2's first column) keeps
@@ -107,7 +99,7 @@ TEST(AdaptiveRule, HistogramBinsArePowersOfTwo) {
 // With min_spp = max_spp the adaptive render is one round of the uniform render's samples.
 TEST(Adaptive, MinEqualToMaxIsTheUniformImage) {
     Scene s = pkrt_test::load_prepared(kScenes + "/cornell.json");
-    Adaptive a = render_adaptive(s, 24, 20, 4, 3, rule_of(0.01f, 16, 16));
+    Adaptive a = render_adaptive(s, 24, 20, 4, 3, pkrt_test::adaptive_settings(0.01f, 16, 16));
     Accumulation u = render_uniform(s, 24, 20, 16, 4, 3);
     EXPECT_EQ(a.acc.sums, u.sums);
     EXPECT_EQ(a.acc.counts, u.counts);
@@ -118,7 +110,7 @@ TEST(Adaptive, MinEqualToMaxIsTheUniformImage) {
 // a uniform render at max_spp (summed in another grouping, so equal to float rounding).
 TEST(Adaptive, ATileAtMaxSppHoldsTheUniformRendersSamples) {
     Scene s = pkrt_test::load_prepared(kScenes + "/cornell.json");
-    Adaptive a = render_adaptive(s, 20, 12, 4, 5, rule_of(1e-6f, 8, 32));
+    Adaptive a = render_adaptive(s, 20, 12, 4, 5, pkrt_test::adaptive_settings(1e-6f, 8, 32));
     Accumulation u = render_uniform(s, 20, 12, 32, 4, 5);
     ASSERT_EQ(a.acc.counts, u.counts);
     for (size_t i = 0; i < u.sums.size(); ++i) EXPECT_NEAR(a.acc.sums[i], u.sums[i], 1e-4f * (1.0f + std::fabs(u.sums[i]))) << i;
@@ -128,7 +120,7 @@ TEST(Adaptive, ATileAtMaxSppHoldsTheUniformRendersSamples) {
 
 TEST(Adaptive, EveryPixelEndsAtTheTargetOrAtMaxSpp) {
     Scene s = pkrt_test::load_prepared(kScenes + "/cornell.json");
-    const AdaptiveSettings settings = rule_of(0.08f, 16, 512);
+    const AdaptiveSettings settings = pkrt_test::adaptive_settings(0.08f, 16, 512);
     Adaptive a = render_adaptive(s, 32, 32, 6, 1, settings);
     const AdaptiveReport& r = a.stats.adaptive;
     ASSERT_FALSE(r.time_limit_hit);
@@ -154,7 +146,7 @@ TEST(Adaptive, EveryPixelEndsAtTheTargetOrAtMaxSpp) {
 // samples (a stop that depended on the last samples' values without halving them).
 TEST(Adaptive, ImageMeanMatchesTheUniformRender) {
     Scene s = pkrt_test::load_prepared(kScenes + "/cornell.json");
-    Adaptive a = render_adaptive(s, 32, 32, 6, 2, rule_of(0.08f, 16, 512));
+    Adaptive a = render_adaptive(s, 32, 32, 6, 2, pkrt_test::adaptive_settings(0.08f, 16, 512));
     Accumulation u = render_uniform(s, 32, 32, 256, 6, 9);
     for (int c = 0; c < 3; ++c) {
         double ma = 0, mu = 0;
@@ -168,8 +160,8 @@ TEST(Adaptive, ImageMeanMatchesTheUniformRender) {
 
 TEST(Adaptive, SameImageWhateverTheThreadCount) {
     Scene s = pkrt_test::load_prepared(kScenes + "/cornell.json");
-    Adaptive one = render_adaptive(s, 20, 20, 5, 4, rule_of(0.1f, 8, 128), 1);
-    Adaptive three = render_adaptive(s, 20, 20, 5, 4, rule_of(0.1f, 8, 128), 3);
+    Adaptive one = render_adaptive(s, 20, 20, 5, 4, pkrt_test::adaptive_settings(0.1f, 8, 128), 1);
+    Adaptive three = render_adaptive(s, 20, 20, 5, 4, pkrt_test::adaptive_settings(0.1f, 8, 128), 3);
     EXPECT_EQ(one.acc.sums, three.acc.sums);
     EXPECT_EQ(one.acc.odd_sums, three.acc.odd_sums);
     EXPECT_EQ(one.acc.counts, three.acc.counts);
@@ -177,7 +169,7 @@ TEST(Adaptive, SameImageWhateverTheThreadCount) {
 
 TEST(Adaptive, TimeLimitEndsAfterTheRoundThatPassesIt) {
     Scene s = pkrt_test::load_prepared(kScenes + "/cornell.json");
-    AdaptiveSettings settings = rule_of(0.001f, 8, 4096);
+    AdaptiveSettings settings = pkrt_test::adaptive_settings(0.001f, 8, 4096);
     settings.time_limit_s = 1e-9;
     Adaptive a = render_adaptive(s, 16, 16, 4, 1, settings);
     EXPECT_TRUE(a.stats.adaptive.time_limit_hit);
@@ -191,7 +183,7 @@ TEST(Adaptive, TimeLimitEndsAfterTheRoundThatPassesIt) {
 // min_spp ended the render with a pixel 0.8% off: one pixel's estimate is a single draw).
 TEST(Adaptive, FurnaceStaysFiveWithinOnePercent) {
     Scene s = pkrt_test::load_prepared(kScenes + "/furnace.json");
-    Adaptive a = render_adaptive(s, 4, 4, 100, 1, rule_of(0.005f, 4096, 131072));
+    Adaptive a = render_adaptive(s, 4, 4, 100, 1, pkrt_test::adaptive_settings(0.005f, 4096, 131072));
     for (size_t p = 0; p < 16; ++p) {
         for (int c = 0; c < 3; ++c) EXPECT_NEAR(pixel_mean(a.acc, p)[c], 5.0f, 0.05f) << "pixel " << p;
         EXPECT_LT(a.acc.counts[p], 131072u) << "the target, not max_spp, ended it";

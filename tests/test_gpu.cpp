@@ -757,14 +757,6 @@ RenderOutput render_adaptive_with(Backend& b, const Scene& scene, int w, int h, 
     return render_view(b, scene, scene.camera, rs, nullptr, false);
 }
 
-AdaptiveSettings adaptive_rule(float e, int min_spp, int max_spp) {
-    AdaptiveSettings a;
-    a.target_error = e;
-    a.min_spp = min_spp;
-    a.max_spp = max_spp;
-    return a;
-}
-
 }  // namespace
 
 // A target no pixel reaches: rounds through the device's work lists up to max_spp hold the samples of
@@ -773,7 +765,7 @@ TEST(Gpu, AdaptiveRoundsHoldTheCpusSamplesInEveryMode) {
     REQUIRE_GPU();
 #if defined(PKRT_HAVE_CUDA)
     Scene s = load_prepared(kScenes + "/cornell.json");
-    const AdaptiveSettings a = adaptive_rule(1e-6f, 8, 32);
+    const AdaptiveSettings a = pkrt_test::adaptive_settings(1e-6f, 8, 32);
     auto cpu = make_cpu_backend();
     RenderOutput ref = render_adaptive_with(*cpu, s, 40, 28, 5, 7, a, std::nullopt);
     auto gpu = gpu_backend(gpus[0]);
@@ -803,7 +795,7 @@ TEST(Gpu, AdaptiveEveryPixelEndsAtTheTargetOrAtMaxSpp) {
     REQUIRE_GPU();
 #if defined(PKRT_HAVE_CUDA)
     Scene s = load_prepared(kScenes + "/cornell.json");
-    const AdaptiveSettings a = adaptive_rule(0.08f, 16, 512);
+    const AdaptiveSettings a = pkrt_test::adaptive_settings(0.08f, 16, 512);
     auto gpu = gpu_backend(gpus[0]);
     for (SchedulerMode m : {SchedulerMode::kPersistent, SchedulerMode::kRelaunch, SchedulerMode::kGraph, SchedulerMode::kMegakernel}) {
         std::string what = mode_name(m);
@@ -833,7 +825,7 @@ TEST(Gpu, AdaptiveSamplingRefusesResidentMode) {
     Scene s = load_prepared(kScenes + "/cornell.json");
     auto gpu = gpu_backend(gpus[0]);
     try {
-        render_adaptive_with(*gpu, s, 16, 16, 4, 1, adaptive_rule(0.1f, 8, 64), SchedulerMode::kResident);
+        render_adaptive_with(*gpu, s, 16, 16, 4, 1, pkrt_test::adaptive_settings(0.1f, 8, 64), SchedulerMode::kResident);
         FAIL() << "resident mode took --target-error";
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("resident mode"), std::string::npos) << e.what();

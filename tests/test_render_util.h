@@ -41,6 +41,15 @@ inline pkrt::RenderSettings settings(int w, int h, int spp, int depth, uint32_t 
     return rs;
 }
 
+// Adaptive sampling to target error e between min_spp and max_spp (render/adaptive.h).
+inline pkrt::AdaptiveSettings adaptive_settings(float e, int min_spp, int max_spp) {
+    pkrt::AdaptiveSettings a;
+    a.target_error = e;
+    a.min_spp = min_spp;
+    a.max_spp = max_spp;
+    return a;
+}
+
 // Root mean square of the per-channel differences of two images of the same size.
 inline double rms_difference(const pkrt::Image& a, const pkrt::Image& b) {
     double s = 0;
