@@ -4,7 +4,9 @@
 #include <optional>
 #include <iostream>
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <utility>
@@ -20,6 +22,7 @@
 #include "render/devices.h"
 #include "render/error.h"
 #include "render/image.h"
+#include "render/input_file.h"
 #include "render/loaders.h"
 #include "render/output_files.h"
 #include "render/progress.h"
@@ -62,6 +65,7 @@ struct RenderArgs {
     pkrt::AdaptiveSettings adaptive;  // meaningful only when target_error_set
     bool target_error_set = false, min_spp_set = false, max_spp_set = false, time_limit_set = false;
     std::string spp_map;
+    std::string reference;  // --reference: a linear EXR to measure the image's relMSE against
     pkrt::LoadLimits limits;
 };
 
@@ -101,6 +105,11 @@ int run_render(const RenderArgs& a) {
                          : !a.spp_map.empty() ? "--spp-map" : nullptr;
         if (flag) throw pkrt::Error(std::string(flag) + ": only with --target-error (adaptive sampling)");
     }
+    if (!a.reference.empty() && sequence) throw pkrt::Error("--reference: not with --frames (it measures one image)");
+    std::string reference_ext = std::filesystem::path(a.reference).extension().string();
+    std::transform(reference_ext.begin(), reference_ext.end(), reference_ext.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (!a.reference.empty() && reference_ext != ".exr")
+        throw pkrt::Error("--reference " + a.reference + ": must be a linear OpenEXR file (.exr)");
     int w = 0, h = 0;
     if (!a.res.empty()) pkrt::parse_resolution(a.res, &w, &h, 1, kMaxResolution);
     if (w) pkrt::check_pixel_budget(a.limits, "--res " + a.res, w, h);
@@ -135,7 +144,13 @@ int run_render(const RenderArgs& a) {
     if (!hdr.empty()) outputs.push_back({"--hdr", hdr, {}});
     if (!a.stats.empty()) outputs.push_back({"--stats", a.stats, {}});
     if (!a.spp_map.empty()) outputs.push_back({"--spp-map", a.spp_map, {}});
-    pkrt::check_outputs(outputs, scene.inputs);
+    // The reference is an input like the scene's files: no output may overwrite it.
+    std::vector<pkrt::SceneInput> inputs = scene.inputs;
+    if (!a.reference.empty()) inputs.push_back({a.reference, pkrt::check_input_file(a.reference)});
+    pkrt::check_outputs(outputs, inputs);
+    pkrt::Image reference;  // read before the render, so a wrong one fails at once
+    if (!a.reference.empty())
+        reference = pkrt::read_reference_exr(a.reference, w ? w : scene.defaults.width, h ? h : scene.defaults.height);
     pkrt::prepare_scene(scene, bvh.layout, bvh.splits, bvh.sbvh);
 
     pkrt::RenderSettings rs;
@@ -174,6 +189,10 @@ int run_render(const RenderArgs& a) {
                             rs.adaptive ? "pixels" : "samples", a.quiet ? nullptr : stderr);
     pkrt::RenderOutput out = pkrt::render_image(*backend, scene, rs, &progress);
 
+    if (!a.reference.empty()) {
+        out.stats.reference = a.reference;
+        out.stats.rel_mse = pkrt::relative_mse(out.image, reference);
+    }
     // All or nothing: a failed EXR leaves no PNG either.
     outputs[0].bytes = pkrt::encode_png(out.image, a.exposure);
     for (auto& o : outputs) {
@@ -183,7 +202,7 @@ int run_render(const RenderArgs& a) {
             o.bytes = pkrt::spp_map_png(rs.width, rs.height, backend->sample_counts(), static_cast<int>(a.adaptive.rule().min_spp),
                                         static_cast<int>(a.adaptive.rule().max_spp));
     }
-    pkrt::write_outputs(outputs, scene.inputs);
+    pkrt::write_outputs(outputs, inputs);
 
     const pkrt::RenderStats& st = out.stats;
     if (!a.quiet) {
@@ -205,6 +224,7 @@ int run_render(const RenderArgs& a) {
                          100.0 * ad.converged, static_cast<double>(ad.settings.target_error), ad.settings.rule().max_spp,
                          ad.rounds.size(), ad.mean_spp, ad.least_spp, ad.most_spp, ad.time_limit_hit ? "; stopped by --time-limit" : "");
         }
+        if (!st.reference.empty()) std::fprintf(stderr, "pkrt: relMSE against %s: %.4e\n", st.reference.c_str(), st.rel_mse);
         if (st.frames && !st.frame_gpu_ms.empty()) {
             double gpu_ms = 0;
             for (double m : st.frame_gpu_ms) gpu_ms += m;
@@ -280,6 +300,8 @@ int main(int argc, char** argv) {
     CLI::Option* max_spp_opt = render->add_option("--max-spp", ra.adaptive.max_spp, "Adaptive: samples no pixel goes beyond")->capture_default_str();
     CLI::Option* time_limit_opt = render->add_option("--time-limit", ra.adaptive.time_limit_s,
         "Adaptive: stop after the round that passes this many seconds (0: none)")->capture_default_str();
+    render->add_option("--reference", ra.reference,
+                       "Measure the image's relMSE against this linear EXR of the same size (printed, and in --stats)");
     render->add_option("--spp-map", ra.spp_map, "Adaptive: also write samples per pixel as a false-colour PNG with a legend");
     render->add_flag("-q,--quiet", ra.quiet, "No progress or summary");
     pkrt::add_limit_options(render, &ra.limits);

@@ -1,4 +1,5 @@
 #include "image.h"
+#include "input_file.h"
 
 #include <algorithm>
 #include <array>
@@ -278,6 +279,44 @@ Image read_exr(const std::string& path) {
     } catch (const std::exception& e) {
         throw Error(path + ": cannot read EXR: " + e.what());
     }
+}
+
+Image read_reference_exr(const std::string& path, int width, int height) {
+    if (lower_ext(path) != ".exr") throw Error("--reference " + path + ": must be a linear OpenEXR file (.exr)");
+    check_input_file(path);
+    Image img;
+    try {
+        Imf::InputFile file(path.c_str());
+        Imath::Box2i dw = file.header().dataWindow();
+        long long w = static_cast<long long>(dw.max.x) - dw.min.x + 1, h = static_cast<long long>(dw.max.y) - dw.min.y + 1;
+        if (w != width || h != height)
+            throw Error(path + ": the reference is " + std::to_string(w) + "x" + std::to_string(h) + ", the render " +
+                        std::to_string(width) + "x" + std::to_string(height));
+        img.width = width;
+        img.height = height;
+        img.pixels.resize(static_cast<size_t>(width) * height);
+        read_exr_rgb(file, img.pixels.data());
+    } catch (const Error&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw Error(path + ": cannot read EXR: " + e.what());
+    }
+    size_t bad = 0;
+    for (const Vec3& p : img.pixels) bad += all_finite(p) ? 0 : 1;
+    if (bad) throw Error(path + ": the reference has " + std::to_string(bad) + " pixels that are NaN or infinite");
+    return img;
+}
+
+double relative_mse(const Image& image, const Image& reference) {
+    if (image.width != reference.width || image.height != reference.height) throw Error("internal: relMSE of images of different sizes");
+    double sum = 0.0;
+    for (size_t i = 0; i < image.pixels.size(); ++i) {
+        for (int c = 0; c < 3; ++c) {
+            double x = image.pixels[i][c], r = reference.pixels[i][c];
+            sum += (x - r) * (x - r) / (r * r + 0.01);
+        }
+    }
+    return image.pixels.empty() ? 0.0 : sum / (3.0 * static_cast<double>(image.pixels.size()));
 }
 
 void check_output_path(const std::string& path, const std::vector<std::string>& extensions, const std::string& flag) {

@@ -60,6 +60,12 @@ std::string encode_image(const std::string& path, const Image& image, float expo
 
 Image read_pfm(const std::string& path);
 Image read_exr(const std::string& path);
+// A reference image for an error measurement: a linear EXR of exactly width x height pixels, all
+// finite (checked from the header before any pixel is read, so a hostile size costs nothing).
+Image read_reference_exr(const std::string& path, int width, int height);
+// relMSE of `image` against `reference` (same size): the mean over pixels and channels of
+// (x - r)^2 / (r^2 + 0.01), the measure adaptive sampling's error estimate follows (kernels/adaptive.h).
+double relative_mse(const Image& image, const Image& reference);
 
 // The sRGB transfer curve (IEC 61966-2-1) of a linear value in [0, 1].
 double linear_to_srgb(double v);

@@ -73,6 +73,7 @@ nlohmann::json to_json(const RenderStats& s) {
     j["rays_per_second"] = s.seconds > 0 ? static_cast<double>(s.total_rays()) / s.seconds : 0.0;
     j["nonfinite_samples"] = s.nonfinite_samples;
     j["scene"] = {{"triangles", s.triangles}, {"bvh_build_seconds", s.bvh_build_seconds}};
+    if (!s.reference.empty()) j["reference"] = {{"path", s.reference}, {"rel_mse", s.rel_mse}};
     if (s.adaptive.enabled) {
         const AdaptiveReport& a = s.adaptive;
         nlohmann::json rounds = nlohmann::json::array();

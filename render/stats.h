@@ -56,6 +56,8 @@ struct RenderStats {
     bool policy_trial = false; // persistent, last frame: a trial of the policy tuner
 
     AdaptiveReport adaptive;  // adaptive sampling's rounds and outcome, where it ran
+    std::string reference;    // `pkrt render --reference`: the image's relMSE against it
+    double rel_mse = -1.0;
 
     uint64_t total_rays() const { return extension_rays + shadow_rays; }
     void count_extension(int depth, uint64_t n = 1);

@@ -151,6 +151,38 @@ TEST(Cli, BadAdaptiveFlagsFailCleanly) {
                          "not with --frames");
 }
 
+// --reference: the image's relMSE against a linear EXR, 0 for the same render, and more for fewer samples.
+TEST(Cli, ReferenceMeasuresTheImagesRelMse) {
+    TempDir dir;
+    std::string scene = shell_quote(kCornell) + " --backend cpu --res 24x16 --seed 3";
+    ASSERT_EQ(run_pkrt("render " + scene + " --spp 8 -o r.png --hdr ref.exr", dir.path().string()).code, 0);
+    RunResult same = run_pkrt("render " + scene + " --spp 8 -o a.png --reference ref.exr --stats a.json", dir.path().string());
+    ASSERT_EQ(same.code, 0) << same.err;
+    auto j = nlohmann::json::parse(read_text(dir.file("a.json")))["reference"];
+    EXPECT_EQ(j["path"].get<std::string>(), "ref.exr");
+    EXPECT_EQ(j["rel_mse"].get<double>(), 0.0) << "the same samples, and EXR keeps floats exactly";
+    EXPECT_NE(same.err.find("pkrt: relMSE against ref.exr: 0.0000e+00"), std::string::npos) << same.err;
+    RunResult fewer = run_pkrt("render " + scene + " --spp 2 -o b.png --reference ref.exr --stats b.json", dir.path().string());
+    ASSERT_EQ(fewer.code, 0) << fewer.err;
+    EXPECT_GT(nlohmann::json::parse(read_text(dir.file("b.json")))["reference"]["rel_mse"].get<double>(), 1e-3);
+}
+
+TEST(Cli, BadReferencesFailCleanly) {
+    TempDir dir;
+    std::string scene = shell_quote(kCornell) + " --backend cpu --res 24x16";
+    ASSERT_EQ(run_pkrt("render " + scene + " --spp 1 -o b.png --hdr in_ref.exr", dir.path().string()).code, 0);
+    std::remove(dir.file("b.png").c_str());
+    expect_clean_failure(dir, "render " + scene + " --spp 1 -o out.png --reference nope.exr", 1, "nope.exr: no such file");
+    expect_clean_failure(dir, "render " + scene + " --spp 1 -o out.png --reference in_ref.png", 1, "--reference in_ref.png: must be a linear OpenEXR");
+    expect_clean_failure(dir, "render " + shell_quote(kCornell) + " --backend cpu --res 32x16 --spp 1 -o out.png --reference in_ref.exr", 1,
+                         "in_ref.exr: the reference is 24x16, the render 32x16");
+    expect_clean_failure(dir, "render " + scene + " --spp 1 -o out.png --hdr in_ref.exr --reference in_ref.exr", 1, "in_ref.exr");
+    expect_clean_failure(dir, "render " + scene + " --spp 1 --frames 2 --camera-path orbit -o f_%04d.png --reference in_ref.exr", 1,
+                         "--reference: not with --frames");
+    std::ofstream(dir.file("in_bad.exr")) << "not an exr";
+    expect_clean_failure(dir, "render " + scene + " --spp 1 -o out.png --reference in_bad.exr", 1, "in_bad.exr: cannot read EXR");
+}
+
 TEST(Cli, BadFlagsFailCleanly) {
     TempDir dir;
     std::string scene = shell_quote(kCornell);
