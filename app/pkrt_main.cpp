@@ -4,9 +4,7 @@
 #include <optional>
 #include <iostream>
 #include <algorithm>
-#include <cctype>
 #include <cmath>
-#include <filesystem>
 #include <string>
 #include <thread>
 #include <utility>
@@ -106,10 +104,7 @@ int run_render(const RenderArgs& a) {
         if (flag) throw pkrt::Error(std::string(flag) + ": only with --target-error (adaptive sampling)");
     }
     if (!a.reference.empty() && sequence) throw pkrt::Error("--reference: not with --frames (it measures one image)");
-    std::string reference_ext = std::filesystem::path(a.reference).extension().string();
-    std::transform(reference_ext.begin(), reference_ext.end(), reference_ext.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (!a.reference.empty() && reference_ext != ".exr")
-        throw pkrt::Error("--reference " + a.reference + ": must be a linear OpenEXR file (.exr)");
+    if (!a.reference.empty()) pkrt::check_reference_path(a.reference);
     int w = 0, h = 0;
     if (!a.res.empty()) pkrt::parse_resolution(a.res, &w, &h, 1, kMaxResolution);
     if (w) pkrt::check_pixel_budget(a.limits, "--res " + a.res, w, h);

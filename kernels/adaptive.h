@@ -41,6 +41,14 @@ PKRT_HD float pixel_error(Vec3 sum, Vec3 odd_sum, uint32_t n) {
     return sqrtf(e / 3.0f);
 }
 
+// A pixel that needs no more samples: at the target error, or at max_spp.
+PKRT_HD bool pixel_converged(Vec3 sum, Vec3 odd_sum, uint32_t n, const AdaptiveRule& rule) {
+    return n >= rule.max_spp || pixel_error(sum, odd_sum, n) <= rule.target_error;
+}
+
+// Tiles along a side of `pixels` pixels.
+PKRT_HD int adaptive_tiles(int pixels) { return (pixels + kAdaptiveTile - 1) / kAdaptiveTile; }
+
 // Whether tile (tx, ty) of a width x height image needs more samples. sums(p, &all, &odd) reads pixel
 // p's sums (the GPU keeps even and odd ones apart, the CPU all and odd); counts holds the samples per
 // pixel (every pixel of a tile has its tile's count).

@@ -27,7 +27,7 @@ struct TileGeometry {
     bool inside;
     uint32_t pixel;
     __device__ TileGeometry(int width, int height) {
-        int tiles_x = (width + kAdaptiveTile - 1) / kAdaptiveTile;
+        int tiles_x = adaptive_tiles(width);
         tx = static_cast<int>(blockIdx.x) % tiles_x;
         ty = static_cast<int>(blockIdx.x) / tiles_x;
         x0 = tx * kAdaptiveTile;
@@ -51,7 +51,7 @@ __global__ void adaptive_scan_kernel(DeviceFramebuffer fb, const float* odd_sums
     if (g.inside) {
         Vec3 all, odd;
         sums(g.pixel, &all, &odd);
-        converged = count >= rule.max_spp || pixel_error(all, odd, count) <= rule.target_error;
+        converged = pixel_converged(all, odd, count, rule);
     }
     unsigned done = __syncthreads_count(converged);
     if (threadIdx.x != 0) return;
@@ -97,7 +97,7 @@ cudaError_t launch_adaptive_combine(const DeviceFramebuffer& fb, const float* od
 
 cudaError_t launch_adaptive_scan(const DeviceFramebuffer& fb, const float* odd_sums, int width, int height, const AdaptiveRule& rule,
                                  int* tile_class, WorkPixel* work, AdaptiveScan* out, cudaStream_t stream) {
-    unsigned tiles = static_cast<unsigned>(((width + kAdaptiveTile - 1) / kAdaptiveTile) * ((height + kAdaptiveTile - 1) / kAdaptiveTile));
+    unsigned tiles = static_cast<unsigned>(adaptive_tiles(width) * adaptive_tiles(height));
     adaptive_scan_kernel<<<tiles, kTilePixels, 0, stream>>>(fb, odd_sums, width, height, rule, tile_class, out);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;

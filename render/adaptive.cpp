@@ -8,6 +8,7 @@
 #include "canvas.h"
 #include "error.h"
 #include "image.h"
+#include "progress.h"
 
 namespace pkrt {
 
@@ -40,11 +41,31 @@ void check_adaptive_settings(const AdaptiveSettings& a, int max_spp_limit) {
         throw Error("--time-limit " + number(a.time_limit_s) + ": must be a number of seconds, 0 or more (0: none)");
 }
 
+AdaptiveRounds::AdaptiveRounds(const AdaptiveSettings& settings, AdaptiveReport& report, uint64_t pixels, Progress* progress)
+    : settings_(settings), report_(report), pixels_(pixels), progress_(progress), start_(std::chrono::steady_clock::now()) {
+    report_ = AdaptiveReport{};
+    report_.enabled = true;
+    report_.settings = settings;
+}
+
+bool AdaptiveRounds::record(AdaptiveRound round, uint64_t converged_pixels) {
+    round.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    round.converged = pixels_ ? static_cast<double>(converged_pixels) / static_cast<double>(pixels_) : 1.0;
+    report_.rounds.push_back(round);
+    report_.converged = round.converged;
+    if (progress_ && converged_pixels > shown_) {
+        progress_->add(converged_pixels - shown_);
+        shown_ = converged_pixels;
+    }
+    report_.time_limit_hit = settings_.time_limit_s > 0.0 && round.seconds >= settings_.time_limit_s;
+    return !report_.time_limit_hit;
+}
+
 std::vector<uint64_t> spp_histogram(const std::vector<uint32_t>& counts) {
     std::vector<uint64_t> bins;
     for (uint32_t c : counts) {
         if (c == 0) continue;
-        size_t k = 31 - static_cast<size_t>(__builtin_clz(c));
+        size_t k = static_cast<size_t>(floor_log2(c));
         if (bins.size() <= k) bins.resize(k + 1, 0);
         ++bins[k];
     }
@@ -64,15 +85,16 @@ void AdaptiveReport::describe_counts(const std::vector<uint32_t>& counts) {
     mean_spp = counts.empty() ? 0.0 : static_cast<double>(total) / static_cast<double>(counts.size());
 }
 
-double converged_fraction(int width, int height, const float* sums, const float* odd_sums, const uint32_t* counts,
+uint64_t converged_pixels(int width, int height, const float* sums, const float* odd_sums, const uint32_t* counts,
                           const AdaptiveRule& rule) {
-    size_t n = static_cast<size_t>(width) * height, done = 0;
+    const AllAndOddSums read{sums, odd_sums};
+    uint64_t n = static_cast<uint64_t>(width) * height, done = 0;
     for (size_t p = 0; p < n; ++p) {
-        Vec3 s{sums[3 * p], sums[3 * p + 1], sums[3 * p + 2]};
-        Vec3 o{odd_sums[3 * p], odd_sums[3 * p + 1], odd_sums[3 * p + 2]};
-        if (counts[p] >= rule.max_spp || pixel_error(s, o, counts[p]) <= rule.target_error) ++done;
+        Vec3 all, odd;
+        read(p, &all, &odd);
+        done += pixel_converged(all, odd, counts[p], rule) ? 1 : 0;
     }
-    return n ? static_cast<double>(done) / static_cast<double>(n) : 1.0;
+    return done;
 }
 
 namespace {

@@ -3,6 +3,7 @@
 // is kernels/adaptive.h.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -47,11 +48,28 @@ struct AdaptiveReport {
     void describe_counts(const std::vector<uint32_t>& counts);
 };
 
+// The bookkeeping every backend's rounds share: the report, the clock, the progress bar (it shows the
+// most pixels ever converged: a tile taken up again can lose some) and the time limit.
+class Progress;
+class AdaptiveRounds {
+public:
+    AdaptiveRounds(const AdaptiveSettings& settings, AdaptiveReport& report, uint64_t pixels, Progress* progress);
+    // Records the round just rendered (the caller sets its samples, tiles and step) with the pixels
+    // converged after it; false when the time limit has passed and the rounds end.
+    bool record(AdaptiveRound round, uint64_t converged_pixels);
+
+private:
+    const AdaptiveSettings& settings_;
+    AdaptiveReport& report_;
+    uint64_t pixels_, shown_ = 0;
+    Progress* progress_;
+    std::chrono::steady_clock::time_point start_;
+};
+
 // Pixels per sample count in bins of powers of two: bin k holds counts in [2^k, 2^(k+1)).
 std::vector<uint64_t> spp_histogram(const std::vector<uint32_t>& counts);
-// Fraction of pixels whose error (kernels/adaptive.h) is at most the target or whose count reached
-// max_spp.
-double converged_fraction(int width, int height, const float* sums, const float* odd_sums, const uint32_t* counts,
+// Pixels that need no more samples (kernels/adaptive.h: pixel_converged).
+uint64_t converged_pixels(int width, int height, const float* sums, const float* odd_sums, const uint32_t* counts,
                           const AdaptiveRule& rule);
 
 // A false-colour map of samples per pixel (log scale, min_spp to max_spp) with a legend strip below

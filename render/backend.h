@@ -60,9 +60,9 @@ public:
     }
     // Adaptive sampling on a reset framebuffer: rounds of samples for the tiles that need them
     // (kernels/adaptive.h) until none does, or the time limit passes; `report` says how it went and
-    // progress (may be null) counts converged pixels. Backends that cannot refuse with an Error.
+    // progress (may be null) counts converged pixels. Modes that cannot refuse with an Error.
     virtual void accumulate_adaptive(const RenderSettings& settings, const AdaptiveSettings& adaptive, AdaptiveReport& report,
-                                     RenderStats& stats, Progress* progress);
+                                     RenderStats& stats, Progress* progress) = 0;
     // Mean radiance per pixel.
     Image resolve() const { return resolve_accumulation(accumulation()); }
     // The sums and counts resolve() divides, copied out as they are (cheap: no pass over the pixels

@@ -2,19 +2,17 @@
 // functions the GPU schedulers use (kernels/path.h), so its images are the reference the GPU modes
 // are tested against. Threads take 8x8 tiles from a shared counter.
 #include <atomic>
-#include <chrono>
 #include <mutex>
 
 #include "backend.h"
 #include "kernels/path_stages.h"
 #include "parallel.h"
-#include "progress.h"
 
 namespace pkrt {
 
 namespace {
 
-constexpr int kTile = 8;
+constexpr int kTile = kAdaptiveTile;  // adaptive sampling's tiles are the CPU's work items
 constexpr size_t kMinWorkItems = 64;  // below this many tiles, frames are split along samples too
 
 class CpuBackend final : public Backend {
@@ -40,7 +38,7 @@ public:
     void accumulate(const RenderSettings& rs, uint32_t first_sample, uint32_t samples, RenderStats& stats) override {
         FrameRecord fp = make_frame_record(camera_, width_, height_, rs, first_sample, samples, 0);
         block_ = std::max(1, rs.preview);
-        std::vector<TileSpan> spans(tile_count(fp.width) * static_cast<size_t>(tile_count(fp.height)));
+        std::vector<TileSpan> spans(adaptive_tiles(fp.width) * static_cast<size_t>(adaptive_tiles(fp.height)));
         for (size_t t = 0; t < spans.size(); ++t) spans[t] = TileSpan{static_cast<uint32_t>(t), first_sample};
         render_tiles(fp, spans, samples, stats);
     }
@@ -48,44 +46,31 @@ public:
     void accumulate_adaptive(const RenderSettings& rs, const AdaptiveSettings& as, AdaptiveReport& report, RenderStats& stats,
                              Progress* progress) override {
         const AdaptiveRule rule = as.rule();
-        report = AdaptiveReport{};
-        report.enabled = true;
-        report.settings = as;
         FrameRecord fp = make_frame_record(camera_, width_, height_, rs, 0, 0, 0);
         block_ = 1;
-        const int tiles_x = tile_count(width_), tiles_y = tile_count(height_);
-        std::vector<uint32_t> tile_samples(static_cast<size_t>(tiles_x) * tiles_y, 0u);
+        const int tiles_x = adaptive_tiles(width_);
+        const size_t tiles = static_cast<size_t>(tiles_x) * adaptive_tiles(height_);
+        // Every pixel of a tile has the tile's count; its first pixel's says it.
+        auto tile_count_of = [&](size_t t) {
+            return count_[(t / tiles_x) * kTile * static_cast<size_t>(width_) + (t % tiles_x) * kTile];
+        };
         // The round's tiles by class (kernels/adaptive.h): one step size each. The first round: all at min_spp.
         std::vector<std::vector<TileSpan>> classes(kAdaptiveClasses + 1);
-        classes[kAdaptiveClasses].resize(tile_samples.size());
-        for (size_t t = 0; t < tile_samples.size(); ++t) classes[kAdaptiveClasses][t] = TileSpan{static_cast<uint32_t>(t), 0u};
+        classes[kAdaptiveClasses].resize(tiles);
+        for (size_t t = 0; t < tiles; ++t) classes[kAdaptiveClasses][t] = TileSpan{static_cast<uint32_t>(t), 0u};
         auto class_samples = [&](int c) { return c == kAdaptiveClasses ? rule.min_spp : 2u << c; };
-        uint64_t shown = 0, pixels = static_cast<uint64_t>(width_) * height_;
-        auto t0 = std::chrono::steady_clock::now();
-        std::vector<unsigned char> needs(tile_samples.size());
+        std::vector<unsigned char> needs(tiles);
+        AdaptiveRounds rounds(as, report, static_cast<uint64_t>(width_) * height_, progress);  // its clock starts with the first round
         for (;;) {
             AdaptiveRound r;
             for (int c = 0; c <= kAdaptiveClasses; ++c) {
                 if (classes[c].empty()) continue;
                 render_tiles(fp, classes[c], class_samples(c), stats);
-                for (const TileSpan& s : classes[c]) tile_samples[s.tile] += class_samples(c);
                 r.tiles_sampled += static_cast<uint32_t>(classes[c].size());
                 r.samples_per_tile = std::max(r.samples_per_tile, class_samples(c));
             }
-            r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             r.samples = stats.samples;
-            r.converged = converged_fraction(width_, height_, &sum_[0].x, &odd_[0].x, count_.data(), rule);
-            report.rounds.push_back(r);
-            report.converged = r.converged;
-            uint64_t converged_pixels = static_cast<uint64_t>(r.converged * static_cast<double>(pixels));
-            if (progress && converged_pixels > shown) {  // the bar shows the most pixels ever converged
-                progress->add(converged_pixels - shown);
-                shown = converged_pixels;
-            }
-            if (as.time_limit_s > 0.0 && r.seconds >= as.time_limit_s) {
-                report.time_limit_hit = true;
-                break;
-            }
+            if (!rounds.record(r, converged_pixels(width_, height_, &sum_[0].x, &odd_[0].x, count_.data(), rule))) break;
             parallel_chunks(needs.size(), 16, [&](unsigned, size_t b, size_t e) {
                 for (size_t t = b; t < e; ++t)
                     needs[t] = tile_needs_samples(static_cast<int>(t % tiles_x), static_cast<int>(t / tiles_x), width_, height_,
@@ -95,8 +80,8 @@ public:
             for (auto& c : classes) c.clear();
             for (size_t t = 0; t < needs.size(); ++t) {
                 if (!needs[t]) continue;
-                classes[adaptive_class(adaptive_tile_samples(tile_samples[t], rule.max_spp))].push_back(
-                    TileSpan{static_cast<uint32_t>(t), tile_samples[t]});
+                uint32_t n = tile_count_of(t);
+                classes[adaptive_class(adaptive_tile_samples(n, rule.max_spp))].push_back(TileSpan{static_cast<uint32_t>(t), n});
                 any = true;
             }
             if (!any) break;
@@ -123,19 +108,17 @@ public:
         a.width = width_;
         a.height = height_;
         a.rgba.clear();
-        a.sums.resize(3 * sum_.size());
-        for (size_t i = 0; i < sum_.size(); ++i) {
-            a.sums[3 * i] = sum_[i].x;
-            a.sums[3 * i + 1] = sum_[i].y;
-            a.sums[3 * i + 2] = sum_[i].z;
-        }
+        auto flatten = [](const std::vector<Vec3>& from, std::vector<float>& to) {
+            to.resize(3 * from.size());
+            for (size_t i = 0; i < from.size(); ++i) {
+                to[3 * i] = from[i].x;
+                to[3 * i + 1] = from[i].y;
+                to[3 * i + 2] = from[i].z;
+            }
+        };
+        flatten(sum_, a.sums);
+        flatten(odd_, a.odd_sums);
         a.counts.assign(count_.begin(), count_.end());
-        a.odd_sums.resize(3 * odd_.size());
-        for (size_t i = 0; i < odd_.size(); ++i) {
-            a.odd_sums[3 * i] = odd_[i].x;
-            a.odd_sums[3 * i + 1] = odd_[i].y;
-            a.odd_sums[3 * i + 2] = odd_[i].z;
-        }
         expand_preview(a, block_);
     }
 
@@ -144,7 +127,6 @@ private:
     struct TileSpan {
         uint32_t tile, first_sample;
     };
-    static int tile_count(int pixels) { return (pixels + kTile - 1) / kTile; }
 
     // Small frames are also split along the sample range, so that every core has work. The number of
     // chunks depends on the work alone, never on the thread count, and a pixel's chunk sums are added
@@ -153,7 +135,7 @@ private:
     void render_tiles(const FrameRecord& frame, const std::vector<TileSpan>& spans, uint32_t samples, RenderStats& stats) {
         SceneView view = view_scene(*scene_);
         const int width = frame.width, height = frame.height;  // a preview's, smaller (RenderSettings::preview)
-        const int tiles_x = tile_count(width);
+        const int tiles_x = adaptive_tiles(width);
         uint32_t chunks = spans.size() >= kMinWorkItems
                               ? 1u
                               : static_cast<uint32_t>(std::min<size_t>(samples, (kMinWorkItems + spans.size() - 1) / spans.size()));

@@ -281,8 +281,12 @@ Image read_exr(const std::string& path) {
     }
 }
 
-Image read_reference_exr(const std::string& path, int width, int height) {
+void check_reference_path(const std::string& path) {
     if (lower_ext(path) != ".exr") throw Error("--reference " + path + ": must be a linear OpenEXR file (.exr)");
+}
+
+Image read_reference_exr(const std::string& path, int width, int height) {
+    check_reference_path(path);
     check_input_file(path);
     Image img;
     try {

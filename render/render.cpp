@@ -19,11 +19,6 @@ std::string Backend::mode_label(const RenderSettings& settings) const {
     return m.empty() ? "cpu-threads" : mode_name(m.front());
 }
 
-void Backend::accumulate_adaptive(const RenderSettings& settings, const AdaptiveSettings&, AdaptiveReport&, RenderStats&, Progress*) {
-    throw Error("--target-error: adaptive sampling runs on the CPU backend so far, not in " + mode_label(settings) +
-                " mode on the " + name() + " backend (use --backend cpu)");
-}
-
 FrameRecord make_frame_record(const CameraSpec& camera, int width, int height, const RenderSettings& rs,
                               uint32_t first_sample, uint32_t samples, uint32_t epoch) {
     FrameRecord f{};

@@ -12,11 +12,9 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <deque>
 
 #include "device_scene.h"
-#include "render/progress.h"
 #include "frame_stats.h"
 #include "scheduler.h"
 
@@ -257,14 +255,11 @@ public:
         if (rs.mode == SchedulerMode::kResident)
             throw Error("--target-error: adaptive sampling does not run in resident mode yet (use --mode persistent, relaunch, graph or megakernel)");
         const AdaptiveRule rule = as.rule();
-        report = AdaptiveReport{};
-        report.enabled = true;
-        report.settings = as;
         const size_t n = static_cast<size_t>(width_) * height_;
         drain();
         odd_.allocate(3 * n);
         work_.allocate(n);
-        tile_class_.allocate(static_cast<size_t>(tiles(width_)) * tiles(height_));
+        tile_class_.allocate(static_cast<size_t>(adaptive_tiles(width_)) * adaptive_tiles(height_));
         scan_.allocate(1);
         check(cudaMemsetAsync(odd_.get(), 0, 3 * n * sizeof(float), stream_), "clear odd sums");
         odd_valid_ = true;
@@ -282,9 +277,8 @@ public:
             uint32_t offset, pixels, samples;
         };
         std::vector<Part> parts{{0u, 0u, rule.min_spp}};
-        uint32_t round_tiles = static_cast<uint32_t>(tiles(width_) * tiles(height_));
-        uint64_t shown = 0;
-        auto t0 = std::chrono::steady_clock::now();
+        uint32_t round_tiles = static_cast<uint32_t>(adaptive_tiles(width_) * adaptive_tiles(height_));
+        AdaptiveRounds rounds(as, report, n, progress);  // its clock starts with the first round
         for (;;) {
             AdaptiveRound r;
             for (const Part& part : parts) {
@@ -306,21 +300,9 @@ public:
             check(cudaMemcpyAsync(scan_host_.host(), scan_.get(), sizeof(AdaptiveScan), cudaMemcpyDeviceToHost, stream_), "adaptive scan");
             check(cudaStreamSynchronize(stream_), "adaptive scan");
             const AdaptiveScan scan = *scan_host_.host();
-            r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             r.tiles_sampled = round_tiles;
             r.samples = stats.samples;
-            r.converged = n ? static_cast<double>(scan.converged_pixels) / static_cast<double>(n) : 1.0;
-            report.rounds.push_back(r);
-            report.converged = r.converged;
-            if (progress && scan.converged_pixels > shown) {
-                progress->add(scan.converged_pixels - shown);
-                shown = scan.converged_pixels;
-            }
-            if (as.time_limit_s > 0.0 && r.seconds >= as.time_limit_s) {
-                report.time_limit_hit = true;
-                break;
-            }
-            if (scan.work_pixels == 0) break;
+            if (!rounds.record(r, scan.converged_pixels) || scan.work_pixels == 0) break;
             parts.clear();
             for (uint32_t c = 0, offset = 0; c < static_cast<uint32_t>(kAdaptiveClasses); offset += scan.class_pixels[c], ++c)
                 if (scan.class_pixels[c]) parts.push_back(Part{offset, scan.class_pixels[c], 2u << c});
@@ -434,7 +416,6 @@ private:
 
     // The sums frames add to: the odd half of an adaptive round adds to odd_.
     DeviceFramebuffer framebuffer() const { return DeviceFramebuffer{adaptive_.odd ? odd_.get() : radiance_.get(), samples_.get()}; }
-    static int tiles(int pixels) { return (pixels + kAdaptiveTile - 1) / kAdaptiveTile; }
 
     // A clear asked for by reset() and not yet made by the resident kernel, made here (no grid runs).
     void clear_now() {
