@@ -16,6 +16,11 @@
 // neighbour is still noisy) does not hold the others back. Tiles of one step size form a class, a
 // frame of its own on the GPU. Sample numbers continue per tile, so a tile that reaches N samples holds
 // exactly the samples a uniform render of N spp gives it.
+//
+// On the GPU a round is one frame: its parts (the classes, each a run of the work list) are an
+// AdaptivePlan in device memory, which the device's scan writes for the next round, and the frame's
+// odd-numbered samples go to a second half of the framebuffer (pixel + width * height), so that the
+// scan can tell the two sums apart (kernels/adaptive_scan.cuh).
 #pragma once
 
 #include "vec3.h"
@@ -49,35 +54,49 @@ PKRT_HD bool pixel_converged(Vec3 sum, Vec3 odd_sum, uint32_t n, const AdaptiveR
 // Tiles along a side of `pixels` pixels.
 PKRT_HD int adaptive_tiles(int pixels) { return (pixels + kAdaptiveTile - 1) / kAdaptiveTile; }
 
-// Whether tile (tx, ty) of a width x height image needs more samples. sums(p, &all, &odd) reads pixel
-// p's sums (the GPU keeps even and odd ones apart, the CPU all and odd); counts holds the samples per
-// pixel (every pixel of a tile has its tile's count).
+// The pixels whose error decides tile (tx, ty): the tile and a one-pixel margin, clipped to the image.
+struct TileHalo {
+    int x0, y0, x1, y1;  // [x0, x1) x [y0, y1)
+    PKRT_HD TileHalo(int tx, int ty, int width, int height) {
+        int tx0 = tx * kAdaptiveTile, ty0 = ty * kAdaptiveTile;
+        x0 = tx0 > 0 ? tx0 - 1 : 0;
+        y0 = ty0 > 0 ? ty0 - 1 : 0;
+        x1 = tx0 + kAdaptiveTile + 1 < width ? tx0 + kAdaptiveTile + 1 : width;
+        y1 = ty0 + kAdaptiveTile + 1 < height ? ty0 + kAdaptiveTile + 1 : height;
+    }
+    PKRT_HD int pixels() const { return (x1 - x0) * (y1 - y0); }
+    PKRT_HD size_t pixel(int i, int width) const {  // its i-th pixel, row by row
+        int w = x1 - x0;
+        return static_cast<size_t>(y0 + i / w) * width + static_cast<size_t>(x0 + i % w);
+    }
+};
+
+// Whether tile (tx, ty) of a width x height image needs more samples. sums(p, &all, &odd, &n) reads
+// pixel p's sums and samples (the GPU keeps even and odd ones apart, the CPU all and odd; every pixel
+// of a tile has its tile's count). The GPU asks the same per halo pixel, a warp's lanes in parallel.
 template <class Sums>
-PKRT_HD bool tile_needs_samples(int tx, int ty, int width, int height, const Sums& sums, const uint32_t* counts,
-                                const AdaptiveRule& rule) {
-    int x0 = tx * kAdaptiveTile, y0 = ty * kAdaptiveTile;
-    if (counts[static_cast<size_t>(y0) * width + x0] >= rule.max_spp) return false;
-    int xa = x0 > 0 ? x0 - 1 : 0, ya = y0 > 0 ? y0 - 1 : 0;
-    int xb = x0 + kAdaptiveTile + 1 < width ? x0 + kAdaptiveTile + 1 : width;
-    int yb = y0 + kAdaptiveTile + 1 < height ? y0 + kAdaptiveTile + 1 : height;
-    for (int y = ya; y < yb; ++y) {
-        for (int x = xa; x < xb; ++x) {
-            size_t p = static_cast<size_t>(y) * width + x;
-            Vec3 all, odd;
-            sums(p, &all, &odd);
-            if (!(pixel_error(all, odd, counts[p]) <= rule.target_error)) return true;
-        }
+PKRT_HD bool tile_needs_samples(int tx, int ty, int width, int height, const Sums& sums, const AdaptiveRule& rule) {
+    Vec3 all, odd;
+    uint32_t n;
+    sums(static_cast<size_t>(ty) * kAdaptiveTile * width + static_cast<size_t>(tx) * kAdaptiveTile, &all, &odd, &n);
+    if (n >= rule.max_spp) return false;
+    const TileHalo halo(tx, ty, width, height);
+    for (int i = 0; i < halo.pixels(); ++i) {
+        sums(halo.pixel(i, width), &all, &odd, &n);
+        if (!(pixel_error(all, odd, n) <= rule.target_error)) return true;
     }
     return false;
 }
 
-// The CPU's layout: 3 floats per pixel of all samples' sums and of the odd ones'.
+// The CPU's layout: 3 floats per pixel of all samples' sums and of the odd ones', and the counts.
 struct AllAndOddSums {
     const float* all;
     const float* odd;
-    PKRT_HD void operator()(size_t p, Vec3* a, Vec3* o) const {
+    const uint32_t* counts;
+    PKRT_HD void operator()(size_t p, Vec3* a, Vec3* o, uint32_t* n) const {
         *a = Vec3{all[3 * p], all[3 * p + 1], all[3 * p + 2]};
         *o = Vec3{odd[3 * p], odd[3 * p + 1], odd[3 * p + 2]};
+        *n = counts[p];
     }
 };
 
@@ -103,5 +122,39 @@ PKRT_HD uint32_t adaptive_tile_samples(uint32_t count, uint32_t max_spp) {
 
 // The class of a step size: 2 -> 0, 4 -> 1, ...
 PKRT_HD int adaptive_class(uint32_t samples) { return floor_log2(samples) - 1; }
+
+// A load through L2 on the device: data that another SM rewrote between rounds (a resident kernel's
+// SM may still hold the last round's line in its L1).
+template <class T>
+PKRT_HD T load_l2(const T* p) {
+#if defined(__CUDA_ARCH__)
+    return __ldcg(p);
+#else
+    return *p;
+#endif
+}
+
+// A GPU round's parts, in device memory: part k samples `pixels[k]` work-list entries from `offset[k]`
+// on, `samples[k]` each, and holds the round's paths first_path[k] .. first_path[k + 1] - 1, entry
+// after entry within each sample (neighbouring paths: neighbouring pixels of a tile). The first round
+// is one part, every pixel at min_spp; later ones a part per class.
+struct AdaptivePlan {
+    unsigned long long first_path[kAdaptiveClasses + 1];  // the last: the round's paths
+    uint32_t offset[kAdaptiveClasses];
+    uint32_t pixels[kAdaptiveClasses];
+    uint32_t samples[kAdaptiveClasses];
+};
+
+// What a GPU round's scan found (a log the host reads behind the rounds).
+struct AdaptiveRoundLog {
+    unsigned converged_pixels;    // at the target error or at max_spp, after the round
+    unsigned tiles;               // tiles the next round samples
+    unsigned long long paths;     // the round's paths (samples)
+    unsigned long long next_paths;  // the next round's
+    unsigned long long end_ns;    // device clock when the scan finished
+    uint32_t next_step;           // the next round's largest step (samples a pixel)
+    uint32_t pad;
+};
+constexpr int kAdaptiveLogRounds = 64;  // a ring, round r in r % kAdaptiveLogRounds
 
 }  // namespace pkrt

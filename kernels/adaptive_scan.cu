@@ -1,107 +1,59 @@
-// Adaptive sampling between rounds, on the device: which tiles need more samples (the rule of
-// kernels/adaptive.h, the same functions the CPU backend calls), and the next round's work list of
-// their pixels, compacted class after class. Only the scan's counts go to the host; the list stays in
-// device memory for the round's frame records.
-#include "adaptive.h"
+// Adaptive sampling's steps as kernels of their own, queued behind a round's frame by every mode but
+// resident (which runs the same warp functions itself, kernels/resident.cuh): the scan and the fill of
+// kernels/adaptive_scan.cuh, the first round's work list, and the sum of the framebuffer's halves.
+#include "adaptive_scan.cuh"
 #include "gpu_launch.h"
 
 namespace pkrt {
 
 namespace {
 
-constexpr int kTilePixels = kAdaptiveTile * kAdaptiveTile;
+constexpr int kScanWarps = 4;  // tiles per block
 
-// During the rounds the framebuffer's radiance holds the even-numbered samples' sums, `odd` the odd
-// ones' (a round is two frames, one into each).
-struct EvenAndOddSums {
-    const float* even;
-    const float* odd;
-    __device__ void operator()(size_t p, Vec3* all, Vec3* o) const {
-        *o = Vec3{odd[3 * p], odd[3 * p + 1], odd[3 * p + 2]};
-        *all = Vec3{even[3 * p], even[3 * p + 1], even[3 * p + 2]} + *o;
-    }
-};
-
-struct TileGeometry {
-    int tx, ty, x0, y0, tw, th, lx, ly;
-    bool inside;
-    uint32_t pixel;
-    __device__ TileGeometry(int width, int height) {
-        int tiles_x = adaptive_tiles(width);
-        tx = static_cast<int>(blockIdx.x) % tiles_x;
-        ty = static_cast<int>(blockIdx.x) / tiles_x;
-        x0 = tx * kAdaptiveTile;
-        y0 = ty * kAdaptiveTile;
-        tw = min(kAdaptiveTile, width - x0);
-        th = min(kAdaptiveTile, height - y0);
-        lx = static_cast<int>(threadIdx.x) % kAdaptiveTile;
-        ly = static_cast<int>(threadIdx.x) / kAdaptiveTile;
-        inside = lx < tw && ly < th;
-        pixel = static_cast<uint32_t>(y0 + ly) * static_cast<uint32_t>(width) + static_cast<uint32_t>(x0 + lx);
-    }
-};
-
-// One block per tile, one thread per pixel of it: converged pixels, and the tile's class (-1: done).
-__global__ void adaptive_scan_kernel(DeviceFramebuffer fb, const float* odd_sums, int width, int height, AdaptiveRule rule,
-                                     int* tile_class, AdaptiveScan* out) {
-    const TileGeometry g(width, height);
-    const EvenAndOddSums sums{fb.radiance, odd_sums};
-    uint32_t count = g.inside ? fb.samples[g.pixel] : 0u;
-    bool converged = false;
-    if (g.inside) {
-        Vec3 all, odd;
-        sums(g.pixel, &all, &odd);
-        converged = pixel_converged(all, odd, count, rule);
-    }
-    unsigned done = __syncthreads_count(converged);
-    if (threadIdx.x != 0) return;
-    if (done) atomicAdd(&out->converged_pixels, done);
-    int c = -1;
-    if (tile_needs_samples(g.tx, g.ty, width, height, sums, fb.samples, rule)) {
-        c = adaptive_class(adaptive_tile_samples(count, rule.max_spp));  // thread 0's pixel is inside
-        atomicAdd(&out->class_pixels[c], static_cast<unsigned>(g.tw * g.th));
-        atomicAdd(&out->work_pixels, static_cast<unsigned>(g.tw * g.th));
-        atomicAdd(&out->tiles, 1u);
-    }
-    tile_class[blockIdx.x] = c;
+__global__ void adaptive_scan_kernel(AdaptiveDevice* a, unsigned tiles) {
+    unsigned t = blockIdx.x * kScanWarps + threadIdx.x / 32;
+    if (t < tiles) adaptive_scan_tile(a, t);
 }
 
-// The work list, class after class: each tile that needs samples appends its pixels to its class's part.
-__global__ void adaptive_fill_kernel(const uint32_t* samples, int width, int height, const int* tile_class, WorkPixel* work,
-                                     AdaptiveScan* out) {
-    __shared__ unsigned base;
-    const int c = tile_class[blockIdx.x];
-    if (c < 0) return;
-    const TileGeometry g(width, height);
-    if (threadIdx.x == 0) {
-        unsigned offset = 0;
-        for (int k = 0; k < c; ++k) offset += out->class_pixels[k];
-        base = offset + atomicAdd(&out->class_fill[c], static_cast<unsigned>(g.tw * g.th));
-    }
-    __syncthreads();
-    if (g.inside) work[base + g.ly * g.tw + g.lx] = WorkPixel{g.pixel, samples[g.pixel]};
+__global__ void adaptive_fill_kernel(AdaptiveDevice* a, unsigned tiles) {
+    unsigned t = blockIdx.x * kScanWarps + threadIdx.x / 32;
+    if (t < tiles) adaptive_fill_tile(a, t);
 }
 
-__global__ void adaptive_combine_kernel(float* radiance, const float* odd_sums, uint32_t floats) {
+// The first round's list: every pixel, from sample 0.
+__global__ void adaptive_first_list_kernel(WorkPixel* work, uint32_t pixels) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < floats) radiance[i] += odd_sums[i];
+    if (i < pixels) work[i] = WorkPixel{i, 0u};
 }
+
+__global__ void adaptive_combine_kernel(DeviceFramebuffer fb, uint32_t pixels) {
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= pixels) return;
+    for (int c = 0; c < 3; ++c) fb.radiance[3 * i + c] += fb.radiance[3 * (i + pixels) + c];
+    fb.samples[i] += fb.samples[i + pixels];
+}
+
+unsigned scan_blocks(unsigned tiles) { return (tiles + kScanWarps - 1) / kScanWarps; }
 
 }  // namespace
 
-cudaError_t launch_adaptive_combine(const DeviceFramebuffer& fb, const float* odd_sums, int width, int height, cudaStream_t stream) {
-    uint32_t floats = 3u * static_cast<uint32_t>(width) * static_cast<uint32_t>(height);
-    adaptive_combine_kernel<<<(floats + 255) / 256, 256, 0, stream>>>(fb.radiance, odd_sums, floats);
+cudaError_t launch_adaptive_first_list(WorkPixel* work, uint32_t pixels, cudaStream_t stream) {
+    adaptive_first_list_kernel<<<(pixels + 255) / 256, 256, 0, stream>>>(work, pixels);
     return cudaGetLastError();
 }
 
-cudaError_t launch_adaptive_scan(const DeviceFramebuffer& fb, const float* odd_sums, int width, int height, const AdaptiveRule& rule,
-                                 int* tile_class, WorkPixel* work, AdaptiveScan* out, cudaStream_t stream) {
+cudaError_t launch_adaptive_scan(AdaptiveDevice* a, int width, int height, cudaStream_t stream) {
     unsigned tiles = static_cast<unsigned>(adaptive_tiles(width) * adaptive_tiles(height));
-    adaptive_scan_kernel<<<tiles, kTilePixels, 0, stream>>>(fb, odd_sums, width, height, rule, tile_class, out);
+    adaptive_scan_kernel<<<scan_blocks(tiles), 32 * kScanWarps, 0, stream>>>(a, tiles);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;
-    adaptive_fill_kernel<<<tiles, kTilePixels, 0, stream>>>(fb.samples, width, height, tile_class, work, out);
+    adaptive_fill_kernel<<<scan_blocks(tiles), 32 * kScanWarps, 0, stream>>>(a, tiles);
+    return cudaGetLastError();
+}
+
+cudaError_t launch_adaptive_combine(const DeviceFramebuffer& fb, int width, int height, cudaStream_t stream) {
+    uint32_t pixels = static_cast<uint32_t>(width) * static_cast<uint32_t>(height);
+    adaptive_combine_kernel<<<(pixels + 255) / 256, 256, 0, stream>>>(fb, pixels);
     return cudaGetLastError();
 }
 

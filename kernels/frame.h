@@ -14,6 +14,8 @@ struct WorkPixel {
     uint32_t first_sample;
 };
 
+struct AdaptivePlan;  // kernels/adaptive.h
+
 struct FrameRecord {
     CameraView camera;
     int32_t width, height;
@@ -22,16 +24,16 @@ struct FrameRecord {
     uint32_t first_sample;  // sample index of the frame's first sample of every pixel
     uint32_t samples;       // samples of every pixel in this frame
     uint32_t epoch;         // numbers frames: which image a path's samples belong to
-    uint32_t sample_stride; // the frame's k-th sample of a pixel is first_sample + k * sample_stride
-    // Set (device memory): the frame samples only these pixels, `samples` each, the k-th numbered
-    // entry.first_sample + first_sample + k * sample_stride (an adaptive round's half).
+    // Set (device memory): an adaptive round (kernels/adaptive.h), which samples the pixels of `work`
+    // as `plan` says, plan_paths in all (the plan's own count, copied here by whoever knows it). The
+    // first round has a plan and no list: every pixel, `samples` each.
     const WorkPixel* work;
-    uint32_t work_pixels;
-    uint32_t pad;
+    const AdaptivePlan* plan;
+    unsigned long long plan_paths;
 
     PKRT_HD uint32_t pixels() const { return static_cast<uint32_t>(width) * static_cast<uint32_t>(height); }
     PKRT_HD unsigned long long paths() const {
-        return static_cast<unsigned long long>(work ? work_pixels : pixels()) * samples;
+        return plan ? plan_paths : static_cast<unsigned long long>(pixels()) * samples;
     }
 };
 

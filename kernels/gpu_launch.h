@@ -89,20 +89,14 @@ cudaError_t launch_megakernel(const WavefrontParams& p, cudaStream_t stream);
 
 // ---- Adaptive sampling between rounds (kernels/adaptive_scan.cu) ----
 
-// What a scan found: the pixels at the target error or at max_spp, the tiles that need samples, and
-// the next round's pixels per class of step size (kernels/adaptive.h), which the work list holds
-// class after class. The caller zeroes it first.
-struct AdaptiveScan {
-    unsigned converged_pixels, tiles, work_pixels;
-    unsigned class_pixels[kAdaptiveClasses];
-    unsigned class_fill[kAdaptiveClasses];  // the fill's own counters
-};
-// fb.radiance holds the even-numbered samples' sums, odd_sums the odd ones'. tile_class: one int per
-// tile (the scan's verdict for the fill); the work list holds up to width * height entries.
-cudaError_t launch_adaptive_scan(const DeviceFramebuffer& fb, const float* odd_sums, int width, int height, const AdaptiveRule& rule,
-                                 int* tile_class, WorkPixel* work, AdaptiveScan* out, cudaStream_t stream);
-// After the rounds: fb.radiance += odd_sums, so the framebuffer holds all samples' sums again.
-cudaError_t launch_adaptive_combine(const DeviceFramebuffer& fb, const float* odd_sums, int width, int height, cudaStream_t stream);
+// The first round's work list: every pixel, from sample 0.
+cudaError_t launch_adaptive_first_list(WorkPixel* work, uint32_t pixels, cudaStream_t stream);
+// Behind a round's frame: the scan and the fill (kernels/adaptive_scan.cuh), which leave the next
+// round's plan and a log entry in *a.
+cudaError_t launch_adaptive_scan(AdaptiveDevice* a, int width, int height, cudaStream_t stream);
+// After the rounds: the odd half of the framebuffer added to the even one, which then holds every
+// sample's sums and counts.
+cudaError_t launch_adaptive_combine(const DeviceFramebuffer& fb, int width, int height, cudaStream_t stream);
 
 // ---- Display (kernels/display_pack.cu) ----
 

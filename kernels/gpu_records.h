@@ -3,6 +3,7 @@
 // size and clear the buffers), so it has no CUDA types.
 #pragma once
 
+#include "adaptive.h"
 #include "frame.h"
 #include "path.h"
 
@@ -115,6 +116,25 @@ struct DeviceFramebuffer {
     uint32_t* samples;   // completed samples per pixel
 };
 
+// A GPU adaptive render's state in device memory (kernels/adaptive_scan.cuh): the plan of the round
+// being rendered; the scan's counters for the next, which the finalize step turns into its plan and a
+// log entry, and then clears; and the buffers the scan reads and writes. The framebuffer has two
+// halves during the rounds: even-numbered samples at pixel p, odd ones at p + width * height.
+struct AdaptiveDevice {
+    AdaptivePlan plan;
+    AdaptiveRule rule;
+    int32_t width, height;
+    WorkPixel* work;      // width * height entries
+    int* tile_class;      // per tile: its class in the next round, -1 for none
+    DeviceFramebuffer fb; // both halves
+    unsigned round;       // rounds scanned so far
+    unsigned converged_pixels, tiles, work_pixels;
+    unsigned class_pixels[kAdaptiveClasses];
+    unsigned class_fill[kAdaptiveClasses];
+    unsigned tiles_filled;  // the fill's tiles done: the last one's warp finalizes
+    AdaptiveRoundLog log[kAdaptiveLogRounds];
+};
+
 // Where the persistent kernel takes its work from and how it ends (hot counters on separate lines).
 struct FrameControl {
     alignas(128) unsigned long long next_sample;  // next (pixel, sample) index to generate
@@ -136,11 +156,14 @@ enum ResidentCommand : uint32_t { kResidentRender = 1, kResidentQuit = 2 };
 // after them (the display's image, consistent per pixel, while the next job renders).
 // kJobQueueShadows: the job's shadow rays go through the shadow queue (else traced where cast); per
 // job, so the host can time both on the kernel's first jobs of a configuration.
-enum ResidentJobFlags : uint32_t { kJobClear = 1, kJobSnapshot = 2, kJobQueueShadows = 4 };
+// kJobAdaptive: the job is an adaptive round (its frame's plan); once it drains, the kernel scans the
+// image and writes the next round's plan before it completes.
+enum ResidentJobFlags : uint32_t { kJobClear = 1, kJobSnapshot = 2, kJobQueueShadows = 4, kJobAdaptive = 8 };
 
 struct ResidentJob {
     FrameRecord frame;
     float* snapshot;                // kJobSnapshot: RGBA32F per pixel (rgb = radiance sum, a = samples)
+    AdaptiveDevice* adaptive;       // kJobAdaptive: the render's state
     uint32_t seq;                   // 1, 2, 3, ...: the job's number (and the head that announces it)
     uint32_t command;               // ResidentCommand
     uint32_t timeline_interval_ns;  // for this job's queue-depth timeline
@@ -176,7 +199,8 @@ struct ResidentStatus {
     ResidentJobResult results[kResidentRingSlots];
 };
 
-enum ResidentSweep : uint32_t { kSweepClear = 1, kSweepPack = 2 };
+// A sweep's units are pixels (clear, pack) or adaptive tiles (scan, fill).
+enum ResidentSweep : uint32_t { kSweepClear = 1, kSweepPack = 2, kSweepScan = 3, kSweepFill = 4 };
 
 // Device-side state of the current job (hot words on lines of their own).
 struct ResidentControl {
@@ -192,6 +216,7 @@ struct ResidentControl {
     unsigned int job_image_pixels;
     unsigned long long job_paths;
     float* job_snapshot;
+    AdaptiveDevice* job_adaptive;
     // A sweep: every pixel of the framebuffer once, in tiles claimed by idle warps (the clear before a
     // job, the pack after it). `sweep_next` carries the sweep's number like `next` carries the job's.
     alignas(128) unsigned long long sweep_next;  // (sweep << kJobSeqShift) | next pixel to claim

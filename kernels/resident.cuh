@@ -8,7 +8,7 @@
 // before that clear and are dropped with it.
 #pragma once
 
-#include "gpu_common.cuh"
+#include "adaptive_scan.cuh"
 #include "gpu_launch.h"
 
 namespace pkrt {
@@ -84,14 +84,22 @@ __device__ inline void resident_monitor(const PersistentParams& p) {
         return;
     }
     *p.job_frame = job.frame;
+    unsigned long long paths = job.frame.paths();
+    AdaptiveDevice* adaptive = (job.flags & kJobAdaptive) ? job.adaptive : nullptr;
+    if (adaptive) {  // a round: as many paths as the last round's scan planned
+        __threadfence();
+        paths = load_l2(&adaptive->plan.first_path[kAdaptiveClasses]);
+        p.job_frame->plan_paths = paths;
+    }
     GpuCounters* c = p.counters;
     c->timeline_count = 0;
     c->timeline_t0 = 0;
     c->timeline_last_bucket = 0;
     c->timeline_interval_ns = job.timeline_interval_ns;
-    rc->job_paths = job.frame.paths();
+    rc->job_paths = paths;
     rc->job_flags = job.flags;
     rc->job_snapshot = job.snapshot;
+    rc->job_adaptive = adaptive;
     rc->job_pixels = job.frame.pixels();
     rc->job_block = job.block > 1 ? job.block : 1u;
     rc->job_image_width = job.image_width;
@@ -101,27 +109,41 @@ __device__ inline void resident_monitor(const PersistentParams& p) {
     ResidentJobResult& r = p.status->results[seq % kResidentRingSlots];
     r.start_ns = global_timer_ns();
     p.status->started = seq;
-    if (job.flags & kJobClear) resident_start_sweep(rc, kSweepClear, job.frame.pixels());  // it opens the claims
+    // A round's framebuffer has two halves (kernels/adaptive.h).
+    if (job.flags & kJobClear) resident_start_sweep(rc, kSweepClear, job.frame.pixels() * (adaptive ? 2u : 1u));  // it opens the claims
     else resident_open_claims(rc, seq);
 }
 
-// The whole warp, when it has nothing else to do: a tile of the running sweep's pixels, if one is left
-// to claim. Returns whether it did one. The lane that finishes the sweep's last pixel carries on with
-// what follows it: the job's claims after a clear, the job's completion after a pack.
+// One lane: what follows a job's drain or its adaptive scan: the pack of its image if it asks for one,
+// else its completion.
+__device__ inline void resident_pack_or_complete(const PersistentParams& p, uint32_t seq, bool cancelled) {
+    ResidentControl* rc = p.resident;
+    if ((load_volatile(&rc->job_flags) & kJobSnapshot) && !cancelled) resident_start_sweep(rc, kSweepPack, load_volatile(&rc->job_image_pixels));
+    else resident_complete(p, seq, cancelled);
+}
+
+// The whole warp, when it has nothing else to do: a tile of the running sweep's pixels (or one
+// adaptive tile), if one is left to claim. Returns whether it did one. The lane that finishes the
+// sweep's last unit carries on with what follows it: the job's claims after a clear, the fill after an
+// adaptive scan, the pack or the job's completion after a fill, the job's completion after a pack.
 __device__ inline bool resident_sweep(const PersistentParams& p) {
     constexpr uint32_t kTile = 32 * 16;
     ResidentControl* rc = p.resident;
     uint32_t first = 0, count = 0, kind = 0, pixels = 0;
     float* snapshot = nullptr;
     if (lane_id() == 0 && load_volatile(&rc->sweep) != 0) {
-        unsigned long long claim = atomicAdd(&rc->sweep_next, static_cast<unsigned long long>(kTile));
+        // Claims count units: kTile pixels, or one adaptive tile (a warp's work: 64 pixels and a halo
+        // of 100). The unit is the kind's, read after the claim, like every parameter of its sweep.
+        unsigned long long claim = atomicAdd(&rc->sweep_next, 1ull);
         __threadfence();  // the parameters read below are the ones of the sweep this claim belongs to
         uint32_t tag = static_cast<uint32_t>(claim >> kJobSeqShift);
         pixels = load_volatile(&rc->sweep_pixels);
-        first = static_cast<uint32_t>(claim & kJobIndexMask);
-        if (tag == load_volatile(&rc->sweeps) && first < pixels) {  // a claim of a finished sweep takes nothing
-            count = min(kTile, pixels - first);
-            kind = load_volatile(&rc->sweep_kind);
+        kind = load_volatile(&rc->sweep_kind);
+        uint32_t unit = kind >= kSweepScan ? 1u : kTile;
+        unsigned long long u = claim & kJobIndexMask;
+        if (tag == load_volatile(&rc->sweeps) && u < (pixels + unit - 1) / unit) {  // a claim of a finished sweep takes nothing
+            first = static_cast<uint32_t>(u) * unit;
+            count = min(unit, pixels - first);
             snapshot = reinterpret_cast<float*>(load_volatile(reinterpret_cast<const unsigned long long*>(&rc->job_snapshot)));
         }
     }
@@ -129,6 +151,25 @@ __device__ inline bool resident_sweep(const PersistentParams& p) {
     if (count == 0) return false;
     first = __shfl_sync(kFullMask, first, 0);
     kind = __shfl_sync(kFullMask, kind, 0);
+    if (kind >= kSweepScan) {
+        AdaptiveDevice* a = reinterpret_cast<AdaptiveDevice*>(load_volatile(reinterpret_cast<const unsigned long long*>(&rc->job_adaptive)));
+        a = reinterpret_cast<AdaptiveDevice*>(__shfl_sync(kFullMask, reinterpret_cast<unsigned long long>(a), 0));
+        if (kind == kSweepScan) adaptive_scan_tile(a, first);
+        else adaptive_fill_tile(a, first);
+        __syncwarp();
+        if (lane_id() == 0) {
+            __threadfence();
+            if (atomicAdd(&rc->sweep_done, 1ull) + 1 == pixels) {
+                store_volatile(&rc->sweep, 0u);
+                __threadfence();
+                uint32_t seq = load_volatile(&rc->relayed);
+                if (kind == kSweepScan) resident_start_sweep(rc, kSweepFill, pixels);
+                else resident_pack_or_complete(p, seq, false);
+            }
+        }
+        __syncwarp();
+        return true;
+    }
     snapshot = reinterpret_cast<float*>(__shfl_sync(kFullMask, reinterpret_cast<unsigned long long>(snapshot), 0));
     // A pack reads a preview's pixel for each of its block's (its frame rendered ceil(width / block)
     // pixels a row).
@@ -226,8 +267,9 @@ __device__ inline void resident_drained(const PersistentParams& p, uint32_t seq,
         __threadfence();
         ResidentControl* rc = p.resident;
         bool cancelled = p.ring->cancel >= seq;
-        if ((load_volatile(&rc->job_flags) & kJobSnapshot) && !cancelled) resident_start_sweep(rc, kSweepPack, load_volatile(&rc->job_image_pixels));
-        else resident_complete(p, seq, cancelled);
+        const AdaptiveDevice* a = reinterpret_cast<const AdaptiveDevice*>(load_volatile(reinterpret_cast<const unsigned long long*>(&rc->job_adaptive)));
+        if (a && !cancelled) resident_start_sweep(rc, kSweepScan, tiles_of(*a));  // the next round's plan first
+        else resident_pack_or_complete(p, seq, cancelled);
     }
 }
 

@@ -87,12 +87,13 @@ void AdaptiveReport::describe_counts(const std::vector<uint32_t>& counts) {
 
 uint64_t converged_pixels(int width, int height, const float* sums, const float* odd_sums, const uint32_t* counts,
                           const AdaptiveRule& rule) {
-    const AllAndOddSums read{sums, odd_sums};
+    const AllAndOddSums read{sums, odd_sums, counts};
     uint64_t n = static_cast<uint64_t>(width) * height, done = 0;
     for (size_t p = 0; p < n; ++p) {
         Vec3 all, odd;
-        read(p, &all, &odd);
-        done += pixel_converged(all, odd, counts[p], rule) ? 1 : 0;
+        uint32_t count;
+        read(p, &all, &odd, &count);
+        done += pixel_converged(all, odd, count, rule) ? 1 : 0;
     }
     return done;
 }

@@ -74,7 +74,7 @@ public:
             parallel_chunks(needs.size(), 16, [&](unsigned, size_t b, size_t e) {
                 for (size_t t = b; t < e; ++t)
                     needs[t] = tile_needs_samples(static_cast<int>(t % tiles_x), static_cast<int>(t / tiles_x), width_, height_,
-                                                  AllAndOddSums{&sum_[0].x, &odd_[0].x}, count_.data(), rule);
+                                                  AllAndOddSums{&sum_[0].x, &odd_[0].x, count_.data()}, rule);
             }, threads_);
             bool any = false;
             for (auto& c : classes) c.clear();

@@ -33,7 +33,6 @@ FrameRecord make_frame_record(const CameraSpec& camera, int width, int height, c
     f.first_sample = first_sample;
     f.samples = samples;
     f.epoch = epoch;
-    f.sample_stride = 1;
     return f;
 }
 

@@ -75,15 +75,15 @@ TEST(AdaptiveRule, ATileSamplesWhileAPixelOfItsHaloIsAboveTheTarget) {
     std::vector<float> sums(3 * w * h, 8.0f), odd(3 * w * h, 4.0f);  // 8 samples, mean 1: no error
     std::vector<uint32_t> counts(w * h, 8);
     AdaptiveRule rule{0.01f, 8, 64};
-    for (int tx = 0; tx < 3; ++tx) EXPECT_FALSE(tile_needs_samples(tx, 0, w, h, AllAndOddSums{sums.data(), odd.data()}, counts.data(), rule));
+    for (int tx = 0; tx < 3; ++tx) EXPECT_FALSE(tile_needs_samples(tx, 0, w, h, AllAndOddSums{sums.data(), odd.data(), counts.data()}, rule));
     size_t p = 3 * (3 * w + 16);
     odd[p] = 6.0f;
-    EXPECT_FALSE(tile_needs_samples(0, 0, w, h, AllAndOddSums{sums.data(), odd.data()}, counts.data(), rule));
-    EXPECT_TRUE(tile_needs_samples(1, 0, w, h, AllAndOddSums{sums.data(), odd.data()}, counts.data(), rule));
-    EXPECT_TRUE(tile_needs_samples(2, 0, w, h, AllAndOddSums{sums.data(), odd.data()}, counts.data(), rule));
+    EXPECT_FALSE(tile_needs_samples(0, 0, w, h, AllAndOddSums{sums.data(), odd.data(), counts.data()}, rule));
+    EXPECT_TRUE(tile_needs_samples(1, 0, w, h, AllAndOddSums{sums.data(), odd.data(), counts.data()}, rule));
+    EXPECT_TRUE(tile_needs_samples(2, 0, w, h, AllAndOddSums{sums.data(), odd.data(), counts.data()}, rule));
     for (int y = 0; y < h; ++y)
         for (int x = 16; x < 24; ++x) counts[y * w + x] = 64;  // tile 2 reaches max_spp
-    EXPECT_FALSE(tile_needs_samples(2, 0, w, h, AllAndOddSums{sums.data(), odd.data()}, counts.data(), rule)) << "at max_spp";
+    EXPECT_FALSE(tile_needs_samples(2, 0, w, h, AllAndOddSums{sums.data(), odd.data(), counts.data()}, rule)) << "at max_spp";
 }
 
 TEST(AdaptiveRule, HistogramBinsArePowersOfTwo) {

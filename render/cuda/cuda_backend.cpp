@@ -96,6 +96,21 @@ public:
         clear_now();
     }
 
+    // An adaptive render's framebuffer: two halves (even- and odd-numbered samples, kernels/adaptive.h),
+    // cleared; kept until the next reset.
+    void adaptive_framebuffer() {
+        size_t n = static_cast<size_t>(width_) * height_;
+        drain();
+        quit_resident();  // it renders into the buffers that go
+        radiance_.allocate(6 * n);
+        samples_.allocate(2 * n);
+        check(cudaMemsetAsync(radiance_.get(), 0, 6 * n * sizeof(float), stream_), "clear framebuffer");
+        check(cudaMemsetAsync(samples_.get(), 0, 2 * n * sizeof(uint32_t), stream_), "clear framebuffer");
+        check(cudaStreamSynchronize(stream_), "clear framebuffer");
+        clear_next_ = false;
+        display_valid_ = false;
+    }
+
     void cancel() override {
         // Queued-ahead frames are begun and ended on one thread, which cancels them all here (the
         // stop flag would also stop the frames queued after this). A frame ended on another thread
@@ -139,7 +154,7 @@ public:
 
     void begin_accumulate(const RenderSettings& rs, uint32_t first_sample, uint32_t samples) override {
         GpuScheduler& s = scheduler(rs.mode.value_or(SchedulerMode::kPersistent));
-        if (pending_ && !(pending_ == &s && queue_ahead_ && pending_count_ < s.max_outstanding()))
+        if (pending_ && !(pending_ == &s && (queue_ahead_ || adaptive_.on) && pending_count_ < s.max_outstanding()))
             throw Error("internal: a CUDA frame was begun while another is in flight");
         if (!s.resident()) {
             quit_resident_kernels();  // a resident grid would keep this mode's kernels waiting
@@ -151,12 +166,12 @@ public:
         f.scene = dscene_.view();
         f.record = make_frame_record(camera_, width_, height_, rs, first_sample, samples, ++epoch_);
         odd_valid_ = odd_valid_ && adaptive_.on;  // a frame outside the rounds adds no odd sums
-        if (adaptive_.on) {  // half of a round of accumulate_adaptive: every other sample, into its sums
-            f.record.sample_stride = 2;
-            if (adaptive_.work_pixels) {
-                f.record.work = work_.get() + adaptive_.work_offset;
-                f.record.work_pixels = adaptive_.work_pixels;
-            }
+        if (adaptive_.on) {  // a round of accumulate_adaptive
+            f.record.plan = &adaptive_dev_.get()->plan;
+            f.record.work = adaptive_.first ? nullptr : work_.get();
+            f.record.plan_paths = adaptive_.paths;  // resident: 0, the kernel reads the plan
+            f.adaptive = adaptive_dev_.get();
+            f.job_flags |= kJobAdaptive;
         }
         // A preview renders a smaller image into the framebuffer's first pixels; every reading of it
         // shows them as blocks (the resident kernel's pack does so itself).
@@ -179,7 +194,7 @@ public:
             if (!s.running()) resident_before_ = GpuCounters{};
             if (clear_next_) f.job_flags |= kJobClear;
             int slot = -1;
-            if (queue_ahead_) {  // the kernel packs the image as the frame ends, for display and resolve
+            if (queue_ahead_ && !adaptive_.on) {  // the kernel packs the image as the frame ends, for display and resolve
                 slot = static_cast<int>(next_snapshot_++ % 2);
                 f.job_flags |= kJobSnapshot;
                 f.snapshot = snapshots_.get() + static_cast<size_t>(slot) * 4 * width_ * height_;
@@ -248,20 +263,32 @@ public:
         if (paths_ > 0 && ms > 0.0f) ns_per_path_ = ms * 1e6 / static_cast<double>(paths_);
     }
 
-    // Rounds driven from the host (a scan on the device, its counts read back, two frames per class of
-    // step size), in every mode but resident; the rule and the work list are the device's (kernels/adaptive_scan.cu).
+    // Rounds of one frame each, the device's scan behind every one (kernels/adaptive_scan.cu): the
+    // scan writes the next round's plan and work list in device memory, and the host reads back only
+    // its log to report progress and to stop. Resident mode queues its rounds ahead, blind: the kernel
+    // itself scans once a round drains and sizes the next from the plan it wrote.
     void accumulate_adaptive(const RenderSettings& rs, const AdaptiveSettings& as, AdaptiveReport& report, RenderStats& stats,
                              Progress* progress) override {
-        if (rs.mode == SchedulerMode::kResident)
-            throw Error("--target-error: adaptive sampling does not run in resident mode yet (use --mode persistent, relaunch, graph or megakernel)");
         const AdaptiveRule rule = as.rule();
         const size_t n = static_cast<size_t>(width_) * height_;
-        drain();
-        odd_.allocate(3 * n);
+        const bool resident = rs.mode == SchedulerMode::kResident;
+        adaptive_framebuffer();
         work_.allocate(n);
         tile_class_.allocate(static_cast<size_t>(adaptive_tiles(width_)) * adaptive_tiles(height_));
-        scan_.allocate(1);
-        check(cudaMemsetAsync(odd_.get(), 0, 3 * n * sizeof(float), stream_), "clear odd sums");
+        adaptive_dev_.allocate(1);
+        AdaptiveDevice& init = *adaptive_host_.host();
+        init = AdaptiveDevice{};
+        init.rule = rule;
+        init.width = width_;
+        init.height = height_;
+        init.work = work_.get();
+        init.tile_class = tile_class_.get();
+        init.fb = DeviceFramebuffer{radiance_.get(), samples_.get()};
+        init.plan.pixels[0] = static_cast<uint32_t>(n);  // the first round: every pixel at min_spp
+        init.plan.samples[0] = rule.min_spp;
+        for (int k = 1; k <= kAdaptiveClasses; ++k) init.plan.first_path[k] = static_cast<unsigned long long>(n) * rule.min_spp;
+        check(cudaMemcpyAsync(adaptive_dev_.get(), &init, sizeof(AdaptiveDevice), cudaMemcpyHostToDevice, stream_), "adaptive state");
+        check(cudaStreamSynchronize(stream_), "adaptive state");
         odd_valid_ = true;
         block_ = 1;
         struct Off {  // the rounds' state goes whatever happens
@@ -269,46 +296,62 @@ public:
             ~Off() { a = AdaptiveState{}; }
         } off{adaptive_};
         adaptive_.on = true;
+        adaptive_.first = true;
+        adaptive_.paths = resident ? 0 : static_cast<unsigned long long>(n) * rule.min_spp;
         RenderSettings round = rs;
         round.preview = 1;
-        // The round's frames: (offset into the work list, its pixels, samples each) per class of step
-        // size; the first round is every pixel at min_spp.
-        struct Part {
-            uint32_t offset, pixels, samples;
-        };
-        std::vector<Part> parts{{0u, 0u, rule.min_spp}};
-        uint32_t round_tiles = static_cast<uint32_t>(adaptive_tiles(width_) * adaptive_tiles(height_));
         AdaptiveRounds rounds(as, report, n, progress);  // its clock starts with the first round
-        for (;;) {
-            AdaptiveRound r;
-            for (const Part& part : parts) {
-                adaptive_.work_offset = part.offset;
-                adaptive_.work_pixels = part.pixels;
-                // Even-numbered samples into the framebuffer, odd ones into odd_ (first_sample: the
-                // parity, added to each pixel's first sample): the per-ray code never needs to know.
-                for (uint32_t parity = 0; parity < 2; ++parity) {
-                    adaptive_.odd = parity == 1;
-                    accumulate(round, parity, part.samples / 2, stats);
+        // What the host knows of the round being rendered: its tiles and largest step.
+        uint32_t tiles = static_cast<uint32_t>(adaptive_tiles(width_) * adaptive_tiles(height_)), step = rule.min_spp;
+        const AdaptiveDevice& state = *adaptive_host_.host();
+        // Round r, once it is done (the host's copy of the state then holds its log): false once the
+        // rounds are to end. A resident round queued past the last is empty and not reported.
+        auto record = [&](uint32_t r) {
+            const AdaptiveRoundLog& log = state.log[r % kAdaptiveLogRounds];
+            if (log.paths == 0) return false;
+            AdaptiveRound ar;
+            ar.samples = stats.samples;
+            ar.tiles_sampled = tiles;
+            ar.samples_per_tile = step;
+            tiles = log.tiles;
+            step = log.next_step;
+            return rounds.record(ar, log.converged_pixels) && log.next_paths > 0;
+        };
+        auto read_state = [&] {
+            check(cudaMemcpyAsync(adaptive_host_.host(), adaptive_dev_.get(), sizeof(AdaptiveDevice), cudaMemcpyDeviceToHost, stream_),
+                  "adaptive state");
+            check(cudaStreamSynchronize(stream_), "adaptive state");
+        };
+        if (resident) {
+            // Rounds queued as far ahead as the ring takes them; those queued past the last are empty.
+            // Rounds queued after the time limit passed still run, and are reported.
+            GpuScheduler& s = scheduler(SchedulerMode::kResident);
+            uint32_t queued = 0, ended = 0;
+            bool more = true;
+            while (ended < queued || more) {
+                while (more && static_cast<int>(queued - ended) < s.max_outstanding()) {
+                    begin_accumulate(round, 0, rule.min_spp);
+                    adaptive_.first = false;
+                    ++queued;
                 }
-                adaptive_.odd = false;
-                r.samples_per_tile = std::max(r.samples_per_tile, part.samples);
+                end_accumulate(stats);
+                read_state();
+                if (!record(ended)) more = false;
+                ++ended;
             }
-            *scan_host_.host() = AdaptiveScan{};
-            check(cudaMemcpyAsync(scan_.get(), scan_host_.host(), sizeof(AdaptiveScan), cudaMemcpyHostToDevice, stream_), "adaptive scan");
-            check(launch_adaptive_scan(framebuffer(), odd_.get(), width_, height_, rule, tile_class_.get(), work_.get(), scan_.get(), stream_),
-                  "adaptive scan");
-            check(cudaMemcpyAsync(scan_host_.host(), scan_.get(), sizeof(AdaptiveScan), cudaMemcpyDeviceToHost, stream_), "adaptive scan");
-            check(cudaStreamSynchronize(stream_), "adaptive scan");
-            const AdaptiveScan scan = *scan_host_.host();
-            r.tiles_sampled = round_tiles;
-            r.samples = stats.samples;
-            if (!rounds.record(r, scan.converged_pixels) || scan.work_pixels == 0) break;
-            parts.clear();
-            for (uint32_t c = 0, offset = 0; c < static_cast<uint32_t>(kAdaptiveClasses); offset += scan.class_pixels[c], ++c)
-                if (scan.class_pixels[c]) parts.push_back(Part{offset, scan.class_pixels[c], 2u << c});
-            round_tiles = scan.tiles;
+            quit_resident();  // the halves' sum below is a kernel
+        } else {
+            for (uint32_t r = 0;; ++r) {
+                begin_accumulate(round, 0, rule.min_spp);
+                check(launch_adaptive_scan(adaptive_dev_.get(), width_, height_, stream_), "adaptive scan");
+                end_accumulate(stats);
+                read_state();
+                adaptive_.first = false;
+                if (!record(r)) break;
+                adaptive_.paths = state.plan.first_path[kAdaptiveClasses];
+            }
         }
-        check(launch_adaptive_combine(framebuffer(), odd_.get(), width_, height_, stream_), "adaptive combine");
+        check(launch_adaptive_combine(framebuffer(), width_, height_, stream_), "adaptive combine");
         check(cudaStreamSynchronize(stream_), "adaptive combine");
     }
 
@@ -388,9 +431,9 @@ public:
             }
         }
         a.odd_sums.clear();
-        if (odd_valid_) {
+        if (odd_valid_) {  // an adaptive render's second half
             a.odd_sums.resize(3 * n);
-            read_back(a.odd_sums.data(), odd_.get(), 3 * n * sizeof(float), "read odd sums");
+            read_back(a.odd_sums.data(), radiance_.get() + 3 * n, 3 * n * sizeof(float), "read odd sums");
         }
         expand_preview(a, block_);
     }
@@ -414,8 +457,7 @@ private:
     // frames are writing.
     bool showing_snapshot() const { return queue_ahead_ && display_valid_ && resident_running(); }
 
-    // The sums frames add to: the odd half of an adaptive round adds to odd_.
-    DeviceFramebuffer framebuffer() const { return DeviceFramebuffer{adaptive_.odd ? odd_.get() : radiance_.get(), samples_.get()}; }
+    DeviceFramebuffer framebuffer() const { return DeviceFramebuffer{radiance_.get(), samples_.get()}; }
 
     // A clear asked for by reset() and not yet made by the resident kernel, made here (no grid runs).
     void clear_now() {
@@ -496,20 +538,19 @@ private:
     GpuScheduler* pending_ = nullptr;
     unsigned long long paths_ = 0;
     double ns_per_path_ = 6.0;  // first frames: about what an H200 takes on Crytek Sponza 1080p
-    // Adaptive sampling (accumulate_adaptive): odd sums, the next round's work list, the scan's counts.
+    // Adaptive sampling (accumulate_adaptive): the rounds' state on the device and its copy here, the
+    // work list, the scan's verdict per tile.
     struct AdaptiveState {
         bool on = false;
-        bool odd = false;          // the frame is a round's odd-numbered samples
-        uint32_t work_offset = 0;  // the frame's part of the work list
-        uint32_t work_pixels = 0;  // 0: every pixel (the first round)
+        bool first = false;            // the first round: every pixel, no work list
+        unsigned long long paths = 0;  // the round's paths where the host knows them (0: resident)
     };
     AdaptiveState adaptive_;
-    DeviceArray<float> odd_;
-    bool odd_valid_ = false;  // odd_ holds this image's odd sums
+    bool odd_valid_ = false;  // the framebuffer's second half holds this image's odd sums
+    DeviceArray<AdaptiveDevice> adaptive_dev_;
+    PinnedHost<AdaptiveDevice> adaptive_host_;
     DeviceArray<WorkPixel> work_;
     DeviceArray<int> tile_class_;
-    DeviceArray<AdaptiveScan> scan_;
-    PinnedHost<AdaptiveScan> scan_host_;
 };
 
 }  // namespace

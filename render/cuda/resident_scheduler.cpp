@@ -101,6 +101,7 @@ public:
         o.paths = f.paths();
         job.flags = f.job_flags | (o.policy.queue_shadows ? kJobQueueShadows : 0u);
         job.snapshot = f.snapshot;
+        job.adaptive = f.adaptive;
         job.block = f.block;
         job.image_width = f.image_width;
         job.image_height = f.image_height;

@@ -38,6 +38,7 @@ struct GpuFrame {
     // `snapshot` after them (kJobSnapshot).
     uint32_t job_flags = 0;
     float* snapshot = nullptr;
+    AdaptiveDevice* adaptive = nullptr;  // an adaptive round's state (kJobAdaptive)
     // A preview (RenderSettings::preview): `record` is the smaller image rendered, the pack shows its
     // pixels as block x block squares of the image_width x image_height snapshot.
     uint32_t block = 1;
