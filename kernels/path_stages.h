@@ -37,24 +37,34 @@ struct PathIndex {
 };
 
 // An adaptive round's numbers go part after part through its work list the same way as a frame's
-// (neighbouring entries are neighbouring pixels of one tile). Out of line: frames that do not sample
-// adaptively then run as fast as before adaptive rounds had a plan (H200, Cornell box 1080p d16,
-// persistent, against the commit before in one run: 1.033 inlined, 0.982 out of line).
+// (neighbouring entries are neighbouring pixels of one tile). The part is a binary search of the
+// plan: five dependent loads, where a walk through the classes took up to twenty. kL2: the plan is read
+// through L2 (a resident kernel, whose SMs may hold the last round's plan in L1); a kernel that lives
+// for one round reads it through L1. Out of line: frames that do not sample adaptively then run as
+// fast as before rounds had a plan (H200, Cornell box 1080p d16, persistent, against the commit before
+// in one run: 1.033 inlined, 0.982 out of line).
+template <bool kL2>
 PKRT_HD_OUTLINE PathIndex adaptive_path_index(const FrameRecord& f, unsigned long long i) {
+    auto load = [](const auto* p) { return kL2 ? load_l2(p) : *p; };
     const AdaptivePlan& plan = *f.plan;
-    int k = 0;
-    while (k + 1 < kAdaptiveClasses && i >= load_l2(&plan.first_path[k + 1])) ++k;
-    unsigned long long local = i - load_l2(&plan.first_path[k]);
-    uint32_t pixels = load_l2(&plan.pixels[k]);
-    const WorkPixel& w = f.work[load_l2(&plan.offset[k]) + static_cast<uint32_t>(local % pixels)];
-    return PathIndex{load_l2(&w.pixel), load_l2(&w.first_sample) + static_cast<uint32_t>(local / pixels)};
+    int lo = 0, hi = kAdaptiveClasses - 1;  // the last part that starts at or before path i (never an empty one)
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (load(&plan.first_path[mid]) <= i) lo = mid;
+        else hi = mid - 1;
+    }
+    unsigned long long local = i - load(&plan.first_path[lo]);
+    uint32_t pixels = load(&plan.pixels[lo]);
+    const WorkPixel& w = f.work[load(&plan.offset[lo]) + static_cast<uint32_t>(local % pixels)];
+    return PathIndex{load(&w.pixel), load(&w.first_sample) + static_cast<uint32_t>(local / pixels)};
 }
 
 // A frame's paths are numbered pixel-major within each sample, so neighbouring numbers are
 // neighbouring pixels of the same sample (coherent camera rays in a warp). An adaptive round's first
 // has no work list: every pixel, like a uniform frame.
+template <bool kL2 = false>
 PKRT_HD PathIndex path_index(const FrameRecord& f, unsigned long long i) {
-    if (f.work) return adaptive_path_index(f, i);
+    if (f.work) return adaptive_path_index<kL2>(f, i);
     uint32_t pixels = f.pixels();
     return PathIndex{static_cast<uint32_t>(i % pixels), f.first_sample + static_cast<uint32_t>(i / pixels)};
 }

@@ -259,7 +259,7 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
                 base = __shfl_sync(kFullMask, base, 0);
                 int rank = __popc(need & lanemask_lt());
                 if (((need >> lane_id()) & 1u) && rank < n) {
-                    PathIndex k = path_index(frame, base + rank);
+                    PathIndex k = path_index<kResident>(frame, base + rank);
                     rec.path = generate_path(frame, k);
                     rec.sample = k.sample;
                     have = true;

@@ -2,10 +2,13 @@
 // against hand-computed cases, and whole renders against uniform ones and against the furnace.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <vector>
 
 #include "kernels/adaptive.h"
+#include "kernels/path_stages.h"
 #include "render/adaptive.h"
 #include "render/backend.h"
 #include "test_render_util.h"
@@ -190,4 +193,47 @@ TEST(Adaptive, FurnaceStaysFiveWithinOnePercent) {
         EXPECT_GT(a.acc.counts[p], 4096u) << "the target was not met at min_spp";
     }
     EXPECT_EQ(a.stats.nonfinite_samples, 0u);
+}
+
+// A GPU round's path numbers through its plan (kernels/path_stages.h): every pixel of the work list
+// gets exactly its part's samples, numbered on from its count, with empty classes between the parts.
+TEST(AdaptiveRule, ARoundsPathsGiveEachPixelItsPartsSamplesOnce) {
+    std::vector<WorkPixel> work{{10, 6}, {11, 6}, {12, 6}, {40, 20}, {41, 20}};
+    AdaptivePlan plan{};
+    const uint32_t samples[kAdaptiveClasses] = {0, 4, 0, 16};  // classes 0 and 2 empty
+    const uint32_t pixels[kAdaptiveClasses] = {0, 3, 0, 2};
+    unsigned long long path = 0;
+    uint32_t offset = 0;
+    for (int k = 0; k < kAdaptiveClasses; ++k) {
+        plan.first_path[k] = path;
+        plan.offset[k] = offset;
+        plan.pixels[k] = pixels[k];
+        plan.samples[k] = samples[k];
+        path += static_cast<unsigned long long>(pixels[k]) * samples[k];
+        offset += pixels[k];
+    }
+    plan.first_path[kAdaptiveClasses] = path;
+    FrameRecord f{};
+    f.width = 8;
+    f.height = 8;
+    f.work = work.data();
+    f.plan = &plan;
+    f.plan_paths = path;
+    ASSERT_EQ(f.paths(), 3u * 4u + 2u * 16u);
+    std::map<uint32_t, std::vector<uint32_t>> got;
+    for (unsigned long long i = 0; i < f.paths(); ++i) {
+        PathIndex k = path_index(f, i);
+        got[k.pixel].push_back(k.sample);
+    }
+    ASSERT_EQ(got.size(), work.size());
+    for (const WorkPixel& w : work) {
+        std::vector<uint32_t> s = got[w.pixel];
+        std::sort(s.begin(), s.end());
+        uint32_t n = w.pixel < 40 ? 4u : 16u;
+        ASSERT_EQ(s.size(), n) << "pixel " << w.pixel;
+        for (uint32_t j = 0; j < n; ++j) EXPECT_EQ(s[j], w.first_sample + j) << "pixel " << w.pixel;
+    }
+    EXPECT_EQ(path_index(f, 1).pixel, 11u) << "neighbouring paths: neighbouring entries";
+    EXPECT_EQ(generate_path(f, PathIndex{12, 7}).pixel, 12u + 64u) << "an odd sample adds to the second half";
+    EXPECT_EQ(generate_path(f, PathIndex{12, 8}).pixel, 12u);
 }
