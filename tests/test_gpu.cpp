@@ -3,6 +3,7 @@
 // Without a CUDA device every test skips with the reason.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 #include <tuple>
@@ -815,6 +816,39 @@ TEST(Gpu, AdaptiveEveryPixelEndsAtTheTargetOrAtMaxSpp) {
         EXPECT_EQ(total, g.stats.samples) << what << ": every sample counted is in a pixel";
         EXPECT_LT(least, 512u) << what;
         EXPECT_DOUBLE_EQ(g.stats.adaptive.converged, 1.0) << what;
+    }
+#endif
+}
+
+// A time limit ends the rounds after the round that passes it. Resident mode has queued rounds
+// behind it, blind: they still run, and each is reported; every sample counted is in a pixel.
+TEST(Gpu, AdaptiveTimeLimitReportsEveryRoundThatRan) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    Scene s = load_prepared(kScenes + "/cornell.json");
+    AdaptiveSettings a = pkrt_test::adaptive_settings(1e-6f, 4, 4096);
+    a.time_limit_s = 1e-9;
+    auto gpu = gpu_backend(gpus[0]);
+    for (SchedulerMode m : {SchedulerMode::kPersistent, SchedulerMode::kResident}) {
+        std::string what = mode_name(m);
+        RenderOutput g = render_adaptive_with(*gpu, s, 64, 48, 4, 5, a, m);
+        const AdaptiveReport& report = g.stats.adaptive;
+        EXPECT_TRUE(report.time_limit_hit) << what;
+        ASSERT_GE(report.rounds.size(), 1u) << what;
+        if (m == SchedulerMode::kPersistent) {
+            EXPECT_EQ(report.rounds.size(), 1u) << what;
+        }
+        EXPECT_LE(report.rounds.size(), 3u) << what << ": at most the rounds the ring holds";
+        uint64_t total = 0;
+        uint32_t most = 0;
+        for (uint32_t c : g.accumulation.counts) {
+            total += c;
+            most = std::max(most, c);
+        }
+        EXPECT_EQ(total, g.stats.samples) << what;
+        EXPECT_EQ(report.rounds.back().samples, g.stats.samples) << what << ": the last round reported is the last that ran";
+        // 4 samples, then 2 a round (a quarter of 4 or 6, rounded to a power of two, at least 2).
+        EXPECT_EQ(most, 4u + 2u * static_cast<uint32_t>(report.rounds.size() - 1)) << what;
     }
 #endif
 }
