@@ -101,10 +101,12 @@ cudaError_t launch_adaptive_combine(const DeviceFramebuffer& fb, int width, int 
 // ---- Display (kernels/display_pack.cu) ----
 
 // Radiance sums and sample counts of a width x height image packed as RGBA32F into `dst` (a device
-// pointer); block > 1: a preview's pixels shown as blocks (RenderSettings::preview).
-cudaError_t launch_pack_accumulation(const DeviceFramebuffer& fb, int width, int height, int block, float4* dst, cudaStream_t stream);
+// pointer); block > 1: a preview's pixels shown as blocks (RenderSettings::preview); half > 0: between
+// adaptive rounds, the framebuffer's second half (that many pixels on) adds to the first.
+cudaError_t launch_pack_accumulation(const DeviceFramebuffer& fb, int width, int height, int block, size_t half, float4* dst,
+                                     cudaStream_t stream);
 // The same into a width x height RGBA32F CUDA array behind `surface` (a GL texture mapped into CUDA).
-cudaError_t launch_pack_accumulation_surface(const DeviceFramebuffer& fb, int width, int height, int block,
+cudaError_t launch_pack_accumulation_surface(const DeviceFramebuffer& fb, int width, int height, int block, size_t half,
                                              cudaSurfaceObject_t surface, cudaStream_t stream);
 
 }  // namespace pkrt

@@ -113,13 +113,38 @@ Rgb viridis(float t) {
 
 }  // namespace
 
+namespace {
+
+// The map's colour scale: viridis over log2 spp from min_spp to max_spp.
+struct SppScale {
+    double lo, hi;
+    SppScale(int min_spp, int max_spp) : lo(std::log2(std::max(1, min_spp))), hi(std::log2(std::max(min_spp + 1, max_spp))) {}
+    Rgb operator()(double spp) const { return viridis(static_cast<float>((std::log2(std::max(1.0, spp)) - lo) / (hi - lo))); }
+};
+
+}  // namespace
+
+std::vector<uint8_t> spp_map_rgba(int width, int height, const std::vector<uint32_t>& counts, int min_spp, int max_spp) {
+    if (counts.size() != static_cast<size_t>(width) * height) throw Error("internal: spp map of the wrong size");
+    const SppScale colour(min_spp, max_spp);
+    std::vector<uint8_t> out(4 * counts.size());
+    for (size_t i = 0; i < counts.size(); ++i) {
+        Rgb c = colour(counts[i]);
+        out[4 * i] = c.r;
+        out[4 * i + 1] = c.g;
+        out[4 * i + 2] = c.b;
+        out[4 * i + 3] = 255;
+    }
+    return out;
+}
+
 std::string spp_map_png(int width, int height, const std::vector<uint32_t>& counts, int min_spp, int max_spp) {
     if (counts.size() != static_cast<size_t>(width) * height) throw Error("internal: spp map of the wrong size");
     // The legend needs room for its labels whatever the image's size.
     const int legend_h = 64, canvas_w = std::max(width, 360);
     Canvas canvas(canvas_w, height + legend_h);
-    double lo = std::log2(std::max(1, min_spp)), hi = std::log2(std::max(min_spp + 1, max_spp));
-    auto colour = [&](double spp) { return viridis(static_cast<float>((std::log2(std::max(1.0, spp)) - lo) / (hi - lo))); };
+    const SppScale colour(min_spp, max_spp);
+    const double lo = colour.lo, hi = colour.hi;
     for (int y = 0; y < height; ++y)
         for (int x = 0; x < width; ++x) canvas.blend(x, y, colour(counts[static_cast<size_t>(y) * width + x]), 1.0f);
     // Legend: the colour ramp from min_spp to max_spp, ticks at powers of two, and what it shows.

@@ -51,6 +51,14 @@ struct AdaptiveReport {
 // The bookkeeping every backend's rounds share: the report, the clock, the progress bar (it shows the
 // most pixels ever converged: a tile taken up again can lose some) and the time limit.
 class Progress;
+// What a round gave and what its scan found (Backend::end_adaptive_round).
+struct AdaptiveStep {
+    uint32_t tiles_sampled = 0;     // by the round
+    uint32_t samples_per_tile = 0;  // its largest step
+    uint64_t converged_pixels = 0;  // after it
+    bool more = false;              // a next round has tiles to sample
+};
+
 class AdaptiveRounds {
 public:
     AdaptiveRounds(const AdaptiveSettings& settings, AdaptiveReport& report, uint64_t pixels, Progress* progress);
@@ -72,8 +80,10 @@ std::vector<uint64_t> spp_histogram(const std::vector<uint32_t>& counts);
 uint64_t converged_pixels(int width, int height, const float* sums, const float* odd_sums, const uint32_t* counts,
                           const AdaptiveRule& rule);
 
-// A false-colour map of samples per pixel (log scale, min_spp to max_spp) with a legend strip below
-// the image, as PNG bytes.
+// A false-colour map of samples per pixel (viridis, log scale, min_spp to max_spp) as RGBA8, row 0 at
+// the top: the viewer's overlay.
+std::vector<uint8_t> spp_map_rgba(int width, int height, const std::vector<uint32_t>& counts, int min_spp, int max_spp);
+// The same map with a legend strip below the image, as PNG bytes.
 std::string spp_map_png(int width, int height, const std::vector<uint32_t>& counts, int min_spp, int max_spp);
 
 }  // namespace pkrt

@@ -60,9 +60,19 @@ public:
     }
     // Adaptive sampling on a reset framebuffer: rounds of samples for the tiles that need them
     // (kernels/adaptive.h) until none does, or the time limit passes; `report` says how it went and
-    // progress (may be null) counts converged pixels. Modes that cannot refuse with an Error.
+    // progress (may be null) counts converged pixels. By default the rounds below, one after another.
     virtual void accumulate_adaptive(const RenderSettings& settings, const AdaptiveSettings& adaptive, AdaptiveReport& report,
-                                     RenderStats& stats, Progress* progress) = 0;
+                                     RenderStats& stats, Progress* progress);
+    // The same rounds one at a time, for a frame loop (the viewer): begin_adaptive() on a reset
+    // framebuffer; then rounds, each begin_adaptive_round() .. end_adaptive_round() (like begin and
+    // end_accumulate: the round is queued, then waited for), while the last one said `more`; then
+    // end_adaptive(), after which the accumulation holds every sample, as after accumulate_adaptive.
+    // Between rounds accumulation() and the display hold every sample so far. A reset() ends the rounds
+    // unfinished. Modes that cannot run them refuse in begin_adaptive() with an Error.
+    virtual void begin_adaptive(const RenderSettings& settings, const AdaptiveSettings& adaptive) = 0;
+    virtual void begin_adaptive_round() = 0;
+    virtual AdaptiveStep end_adaptive_round(RenderStats& stats) = 0;
+    virtual void end_adaptive() = 0;
     // Mean radiance per pixel.
     Image resolve() const { return resolve_accumulation(accumulation()); }
     // The sums and counts resolve() divides, copied out as they are (cheap: no pass over the pixels

@@ -1,10 +1,12 @@
 // The CPU backend: every (pixel, sample) path runs start to end on one thread through the same stage
 // functions the GPU schedulers use (kernels/path.h), so its images are the reference the GPU modes
 // are tested against. Threads take 8x8 tiles from a shared counter.
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 
 #include "backend.h"
+#include "error.h"
 #include "kernels/path_stages.h"
 #include "parallel.h"
 
@@ -33,6 +35,7 @@ public:
         sum_.assign(static_cast<size_t>(width) * height, Vec3{0.0f, 0.0f, 0.0f});
         odd_.assign(static_cast<size_t>(width) * height, Vec3{0.0f, 0.0f, 0.0f});
         count_.assign(static_cast<size_t>(width) * height, 0u);
+        adaptive_ = Adaptive{};
     }
 
     void accumulate(const RenderSettings& rs, uint32_t first_sample, uint32_t samples, RenderStats& stats) override {
@@ -43,50 +46,57 @@ public:
         render_tiles(fp, spans, samples, stats);
     }
 
-    void accumulate_adaptive(const RenderSettings& rs, const AdaptiveSettings& as, AdaptiveReport& report, RenderStats& stats,
-                             Progress* progress) override {
-        const AdaptiveRule rule = as.rule();
-        FrameRecord fp = make_frame_record(camera_, width_, height_, rs, 0, 0, 0);
+    // Rounds of tiles by class (kernels/adaptive.h), one step size each; the first round every tile at
+    // min_spp. After each, the rule decides the next round's tiles.
+    void begin_adaptive(const RenderSettings& rs, const AdaptiveSettings& as) override {
+        adaptive_ = Adaptive{};
+        adaptive_.on = true;
+        adaptive_.rule = as.rule();
+        adaptive_.frame = make_frame_record(camera_, width_, height_, rs, 0, 0, 0);
         block_ = 1;
-        const int tiles_x = adaptive_tiles(width_);
-        const size_t tiles = static_cast<size_t>(tiles_x) * adaptive_tiles(height_);
-        // Every pixel of a tile has the tile's count; its first pixel's says it.
-        auto tile_count_of = [&](size_t t) {
-            return count_[(t / tiles_x) * kTile * static_cast<size_t>(width_) + (t % tiles_x) * kTile];
-        };
-        // The round's tiles by class (kernels/adaptive.h): one step size each. The first round: all at min_spp.
-        std::vector<std::vector<TileSpan>> classes(kAdaptiveClasses + 1);
-        classes[kAdaptiveClasses].resize(tiles);
-        for (size_t t = 0; t < tiles; ++t) classes[kAdaptiveClasses][t] = TileSpan{static_cast<uint32_t>(t), 0u};
-        auto class_samples = [&](int c) { return c == kAdaptiveClasses ? rule.min_spp : 2u << c; };
-        std::vector<unsigned char> needs(tiles);
-        AdaptiveRounds rounds(as, report, static_cast<uint64_t>(width_) * height_, progress);  // its clock starts with the first round
-        for (;;) {
-            AdaptiveRound r;
-            for (int c = 0; c <= kAdaptiveClasses; ++c) {
-                if (classes[c].empty()) continue;
-                render_tiles(fp, classes[c], class_samples(c), stats);
-                r.tiles_sampled += static_cast<uint32_t>(classes[c].size());
-                r.samples_per_tile = std::max(r.samples_per_tile, class_samples(c));
-            }
-            r.samples = stats.samples;
-            if (!rounds.record(r, converged_pixels(width_, height_, &sum_[0].x, &odd_[0].x, count_.data(), rule))) break;
-            parallel_chunks(needs.size(), 16, [&](unsigned, size_t b, size_t e) {
-                for (size_t t = b; t < e; ++t)
-                    needs[t] = tile_needs_samples(static_cast<int>(t % tiles_x), static_cast<int>(t / tiles_x), width_, height_,
-                                                  AllAndOddSums{&sum_[0].x, &odd_[0].x, count_.data()}, rule);
-            }, threads_);
-            bool any = false;
-            for (auto& c : classes) c.clear();
-            for (size_t t = 0; t < needs.size(); ++t) {
-                if (!needs[t]) continue;
-                uint32_t n = tile_count_of(t);
-                classes[adaptive_class(adaptive_tile_samples(n, rule.max_spp))].push_back(TileSpan{static_cast<uint32_t>(t), n});
-                any = true;
-            }
-            if (!any) break;
-        }
+        const size_t tiles = static_cast<size_t>(adaptive_tiles(width_)) * adaptive_tiles(height_);
+        adaptive_.classes.assign(kAdaptiveClasses + 1, {});
+        adaptive_.classes[kAdaptiveClasses].resize(tiles);
+        for (size_t t = 0; t < tiles; ++t) adaptive_.classes[kAdaptiveClasses][t] = TileSpan{static_cast<uint32_t>(t), 0u};
     }
+
+    // Rounds run in end_adaptive_round (the CPU has nothing to overlap).
+    void begin_adaptive_round() override {
+        if (!adaptive_.on) throw Error("internal: an adaptive round without begin_adaptive");
+    }
+
+    AdaptiveStep end_adaptive_round(RenderStats& stats) override {
+        if (!adaptive_.on) throw Error("internal: an adaptive round without begin_adaptive");
+        const AdaptiveRule& rule = adaptive_.rule;
+        auto& classes = adaptive_.classes;
+        auto class_samples = [&](int c) { return c == kAdaptiveClasses ? rule.min_spp : 2u << c; };
+        AdaptiveStep step;
+        for (int c = 0; c <= kAdaptiveClasses; ++c) {
+            if (classes[c].empty()) continue;
+            render_tiles(adaptive_.frame, classes[c], class_samples(c), stats);
+            step.tiles_sampled += static_cast<uint32_t>(classes[c].size());
+            step.samples_per_tile = std::max(step.samples_per_tile, class_samples(c));
+        }
+        step.converged_pixels = converged_pixels(width_, height_, &sum_[0].x, &odd_[0].x, count_.data(), rule);
+        const int tiles_x = adaptive_tiles(width_);
+        std::vector<unsigned char> needs(static_cast<size_t>(tiles_x) * adaptive_tiles(height_));
+        parallel_chunks(needs.size(), 16, [&](unsigned, size_t b, size_t e) {
+            for (size_t t = b; t < e; ++t)
+                needs[t] = tile_needs_samples(static_cast<int>(t % tiles_x), static_cast<int>(t / tiles_x), width_, height_,
+                                              AllAndOddSums{&sum_[0].x, &odd_[0].x, count_.data()}, rule);
+        }, threads_);
+        for (auto& c : classes) c.clear();
+        for (size_t t = 0; t < needs.size(); ++t) {
+            if (!needs[t]) continue;
+            // Every pixel of a tile has the tile's count; its first pixel's says it.
+            uint32_t n = count_[(t / tiles_x) * kTile * static_cast<size_t>(width_) + (t % tiles_x) * kTile];
+            classes[adaptive_class(adaptive_tile_samples(n, rule.max_spp))].push_back(TileSpan{static_cast<uint32_t>(t), n});
+            step.more = true;
+        }
+        return step;
+    }
+
+    void end_adaptive() override { adaptive_ = Adaptive{}; }
 
     using Backend::accumulation;  // the copy-returning one beside the override below
 
@@ -229,6 +239,15 @@ private:
     int block_ = 1;  // the image's preview block (RenderSettings::preview), 1 for a full image
     std::vector<Vec3> sum_, odd_;  // all samples' radiance per pixel, and the odd-numbered samples'
     std::vector<uint32_t> count_;
+    // Between begin_adaptive and end_adaptive: the rule, the frame, and the next round's tiles by class
+    // (the last one: every tile at min_spp, the first round).
+    struct Adaptive {
+        bool on = false;
+        AdaptiveRule rule{};
+        FrameRecord frame{};
+        std::vector<std::vector<TileSpan>> classes;
+    };
+    Adaptive adaptive_;
 };
 
 }  // namespace

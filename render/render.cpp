@@ -13,6 +13,23 @@
 
 namespace pkrt {
 
+void Backend::accumulate_adaptive(const RenderSettings& settings, const AdaptiveSettings& adaptive, AdaptiveReport& report,
+                                  RenderStats& stats, Progress* progress) {
+    begin_adaptive(settings, adaptive);
+    // Its clock starts with the first round.
+    AdaptiveRounds rounds(adaptive, report, static_cast<uint64_t>(settings.width) * static_cast<uint64_t>(settings.height), progress);
+    for (;;) {
+        begin_adaptive_round();
+        AdaptiveStep step = end_adaptive_round(stats);
+        AdaptiveRound r;
+        r.samples = stats.samples;
+        r.tiles_sampled = step.tiles_sampled;
+        r.samples_per_tile = step.samples_per_tile;
+        if (!rounds.record(r, step.converged_pixels) || !step.more) break;
+    }
+    end_adaptive();
+}
+
 std::string Backend::mode_label(const RenderSettings& settings) const {
     if (settings.mode) return mode_name(*settings.mode);
     auto m = modes();

@@ -3,6 +3,7 @@
 // resizing, and every class of bad input. GPU variants are in test_viewer_gpu.cpp.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <map>
 
 #include "test_viewer_util.h"
@@ -45,6 +46,33 @@ TEST(Viewer, SampleTargetStopsAccumulationExactly) {
     RunResult all = run_viewer("--backend cpu --frames 12 --spp-per-frame 2 --screenshot all.png --res 160x120", dir.path().string());
     ASSERT_EQ(all.code, 0) << all.err;
     EXPECT_NE(all.err.find("12 frames, 24 spp at"), std::string::npos) << all.err;
+}
+
+// Stop when converged: adaptive rounds, one a frame, until no tile needs samples; then the image stays.
+// Its mean spp is below the max, and above the min. The samples-per-pixel map draws over the image.
+TEST(Viewer, StopWhenConvergedEndsTheRoundsAndTheMapDrawsOverTheImage) {
+    TempDir dir;
+    RunResult r = run_viewer("--backend cpu --frames 60 --target-error 0.3 --screenshot out.png --res 64x48 --scale 1",
+                             dir.path().string());
+    SKIP_WITHOUT_XVFB(r);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("stop when converged: converged after"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("100.0% of pixels"), std::string::npos) << r.err;
+    unsigned frames = 0, spp = 0;
+    ASSERT_EQ(std::sscanf(r.err.substr(r.err.find("pkrt-viewer: 60 frames, ")).c_str(), "pkrt-viewer: %u frames, %u spp", &frames, &spp), 2)
+        << r.err;
+    EXPECT_GE(spp, 16u) << "min spp";
+    EXPECT_LT(spp, 4096u) << "max spp";
+    // The same view with and without the map, panels and all: the map changes the picture.
+    dir.write("ui.txt", "frames 20\nscreenshot ui.png ui\n");
+    RunResult plain = run_viewer("--backend cpu --target-error 0.3 --script ui.txt --res 320x240 --scale 0.25", dir.path().string());
+    ASSERT_EQ(plain.code, 0) << plain.err;
+    Png a = read_png(dir.file("ui.png"));
+    RunResult map = run_viewer("--backend cpu --target-error 0.3 --spp-map --script ui.txt --res 320x240 --scale 0.25", dir.path().string());
+    ASSERT_EQ(map.code, 0) << map.err;
+    Png b = read_png(dir.file("ui.png"));
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_GT(mean_abs_diff(a, b), 5.0) << "the map is not drawn";
 }
 
 TEST(Viewer, ScriptedInputMovesTheCameraAndResetRestoresTheImageExactly) {
@@ -288,6 +316,8 @@ TEST(ViewerCli, BadFlagsAndFilesGiveOneErrorLine) {
         {"--spp-per-frame -3", "--spp-per-frame", 1},
         {"--spp-per-frame 0", "--spp-per-frame 0: must be between 1", 1},
         {"--spp-target -1", "--spp-target -1: must be between 0", 1},
+        {"--target-error -0.5", "--target-error -0.5: must be a relative error greater than 0", 1},
+        {"--target-error nan", "--target-error", 1},
         {"--bvh-splits 9", "--bvh-splits", 2},
         {"--sbvh --bvh-splits 1", "--sbvh and --bvh-splits exclude each other", 1},
         {"--frames 0", "--frames 0: must be between 1", 1},

@@ -46,6 +46,30 @@ TEST_P(ViewerGpu, FramesWriteANonBlankScreenshotMatchingTheCpu) {
     EXPECT_LT(mean_abs_diff(gpu, cpu), 3.0) << "GPU (" << mode << ") and CPU images differ";
 }
 
+// Stop when converged on the GPU: the rounds end, and the image is the CPU's adaptive image (the same
+// rule on the same samples; float sums may tip a tile at the margin). Resident mode samples uniformly
+// and says so.
+TEST(ViewerGpuAdaptive, StopWhenConvergedMatchesTheCpu) {
+    std::string why;
+    if (!have_cuda(&why)) GTEST_SKIP() << "no CUDA device: " << why;
+    TempDir dir;
+    const std::string common = " --frames 60 --res 160x120 --scale 1 --target-error 0.2 --tone-map clamp";
+    RunResult g = run_viewer("--backend cuda --mode persistent --screenshot gpu.png" + common, dir.path().string());
+    if (g.code == kSkipped) GTEST_SKIP() << g.err;
+    ASSERT_EQ(g.code, 0) << g.err;
+    EXPECT_NE(g.err.find("stop when converged: converged after"), std::string::npos) << g.err;
+    RunResult c = run_viewer("--backend cpu --screenshot cpu.png" + common, dir.path().string());
+    ASSERT_EQ(c.code, 0) << c.err;
+    EXPECT_NE(c.err.find("stop when converged: converged after"), std::string::npos) << c.err;
+    Png gpu = read_png(dir.file("gpu.png")), cpu = read_png(dir.file("cpu.png"));
+    ASSERT_TRUE(gpu.ok() && cpu.ok());
+    EXPECT_LT(mean_abs_diff(gpu, cpu), 2.0);
+    RunResult r = run_viewer("--backend cuda --mode resident --screenshot r.png --frames 4 --res 160x120 --target-error 0.2",
+                             dir.path().string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("not in resident mode"), std::string::npos) << r.err;
+}
+
 TEST(ViewerGpuScript, ModeSwitchAndCompareRunLive) {
     std::string why;
     if (!have_cuda(&why)) GTEST_SKIP() << "no CUDA device: " << why;

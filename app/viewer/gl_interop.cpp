@@ -13,19 +13,9 @@
 namespace pkrt::viewer {
 
 namespace {
-GLuint make_display_texture() {
-    GLuint t = 0;
-    gl::GenTextures(1, &t);
-    gl::BindTexture(GL_TEXTURE_2D, t);
-    // Linear: with a resolution scale below 1 the image is magnified; at scale 1 texel centres land on
-    // pixel centres and linear filtering returns the texel itself.
-    gl::TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
-    gl::TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
-    gl::TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-    gl::TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-    gl::BindTexture(GL_TEXTURE_2D, 0);
-    return t;
-}
+// Linear: with a resolution scale below 1 the image is magnified; at scale 1 texel centres land on
+// pixel centres and linear filtering returns the texel itself.
+GLuint make_display_texture() { return gl::make_texture_2d(GL_LINEAR); }
 }  // namespace
 
 AccumulationUpload::AccumulationUpload(bool prefer_buffer) : prefer_buffer_(prefer_buffer) {

@@ -28,4 +28,16 @@ std::string describe_context() {
     return str(GL_VERSION) + ", " + str(GL_RENDERER);
 }
 
+GLuint make_texture_2d(GLint filter) {
+    GLuint t = 0;
+    GenTextures(1, &t);
+    BindTexture(GL_TEXTURE_2D, t);
+    TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
+    TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
+    TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    BindTexture(GL_TEXTURE_2D, 0);
+    return t;
+}
+
 }  // namespace pkrt::gl

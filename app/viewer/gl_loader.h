@@ -70,4 +70,7 @@ bool load(std::string* missing);
 // "4.5 (Core Profile) Mesa 22.3.6, llvmpipe (LLVM 15.0.6, 256 bits)": for the panel and the log.
 std::string describe_context();
 
+// A new 2D texture with `filter` (GL_LINEAR, GL_NEAREST) both ways, clamped at its edges; left unbound.
+GLuint make_texture_2d(GLint filter);
+
 }  // namespace pkrt::gl

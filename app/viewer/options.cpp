@@ -1,5 +1,7 @@
 #include "options.h"
 
+#include "render/adaptive.h"
+
 #include <cmath>
 #include <cstdio>
 
@@ -23,6 +25,9 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
     app.add_option("--res", res, "Window size WIDTHxHEIGHT (default: the scene's resolution)");
     CLI::Option* spp = app.add_option("--spp-per-frame", o->spp_per_frame, "Samples per pixel added each frame (default: 1 CPU, 4 GPU)");
     app.add_option("--spp-target", o->spp_target, "Stop accumulating at this many samples per pixel (0: never)")->capture_default_str();
+    app.add_option("--target-error", o->target_error,
+                   "Stop when converged: adaptive rounds until every pixel's estimated relative error is at most E (0: off)");
+    app.add_flag("--spp-map", o->spp_map, "Show the samples-per-pixel map over the image");
     app.add_option("--max-depth", o->max_depth, "Maximum bounces (default: the scene's)");
     app.add_option("--scale", o->scale, "Render resolution as a fraction of the window (default: 0.5 CPU, 1 GPU)");
     app.add_option("--exposure", o->exposure, "Exposure in stops")->capture_default_str();
@@ -68,6 +73,11 @@ void check_options(const ViewerOptions& o) {
         throw Error("--spp-per-frame " + std::to_string(o.spp_per_frame) + ": must be between 1 and 4096");
     if (o.spp_target < 0 || o.spp_target > 1 << 24)
         throw Error("--spp-target " + std::to_string(o.spp_target) + ": must be between 0 (never stop) and 16777216");
+    if (o.target_error != 0.0f) {  // the render command's checks (a positive, finite E)
+        AdaptiveSettings a;
+        a.target_error = o.target_error;
+        check_adaptive_settings(a, 1 << 20);
+    }
     if (o.max_depth < -1 || o.max_depth > 1024) throw Error("--max-depth: must be between 0 and 1024");
     if (o.scale != 0.0f && !(o.scale >= 0.05f && o.scale <= 1.0f)) throw Error("--scale: must be between 0.05 and 1");
     if (!std::isfinite(o.exposure) || std::fabs(o.exposure) > 64.0f) throw Error("--exposure: must be between -64 and 64 stops");

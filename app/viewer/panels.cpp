@@ -151,6 +151,19 @@ void Panels::render_section(ViewSettings& s, const PanelData& d) {
     ImGui::InputInt("stop at spp", &s.spp_target, 16, 256);
     s.spp_target = std::clamp(s.spp_target, 0, 1 << 24);
     help_marker("Accumulation stops once every pixel has this many samples (0: never). The image then stays; any change starts again.");
+    ImGui::Checkbox("stop when converged", &s.stop_when_converged);
+    help_marker("Adaptive sampling: rounds of samples go to the 8x8 tiles whose pixels' estimated relative error is above the "
+                "target, until none is (or they reach 4096 spp). Not in resident mode.");
+    if (s.stop_when_converged) {
+        ImGui::SliderFloat("target error", &s.target_error, 0.002f, 0.5f, "%.3f", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+        if (d.adaptive_refused)
+            ImGui::TextColored(ImVec4(1.0f, 0.7f, 0.3f, 1.0f), "resident mode samples uniformly here (pkrt render runs it)");
+        else if (d.adaptive)
+            ImGui::Text("%s: %.1f%% of pixels, %u rounds", d.converged ? "converged" : "converging", 100.0 * d.converged_fraction, d.rounds);
+    }
+    ImGui::Checkbox("samples per pixel map", &s.spp_map);
+    help_marker("Samples per pixel over the image, viridis on a log scale from the fewest (dark blue) to max spp (yellow).");
+    if (s.spp_map) ImGui::SliderFloat("map opacity", &s.spp_map_opacity, 0.0f, 1.0f, "%.2f", ImGuiSliderFlags_AlwaysClamp);
     ImGui::Text("Render %dx%d in a %dx%d window, %u spp", d.render_width, d.render_height, d.window_width, d.window_height,
                 d.samples);
     ImGui::TextDisabled("%s", d.gl_context.c_str());

@@ -27,6 +27,12 @@ struct ViewSettings {
     ToneMap tone_map = ToneMap::kAces;
     bool paused = false;
     int spp_target = 0;  // stop accumulating at this many samples per pixel; 0: never
+    // Stop when converged: adaptive rounds (kernels/adaptive.h) until every pixel is at the target
+    // relative error or at max_spp; the samples-per-pixel map over the image.
+    bool stop_when_converged = false;
+    float target_error = 0.02f;
+    bool spp_map = false;
+    float spp_map_opacity = 0.75f;
     int compare_frames = 20;
     // The thin lens: copied from the view's camera before the panels draw, written back if edited.
     float aperture_radius = 0.0f;  // 0: pinhole
@@ -38,7 +44,10 @@ struct PanelData {
     std::vector<SchedulerMode> modes;   // the current backend's modes
     std::string device, gl_context, scene_name;
     int window_width = 0, window_height = 0, render_width = 0, render_height = 0;
-    unsigned samples = 0;              // per pixel so far
+    unsigned samples = 0;              // per pixel so far (their mean in adaptive rounds)
+    bool adaptive = false, adaptive_refused = false, converged = false;  // stop when converged: running, refused (mode), done
+    double converged_fraction = 0;     // of the pixels, after the last round
+    unsigned rounds = 0;
     double frame_ms = 0, wall_ms = 0;  // last frame: GPU (or wall) time of accumulate, wall time of accumulate
     bool gpu_timed = false;
     double upload_ms = 0;

@@ -51,6 +51,15 @@ void ProgressiveRenderer::set_max_depth(int max_depth) {
     stale_ = true;
 }
 
+void ProgressiveRenderer::set_adaptive(const std::optional<AdaptiveSettings>& adaptive) {
+    bool same = adaptive.has_value() == adaptive_.has_value() &&
+                (!adaptive || (adaptive->target_error == adaptive_->target_error && adaptive->min_spp == adaptive_->min_spp &&
+                               adaptive->max_spp == adaptive_->max_spp));
+    if (same) return;
+    adaptive_ = adaptive;
+    stale_ = true;
+}
+
 void ProgressiveRenderer::set_seed(uint32_t seed) {
     if (seed == settings_.seed) return;
     settings_.seed = seed;
@@ -100,6 +109,10 @@ void ProgressiveRenderer::submit(uint32_t spp) {
         stale_ = false;
         cancel_sent_ = false;
         restart_ = false;
+        adaptive_begun_ = adaptive_done_ = false;
+        rounds_ = 0;
+        adaptive_samples_ = 0;
+        converged_fraction_ = 0.0;
         if (preview_pending_) {  // the new view's first image: the preview, then the full image afresh
             preview_pending_ = false;
             RenderSettings preview = settings_;
@@ -113,6 +126,16 @@ void ProgressiveRenderer::submit(uint32_t spp) {
     } else if (restart_) {
         backend_->reset(settings_.width, settings_.height);  // the preview's image goes; same view, same generation
         restart_ = false;
+    }
+    if (adaptive()) {  // the next round (the first: every pixel at min_spp)
+        if (adaptive_done_) throw Error("internal: an adaptive round after the image converged");
+        if (!adaptive_begun_) {
+            backend_->begin_adaptive(settings_, *adaptive_);
+            adaptive_begun_ = true;
+        }
+        backend_->begin_adaptive_round();
+        in_flight_.push_back(InFlight{std::chrono::steady_clock::now(), generation_, settings_.mode, true});
+        return;
     }
     settings_.spp = static_cast<int>(spp);
     backend_->begin_accumulate(settings_, next_sample_, spp);
@@ -131,7 +154,22 @@ FrameResult ProgressiveRenderer::complete() {
     InFlight job = in_flight_.front();
     in_flight_.pop_front();
     FrameResult f;
-    backend_->end_accumulate(f.stats);
+    if (job.round) {
+        AdaptiveStep step = backend_->end_adaptive_round(f.stats);
+        if (job.generation == generation_) {
+            ++rounds_;
+            adaptive_samples_ += f.stats.samples;
+            uint64_t pixels = static_cast<uint64_t>(reset_width_) * static_cast<uint64_t>(reset_height_);
+            next_sample_ = static_cast<uint32_t>(pixels ? adaptive_samples_ / pixels : 0);
+            converged_fraction_ = pixels ? static_cast<double>(step.converged_pixels) / static_cast<double>(pixels) : 1.0;
+            if (!step.more) {  // done: the framebuffer holds every sample in one place again
+                backend_->end_adaptive();
+                adaptive_done_ = true;
+            }
+        }
+    } else {
+        backend_->end_accumulate(f.stats);
+    }
     // A frame of the view just left is still shown until the new one arrives (a drag would otherwise
     // freeze the picture); only frames of an image already replaced are dropped.
     f.current = job.generation == generation_;

@@ -6,6 +6,11 @@
 // Where the backend queues frames ahead (resident mode) several frames are in flight at once, and a
 // change cancels them: they still complete, in order, but belong to an older image ("generation")
 // and are not shown.
+//
+// Stop when converged (set_adaptive): each image is rendered in adaptive rounds instead (the
+// backend's begin_adaptive_round .. end_adaptive_round, kernels/adaptive.h), one a frame, until no
+// tile needs samples. Not in resident mode, whose kernel queues its rounds itself: there the frames
+// stay uniform and adaptive_refused() says so.
 #pragma once
 
 #include <chrono>
@@ -42,6 +47,8 @@ public:
     void set_preview(int block) { preview_ = block; }
     void set_max_depth(int max_depth);
     void set_seed(uint32_t seed);
+    // Stop when converged at the settings' target error, or (nullopt) sample every pixel alike.
+    void set_adaptive(const std::optional<AdaptiveSettings>& adaptive);
 
     // A frame in two halves, so the caller can draw and present the previous frame while the GPU
     // renders this one. Nothing else may use the backend in between (drain() first). submit() only
@@ -64,7 +71,16 @@ public:
     uint32_t generation() const { return generation_; }
 
     bool stale() const { return stale_; }
+    // Samples per pixel so far: every pixel's, or their mean in adaptive rounds.
     uint32_t samples() const { return next_sample_; }
+    // This image is rendered in adaptive rounds (set_adaptive, and a mode that runs them).
+    bool adaptive() const { return adaptive_.has_value() && !adaptive_refused(); }
+    bool adaptive_refused() const { return adaptive_.has_value() && settings_.mode == SchedulerMode::kResident; }
+    // The rounds ended: no tile needs samples (or every one is at max_spp).
+    bool converged() const { return adaptive_done_; }
+    double converged_fraction() const { return converged_fraction_; }
+    uint32_t rounds() const { return rounds_; }
+    const std::optional<AdaptiveSettings>& adaptive_settings() const { return adaptive_; }
     int width() const { return settings_.width; }
     int height() const { return settings_.height; }
     std::optional<SchedulerMode> mode() const { return settings_.mode; }
@@ -81,7 +97,13 @@ private:
         std::chrono::steady_clock::time_point submitted;
         uint32_t generation = 0;
         std::optional<SchedulerMode> mode;
+        bool round = false;  // an adaptive round
     };
+    std::optional<AdaptiveSettings> adaptive_;
+    bool adaptive_begun_ = false, adaptive_done_ = false;  // this image's rounds
+    uint32_t rounds_ = 0;
+    uint64_t adaptive_samples_ = 0;
+    double converged_fraction_ = 0.0;
     uint32_t next_sample_ = 0;
     uint32_t generation_ = 0;
     int reset_width_ = 0, reset_height_ = 0;  // the accumulation's size

@@ -80,6 +80,9 @@ ViewerApp::ViewerApp(const ViewerOptions& options) : options_(options), bvh_(res
     view_.mode = mode ? mode : default_mode(*backend_);
     view_.spp_per_frame = options_.spp_per_frame > 0 ? options_.spp_per_frame : (cpu ? 1 : 4);
     view_.spp_target = options_.spp_target;
+    view_.stop_when_converged = options_.target_error > 0.0f;
+    if (view_.stop_when_converged) view_.target_error = options_.target_error;
+    view_.spp_map = options_.spp_map;
     view_.max_depth = options_.max_depth >= 0 ? options_.max_depth : scene_->defaults.max_depth;
     view_.resolution_scale = options_.scale > 0 ? options_.scale : (cpu ? 0.5f : 1.0f);
     // Batch runs (tests, measurements) keep N frames N frames of samples unless a preview is asked for.
@@ -126,7 +129,15 @@ ViewerApp::ViewerApp(const ViewerOptions& options) : options_(options), bvh_(res
     progressive_.set_backend(backend_.get());
     progressive_.set_mode(view_.mode);
     progressive_.set_max_depth(view_.max_depth);
+    progressive_.set_adaptive(adaptive_settings());
     last_frame_ = std::chrono::steady_clock::now();
+}
+
+std::optional<AdaptiveSettings> ViewerApp::adaptive_settings() const {
+    if (!view_.stop_when_converged) return std::nullopt;
+    AdaptiveSettings a;
+    a.target_error = view_.target_error;
+    return a;
 }
 
 ViewerApp::~ViewerApp() {
@@ -145,6 +156,7 @@ ViewerApp::~ViewerApp() {
     backend_.reset();
     upload_.reset();
     display_.reset();
+    spp_overlay_.clear();
     if (imgui_ready_) {
         ImGui_ImplOpenGL3_Shutdown();
         ImGui_ImplGlfw_Shutdown();
@@ -223,6 +235,12 @@ int ViewerApp::run() {
         take_screenshot(options_.screenshot);
         std::fprintf(stderr, "pkrt-viewer: %d frames, %u spp at %dx%d; wrote %s\n", frames, progressive_.samples(),
                      progressive_.width(), progressive_.height(), options_.screenshot.c_str());
+        if (progressive_.adaptive())
+            std::fprintf(stderr, "pkrt-viewer: stop when converged: %s after %u rounds, %.1f%% of pixels at the target error %g or at max spp\n",
+                         progressive_.converged() ? "converged" : "still converging", progressive_.rounds(),
+                         100.0 * progressive_.converged_fraction(), static_cast<double>(view_.target_error));
+        else if (progressive_.adaptive_refused())
+            std::fprintf(stderr, "pkrt-viewer: stop when converged: not in resident mode; every pixel sampled alike\n");
     }
     return 0;
 }
@@ -230,6 +248,7 @@ int ViewerApp::run() {
 bool ViewerApp::wants_samples() const {
     if (progressive_.stale()) return true;  // a new image: at least its first frame
     if (view_.paused) return false;
+    if (progressive_.adaptive()) return !progressive_.converged();
     return view_.spp_target <= 0 || progressive_.samples() < static_cast<uint32_t>(view_.spp_target);
 }
 
@@ -283,6 +302,11 @@ void ViewerApp::frame() {
     ViewSettings before = view_;
     PanelRequests req;
     panels_.draw(view_, panel_data(), req);
+    if (view_.spp_map) {
+        int ww = 0, wh = 0;
+        glfwGetWindowSize(window_->handle(), &ww, &wh);
+        spp_overlay_.draw(static_cast<float>(ww), static_cast<float>(wh), view_.spp_map_opacity);
+    }
     ImGui::Render();
 
     if (req.quit) glfwSetWindowShouldClose(window_->handle(), GLFW_TRUE);
@@ -412,6 +436,7 @@ void ViewerApp::finish_frame() {
         }
         upload_->configure(progressive_.width(), progressive_.height(), backend_->output_on_device());
         upload_ms_ = upload_->upload(*backend_);
+        if (view_.spp_map) update_spp_map();
     } catch (const Error& e) {
         // A backend failure mid-run (out of device memory at a large size, say) is fatal: the
         // accumulation can no longer be trusted. Report it the usual way.
@@ -429,8 +454,23 @@ void ViewerApp::apply_settings(const ViewSettings& before) {
     if (view_.backend != before.backend) switch_backend(view_.backend);
     if (view_.mode != before.mode) progressive_.set_mode(view_.mode);
     progressive_.set_max_depth(view_.max_depth);
+    progressive_.set_adaptive(adaptive_settings());
     // spp per frame, exposure and tone map need no restart: sample indices keep counting, and the
     // display pass re-reads the accumulation every frame.
+}
+
+// The map's scale: the adaptive rounds' min_spp to max_spp; otherwise 1 to the most any pixel has.
+void ViewerApp::update_spp_map() {
+    std::vector<uint32_t> counts = backend_->sample_counts();
+    int lo = 1, hi = 2;
+    if (const auto& a = progressive_.adaptive_settings(); a && progressive_.adaptive()) {
+        AdaptiveRule rule = a->rule();
+        lo = static_cast<int>(rule.min_spp);
+        hi = static_cast<int>(rule.max_spp);
+    } else {
+        for (uint32_t c : counts) hi = std::max(hi, static_cast<int>(std::min<uint32_t>(c, 1u << 30)));
+    }
+    spp_overlay_.update(progressive_.width(), progressive_.height(), counts, lo, hi);
 }
 
 void ViewerApp::switch_backend(const std::string& kind) {
@@ -693,6 +733,11 @@ PanelData ViewerApp::panel_data() const {
     d.render_width = progressive_.width();
     d.render_height = progressive_.height();
     d.samples = progressive_.samples();
+    d.adaptive = progressive_.adaptive();
+    d.adaptive_refused = progressive_.adaptive_refused();
+    d.converged = progressive_.converged();
+    d.converged_fraction = progressive_.converged_fraction();
+    d.rounds = progressive_.rounds();
     d.frame_ms = frame_ms_;
     d.wall_ms = wall_ms_;
     d.gpu_timed = gpu_timed_;

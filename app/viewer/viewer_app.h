@@ -17,6 +17,7 @@
 #include "render/backend.h"
 #include "render/scene.h"
 #include "script.h"
+#include "spp_overlay.h"
 #include "stats_history.h"
 
 namespace pkrt::viewer {
@@ -62,6 +63,10 @@ private:
     void open_scene(const std::string& path);
     void switch_backend(const std::string& kind);
     void apply_settings(const ViewSettings& before);
+    // Stop when converged, as the panel or --target-error set it.
+    std::optional<AdaptiveSettings> adaptive_settings() const;
+    // The samples-per-pixel map of the image shown (after its upload).
+    void update_spp_map();
     void camera_changed();
     void reset_camera();
     void frame_scene();
@@ -87,6 +92,7 @@ private:
     bool imgui_ready_ = false;
     std::unique_ptr<DisplayPass> display_;
     std::unique_ptr<AccumulationUpload> upload_;
+    SppOverlay spp_overlay_;
 
     ProgressiveRenderer progressive_;
     CameraController camera_;

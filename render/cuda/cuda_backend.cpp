@@ -66,6 +66,7 @@ public:
     }
 
     void reset(int width, int height) override {
+        adaptive_ = AdaptiveState{};  // rounds left unfinished end here
         if (resident_running() && width == width_ && height == height_) {
             // The running kernel clears the framebuffer before the next frame's samples, behind the
             // frames still queued (a memset would be a kernel, and wait for the grid forever).
@@ -94,6 +95,59 @@ public:
         block_ = 1;
         odd_valid_ = false;
         clear_now();
+    }
+
+    // begin_adaptive: the framebuffer's halves, the device's state for the first round (every pixel at
+    // min_spp), and the rounds' settings. resident: its paths are the kernel's to read from the plan.
+    void start_adaptive(const RenderSettings& rs, const AdaptiveSettings& as, bool resident) {
+        const AdaptiveRule rule = as.rule();
+        const size_t n = static_cast<size_t>(width_) * height_;
+        adaptive_ = AdaptiveState{};
+        adaptive_framebuffer();
+        work_.allocate(n);
+        tile_class_.allocate(static_cast<size_t>(adaptive_tiles(width_)) * adaptive_tiles(height_));
+        adaptive_dev_.allocate(1);
+        AdaptiveDevice& init = *adaptive_host_.host();
+        init = AdaptiveDevice{};
+        init.rule = rule;
+        init.width = width_;
+        init.height = height_;
+        init.work = work_.get();
+        init.tile_class = tile_class_.get();
+        init.fb = DeviceFramebuffer{radiance_.get(), samples_.get()};
+        init.plan.pixels[0] = static_cast<uint32_t>(n);
+        init.plan.samples[0] = rule.min_spp;
+        for (int k = 1; k <= kAdaptiveClasses; ++k) init.plan.first_path[k] = static_cast<unsigned long long>(n) * rule.min_spp;
+        check(cudaMemcpyAsync(adaptive_dev_.get(), &init, sizeof(AdaptiveDevice), cudaMemcpyHostToDevice, stream_), "adaptive state");
+        check(cudaStreamSynchronize(stream_), "adaptive state");
+        odd_valid_ = true;
+        block_ = 1;
+        adaptive_.on = true;
+        adaptive_.first = true;
+        adaptive_.paths = resident ? 0 : static_cast<unsigned long long>(n) * rule.min_spp;
+        adaptive_.rule = rule;
+        adaptive_.round = rs;
+        adaptive_.round.preview = 1;
+        adaptive_.tiles = static_cast<uint32_t>(adaptive_tiles(width_) * adaptive_tiles(height_));
+        adaptive_.step = rule.min_spp;
+    }
+
+    void read_adaptive_state() {
+        check(cudaMemcpyAsync(adaptive_host_.host(), adaptive_dev_.get(), sizeof(AdaptiveDevice), cudaMemcpyDeviceToHost, stream_),
+              "adaptive state");
+        check(cudaStreamSynchronize(stream_), "adaptive state");
+    }
+
+    // The round that `log` ends: its tiles and step were the last log's news.
+    AdaptiveStep adaptive_step(const AdaptiveRoundLog& log) {
+        AdaptiveStep step;
+        step.tiles_sampled = adaptive_.tiles;
+        step.samples_per_tile = adaptive_.step;
+        step.converged_pixels = log.converged_pixels;
+        step.more = log.next_paths > 0;
+        adaptive_.tiles = log.tiles;
+        adaptive_.step = log.next_step;
+        return step;
     }
 
     // An adaptive render's framebuffer: two halves (even- and odd-numbered samples, kernels/adaptive.h),
@@ -265,94 +319,72 @@ public:
 
     // Rounds of one frame each, the device's scan behind every one (kernels/adaptive_scan.cu): the
     // scan writes the next round's plan and work list in device memory, and the host reads back only
-    // its log to report progress and to stop. Resident mode queues its rounds ahead, blind: the kernel
+    // its log, to report progress and to stop. Resident mode queues its rounds ahead, blind: the kernel
     // itself scans once a round drains and sizes the next from the plan it wrote.
     void accumulate_adaptive(const RenderSettings& rs, const AdaptiveSettings& as, AdaptiveReport& report, RenderStats& stats,
                              Progress* progress) override {
-        const AdaptiveRule rule = as.rule();
-        const size_t n = static_cast<size_t>(width_) * height_;
-        const bool resident = rs.mode == SchedulerMode::kResident;
-        adaptive_framebuffer();
-        work_.allocate(n);
-        tile_class_.allocate(static_cast<size_t>(adaptive_tiles(width_)) * adaptive_tiles(height_));
-        adaptive_dev_.allocate(1);
-        AdaptiveDevice& init = *adaptive_host_.host();
-        init = AdaptiveDevice{};
-        init.rule = rule;
-        init.width = width_;
-        init.height = height_;
-        init.work = work_.get();
-        init.tile_class = tile_class_.get();
-        init.fb = DeviceFramebuffer{radiance_.get(), samples_.get()};
-        init.plan.pixels[0] = static_cast<uint32_t>(n);  // the first round: every pixel at min_spp
-        init.plan.samples[0] = rule.min_spp;
-        for (int k = 1; k <= kAdaptiveClasses; ++k) init.plan.first_path[k] = static_cast<unsigned long long>(n) * rule.min_spp;
-        check(cudaMemcpyAsync(adaptive_dev_.get(), &init, sizeof(AdaptiveDevice), cudaMemcpyHostToDevice, stream_), "adaptive state");
-        check(cudaStreamSynchronize(stream_), "adaptive state");
-        odd_valid_ = true;
-        block_ = 1;
-        struct Off {  // the rounds' state goes whatever happens
-            AdaptiveState& a;
-            ~Off() { a = AdaptiveState{}; }
-        } off{adaptive_};
-        adaptive_.on = true;
-        adaptive_.first = true;
-        adaptive_.paths = resident ? 0 : static_cast<unsigned long long>(n) * rule.min_spp;
-        RenderSettings round = rs;
-        round.preview = 1;
-        AdaptiveRounds rounds(as, report, n, progress);  // its clock starts with the first round
-        // What the host knows of the round being rendered: its tiles and largest step.
-        uint32_t tiles = static_cast<uint32_t>(adaptive_tiles(width_) * adaptive_tiles(height_)), step = rule.min_spp;
-        const AdaptiveDevice& state = *adaptive_host_.host();
-        // Round r, once it is done (the host's copy of the state then holds its log): false once the
-        // rounds are to end. A resident round queued past the last is empty and not reported.
-        auto record = [&](uint32_t r) {
-            const AdaptiveRoundLog& log = state.log[r % kAdaptiveLogRounds];
-            if (log.paths == 0) return false;
-            AdaptiveRound ar;
-            ar.samples = stats.samples;
-            ar.tiles_sampled = tiles;
-            ar.samples_per_tile = step;
-            tiles = log.tiles;
-            step = log.next_step;
-            return rounds.record(ar, log.converged_pixels) && log.next_paths > 0;
-        };
-        auto read_state = [&] {
-            check(cudaMemcpyAsync(adaptive_host_.host(), adaptive_dev_.get(), sizeof(AdaptiveDevice), cudaMemcpyDeviceToHost, stream_),
-                  "adaptive state");
-            check(cudaStreamSynchronize(stream_), "adaptive state");
-        };
-        if (resident) {
-            // Rounds queued as far ahead as the ring takes them; those queued past the last are empty.
-            // Rounds queued after the time limit passed still run, and are reported.
-            GpuScheduler& s = scheduler(SchedulerMode::kResident);
-            uint32_t queued = 0, ended = 0;
-            bool more = true;
-            while (ended < queued || more) {
-                while (more && static_cast<int>(queued - ended) < s.max_outstanding()) {
-                    begin_accumulate(round, 0, rule.min_spp);
-                    adaptive_.first = false;
-                    ++queued;
-                }
-                end_accumulate(stats);
-                read_state();
-                if (!record(ended)) more = false;
-                ++ended;
-            }
-            quit_resident();  // the halves' sum below is a kernel
-        } else {
-            for (uint32_t r = 0;; ++r) {
-                begin_accumulate(round, 0, rule.min_spp);
-                check(launch_adaptive_scan(adaptive_dev_.get(), width_, height_, stream_), "adaptive scan");
-                end_accumulate(stats);
-                read_state();
+        if (rs.mode != SchedulerMode::kResident) return Backend::accumulate_adaptive(rs, as, report, stats, progress);
+        start_adaptive(rs, as, true);
+        AdaptiveRounds rounds(as, report, static_cast<uint64_t>(width_) * height_, progress);  // its clock starts with the first round
+        // Rounds queued after the time limit passed still run, and are reported; those queued past the
+        // last have no samples and are not.
+        GpuScheduler& s = scheduler(SchedulerMode::kResident);
+        uint32_t queued = 0, ended = 0;
+        bool more = true;
+        while (ended < queued || more) {
+            while (more && static_cast<int>(queued - ended) < s.max_outstanding()) {
+                begin_accumulate(adaptive_.round, 0, adaptive_.rule.min_spp);
                 adaptive_.first = false;
-                if (!record(r)) break;
-                adaptive_.paths = state.plan.first_path[kAdaptiveClasses];
+                ++queued;
             }
+            end_accumulate(stats);
+            read_adaptive_state();
+            const AdaptiveRoundLog& log = adaptive_host_.host()->log[ended++ % kAdaptiveLogRounds];
+            if (log.paths == 0) {
+                more = false;
+                continue;
+            }
+            AdaptiveStep step = adaptive_step(log);
+            AdaptiveRound r;
+            r.samples = stats.samples;
+            r.tiles_sampled = step.tiles_sampled;
+            r.samples_per_tile = step.samples_per_tile;
+            if (!rounds.record(r, step.converged_pixels) || !step.more) more = false;
         }
+        quit_resident();  // the halves' sum is a kernel
+        end_adaptive();
+    }
+
+    void begin_adaptive(const RenderSettings& rs, const AdaptiveSettings& as) override {
+        if (rs.mode == SchedulerMode::kResident)
+            throw Error("adaptive rounds one at a time do not run in resident mode (its kernel queues them itself: pkrt render "
+                        "--target-error); use persistent, relaunch, graph or megakernel");
+        start_adaptive(rs, as, false);
+    }
+
+    void begin_adaptive_round() override {
+        if (!adaptive_.on) throw Error("internal: an adaptive round without begin_adaptive");
+        begin_accumulate(adaptive_.round, 0, adaptive_.rule.min_spp);
+        check(launch_adaptive_scan(adaptive_dev_.get(), width_, height_, stream_), "adaptive scan");
+    }
+
+    AdaptiveStep end_adaptive_round(RenderStats& stats) override {
+        if (!adaptive_.on) throw Error("internal: an adaptive round without begin_adaptive");
+        end_accumulate(stats);
+        read_adaptive_state();
+        const AdaptiveDevice& state = *adaptive_host_.host();
+        AdaptiveStep step = adaptive_step(state.log[adaptive_.ended++ % kAdaptiveLogRounds]);
+        adaptive_.first = false;
+        adaptive_.paths = state.plan.first_path[kAdaptiveClasses];
+        return step;
+    }
+
+    void end_adaptive() override {
+        if (!adaptive_.on) return;
+        drain();
         check(launch_adaptive_combine(framebuffer(), width_, height_, stream_), "adaptive combine");
         check(cudaStreamSynchronize(stream_), "adaptive combine");
+        adaptive_ = AdaptiveState{};
     }
 
     using Backend::accumulation;  // the copy-returning one beside the override below
@@ -364,7 +396,7 @@ public:
             return out;
         }
         if (clear_next_) return std::vector<uint32_t>(out.size(), 0u);  // the clear is still to come
-        if (block_ > 1) return accumulation().counts;
+        if (block_ > 1 || odd_half()) return accumulation().counts;
         read_back(out.data(), samples_.get(), out.size() * sizeof(uint32_t), "read samples");
         return out;
     }
@@ -380,7 +412,8 @@ public:
         display_needs_free_gpu();
         after_frame();
         DeviceFramebuffer fb = framebuffer();
-        check(launch_pack_accumulation(fb, width_, height_, block_, reinterpret_cast<float4*>(rgba), display_stream_), "pack accumulation");
+        check(launch_pack_accumulation(fb, width_, height_, block_, odd_half(), reinterpret_cast<float4*>(rgba), display_stream_),
+              "pack accumulation");
         check(cudaStreamSynchronize(display_stream_), "pack accumulation");
     }
 
@@ -388,7 +421,8 @@ public:
         display_needs_free_gpu();
         after_frame();
         DeviceFramebuffer fb = framebuffer();
-        check(launch_pack_accumulation_surface(fb, width_, height_, block_, static_cast<cudaSurfaceObject_t>(surface), display_stream_),
+        check(launch_pack_accumulation_surface(fb, width_, height_, block_, odd_half(), static_cast<cudaSurfaceObject_t>(surface),
+                                               display_stream_),
               "pack accumulation");
         check(cudaStreamSynchronize(display_stream_), "pack accumulation");
         return true;
@@ -429,6 +463,14 @@ public:
                 a.sums.assign(sums, sums + 3 * n);
                 a.counts.assign(counts, counts + n);
             }
+            if (odd_half()) {  // between adaptive rounds: the odd-numbered samples' half too
+                std::vector<float> odd(3 * n);
+                std::vector<uint32_t> odd_counts(n);
+                read_back(odd.data(), radiance_.get() + 3 * n, 3 * n * sizeof(float), "read framebuffer");
+                read_back(odd_counts.data(), samples_.get() + n, n * sizeof(uint32_t), "read framebuffer");
+                for (size_t i = 0; i < 3 * n; ++i) a.sums[i] += odd[i];
+                for (size_t i = 0; i < n; ++i) a.counts[i] += odd_counts[i];
+            }
         }
         a.odd_sums.clear();
         if (odd_valid_) {  // an adaptive render's second half
@@ -458,6 +500,9 @@ private:
     bool showing_snapshot() const { return queue_ahead_ && display_valid_ && resident_running(); }
 
     DeviceFramebuffer framebuffer() const { return DeviceFramebuffer{radiance_.get(), samples_.get()}; }
+    // Between adaptive rounds the odd-numbered samples are in the framebuffer's second half, this many
+    // pixels on; 0 otherwise.
+    size_t odd_half() const { return adaptive_.on ? static_cast<size_t>(width_) * height_ : 0; }
 
     // A clear asked for by reset() and not yet made by the resident kernel, made here (no grid runs).
     void clear_now() {
@@ -544,6 +589,10 @@ private:
         bool on = false;
         bool first = false;            // the first round: every pixel, no work list
         unsigned long long paths = 0;  // the round's paths where the host knows them (0: resident)
+        AdaptiveRule rule{};
+        RenderSettings round;          // the rounds' frames
+        uint32_t tiles = 0, step = 0;  // the next round's tiles and largest step
+        uint32_t ended = 0;            // rounds ended
     };
     AdaptiveState adaptive_;
     bool odd_valid_ = false;  // the framebuffer's second half holds this image's odd sums
