@@ -61,6 +61,14 @@ bool AdaptiveRounds::record(AdaptiveRound round, uint64_t converged_pixels) {
     return !report_.time_limit_hit;
 }
 
+bool AdaptiveRounds::record(const AdaptiveStep& step, uint64_t samples) {
+    AdaptiveRound r;
+    r.samples = samples;
+    r.tiles_sampled = step.tiles_sampled;
+    r.samples_per_tile = step.samples_per_tile;
+    return record(r, step.converged_pixels) && step.more;
+}
+
 std::vector<uint64_t> spp_histogram(const std::vector<uint32_t>& counts) {
     std::vector<uint64_t> bins;
     for (uint32_t c : counts) {

@@ -65,6 +65,9 @@ public:
     // Records the round just rendered (the caller sets its samples, tiles and step) with the pixels
     // converged after it; false when the time limit has passed and the rounds end.
     bool record(AdaptiveRound round, uint64_t converged_pixels);
+    // The same for a round as a backend's step reports it, `samples` the render's so far; also false
+    // when no tile needs more.
+    bool record(const AdaptiveStep& step, uint64_t samples);
 
 private:
     const AdaptiveSettings& settings_;

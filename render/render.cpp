@@ -21,11 +21,7 @@ void Backend::accumulate_adaptive(const RenderSettings& settings, const Adaptive
     for (;;) {
         begin_adaptive_round();
         AdaptiveStep step = end_adaptive_round(stats);
-        AdaptiveRound r;
-        r.samples = stats.samples;
-        r.tiles_sampled = step.tiles_sampled;
-        r.samples_per_tile = step.samples_per_tile;
-        if (!rounds.record(r, step.converged_pixels) || !step.more) break;
+        if (!rounds.record(step, stats.samples)) break;
     }
     end_adaptive();
 }

@@ -344,12 +344,7 @@ public:
                 more = false;
                 continue;
             }
-            AdaptiveStep step = adaptive_step(log);
-            AdaptiveRound r;
-            r.samples = stats.samples;
-            r.tiles_sampled = step.tiles_sampled;
-            r.samples_per_tile = step.samples_per_tile;
-            if (!rounds.record(r, step.converged_pixels) || !step.more) more = false;
+            if (!rounds.record(adaptive_step(log), stats.samples)) more = false;
         }
         quit_resident();  // the halves' sum is a kernel
         end_adaptive();
