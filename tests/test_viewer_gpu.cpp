@@ -63,7 +63,7 @@ TEST(ViewerGpuAdaptive, StopWhenConvergedMatchesTheCpu) {
     EXPECT_NE(c.err.find("stop when converged: converged after"), std::string::npos) << c.err;
     Png gpu = read_png(dir.file("gpu.png")), cpu = read_png(dir.file("cpu.png"));
     ASSERT_TRUE(gpu.ok() && cpu.ok());
-    EXPECT_LT(mean_abs_diff(gpu, cpu), 2.0);
+    EXPECT_LT(mean_abs_diff(gpu, cpu), 3.0) << "as the uniform frames agree; a tile at the margin may take another round";
     RunResult r = run_viewer("--backend cuda --mode resident --screenshot r.png --frames 4 --res 160x120 --target-error 0.2",
                              dir.path().string());
     ASSERT_EQ(r.code, 0) << r.err;
