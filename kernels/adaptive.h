@@ -135,14 +135,13 @@ PKRT_HD T load_l2(const T* p) {
 }
 
 // A GPU round's parts, in device memory: part k samples `pixels[k]` work-list entries from `offset[k]`
-// on, `samples[k]` each, and holds the round's paths first_path[k] .. first_path[k + 1] - 1, entry
-// after entry within each sample (neighbouring paths: neighbouring pixels of a tile). The first round
-// is one part, every pixel at min_spp; later ones a part per class.
+// on, and holds the round's paths first_path[k] .. first_path[k + 1] - 1, entry after entry within
+// each sample (neighbouring paths: neighbouring pixels of a tile). The first round is one part, every
+// pixel at min_spp; later ones a part per class (class k: 2 << k samples a pixel).
 struct AdaptivePlan {
     unsigned long long first_path[kAdaptiveClasses + 1];  // the last: the round's paths
     uint32_t offset[kAdaptiveClasses];
     uint32_t pixels[kAdaptiveClasses];
-    uint32_t samples[kAdaptiveClasses];
 };
 
 // What a GPU round's scan found (a log the host reads behind the rounds).
@@ -151,7 +150,6 @@ struct AdaptiveRoundLog {
     unsigned tiles;               // tiles the next round samples
     unsigned long long paths;     // the round's paths (samples)
     unsigned long long next_paths;  // the next round's
-    unsigned long long end_ns;    // device clock when the scan finished
     uint32_t next_step;           // the next round's largest step (samples a pixel)
     uint32_t pad;
 };

@@ -1,6 +1,6 @@
 // Adaptive sampling's steps as kernels of their own, queued behind a round's frame by every mode but
 // resident (which runs the same warp functions itself, kernels/resident.cuh): the scan and the fill of
-// kernels/adaptive_scan.cuh, the first round's work list, and the sum of the framebuffer's halves.
+// kernels/adaptive_scan.cuh, and the sum of the framebuffer's halves.
 #include "adaptive_scan.cuh"
 #include "gpu_launch.h"
 
@@ -20,12 +20,6 @@ __global__ void adaptive_fill_kernel(AdaptiveDevice* a, unsigned tiles) {
     if (t < tiles) adaptive_fill_tile(a, t);
 }
 
-// The first round's list: every pixel, from sample 0.
-__global__ void adaptive_first_list_kernel(WorkPixel* work, uint32_t pixels) {
-    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < pixels) work[i] = WorkPixel{i, 0u};
-}
-
 __global__ void adaptive_combine_kernel(DeviceFramebuffer fb, uint32_t pixels) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= pixels) return;
@@ -36,11 +30,6 @@ __global__ void adaptive_combine_kernel(DeviceFramebuffer fb, uint32_t pixels) {
 unsigned scan_blocks(unsigned tiles) { return (tiles + kScanWarps - 1) / kScanWarps; }
 
 }  // namespace
-
-cudaError_t launch_adaptive_first_list(WorkPixel* work, uint32_t pixels, cudaStream_t stream) {
-    adaptive_first_list_kernel<<<(pixels + 255) / 256, 256, 0, stream>>>(work, pixels);
-    return cudaGetLastError();
-}
 
 cudaError_t launch_adaptive_scan(AdaptiveDevice* a, int width, int height, cudaStream_t stream) {
     unsigned tiles = static_cast<unsigned>(adaptive_tiles(width) * adaptive_tiles(height));

@@ -65,8 +65,7 @@ __device__ inline void adaptive_scan_tile(AdaptiveDevice* a, unsigned t) {
     // tile_needs_samples, its halo's pixels spread over the lanes.
     bool needs = false;
     if (count < rule.max_spp) {
-        const TileHalo halo(static_cast<int>(t % static_cast<unsigned>(adaptive_tiles(width))),
-                            static_cast<int>(t / static_cast<unsigned>(adaptive_tiles(width))), width, height);
+        const TileHalo halo(tile.x0 / kAdaptiveTile, tile.y0 / kAdaptiveTile, width, height);
         bool above = false;
         for (int i = static_cast<int>(lane_id()); i < halo.pixels(); i += 32) {
             sums(halo.pixel(i, width), &all, &odd, &n);
@@ -81,7 +80,6 @@ __device__ inline void adaptive_scan_tile(AdaptiveDevice* a, unsigned t) {
         c = adaptive_class(adaptive_tile_samples(count, rule.max_spp));
         unsigned pixels = static_cast<unsigned>(tile.pixels());
         atomicAdd(&a->class_pixels[c], pixels);
-        atomicAdd(&a->work_pixels, pixels);
         atomicAdd(&a->tiles, 1u);
     }
     a->tile_class[t] = c;
@@ -104,7 +102,6 @@ __device__ inline void adaptive_finalize(AdaptiveDevice* a) {
         plan.first_path[k] = path;
         plan.offset[k] = offset;
         plan.pixels[k] = pixels;
-        plan.samples[k] = samples;
         path += static_cast<unsigned long long>(pixels) * samples;
         offset += pixels;
         if (pixels) step = samples;
@@ -114,8 +111,7 @@ __device__ inline void adaptive_finalize(AdaptiveDevice* a) {
     plan.first_path[kAdaptiveClasses] = path;
     log.next_paths = path;
     log.next_step = step;
-    log.end_ns = global_timer_ns();
-    a->converged_pixels = a->tiles = a->work_pixels = 0;
+    a->converged_pixels = a->tiles = 0;
     a->tiles_filled = 0;
     __threadfence();
     a->round = r + 1;
@@ -123,9 +119,8 @@ __device__ inline void adaptive_finalize(AdaptiveDevice* a) {
 }
 
 // The whole warp: tile t's pixels into the work list, after its class's earlier tiles' (any order: a
-// class's tiles all take the same samples). The warp that fills the last tile finalizes the round;
-// returns whether this one did.
-__device__ inline bool adaptive_fill_tile(AdaptiveDevice* a, unsigned t) {
+// class's tiles all take the same samples). The warp that fills the last tile finalizes the round.
+__device__ inline void adaptive_fill_tile(AdaptiveDevice* a, unsigned t) {
     const int c = __ldcg(&a->tile_class[t]);
     unsigned base = 0;
     const ScanTile tile(t, a->width, a->height);
@@ -142,13 +137,11 @@ __device__ inline bool adaptive_fill_tile(AdaptiveDevice* a, unsigned t) {
         }
     }
     __syncwarp();
-    bool last = false;
     if (lane_id() == 0) {
         __threadfence();
-        last = atomicAdd(&a->tiles_filled, 1u) + 1 == tiles_of(*a);
-        if (last) adaptive_finalize(a);
+        if (atomicAdd(&a->tiles_filled, 1u) + 1 == tiles_of(*a)) adaptive_finalize(a);
     }
-    return __shfl_sync(kFullMask, last, 0);
+    __syncwarp();
 }
 
 }  // namespace pkrt

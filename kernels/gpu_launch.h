@@ -89,8 +89,6 @@ cudaError_t launch_megakernel(const WavefrontParams& p, cudaStream_t stream);
 
 // ---- Adaptive sampling between rounds (kernels/adaptive_scan.cu) ----
 
-// The first round's work list: every pixel, from sample 0.
-cudaError_t launch_adaptive_first_list(WorkPixel* work, uint32_t pixels, cudaStream_t stream);
 // Behind a round's frame: the scan and the fill (kernels/adaptive_scan.cuh), which leave the next
 // round's plan and a log entry in *a.
 cudaError_t launch_adaptive_scan(AdaptiveDevice* a, int width, int height, cudaStream_t stream);

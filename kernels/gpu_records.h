@@ -128,7 +128,7 @@ struct AdaptiveDevice {
     int* tile_class;      // per tile: its class in the next round, -1 for none
     DeviceFramebuffer fb; // both halves
     unsigned round;       // rounds scanned so far
-    unsigned converged_pixels, tiles, work_pixels;
+    unsigned converged_pixels, tiles;
     unsigned class_pixels[kAdaptiveClasses];
     unsigned class_fill[kAdaptiveClasses];
     unsigned tiles_filled;  // the fill's tiles done: the last one's warp finalizes

@@ -122,6 +122,27 @@ __device__ inline void resident_pack_or_complete(const PersistentParams& p, uint
     else resident_complete(p, seq, cancelled);
 }
 
+// The whole warp: pixels [first, first + count) of a clear or a pack sweep.
+__device__ inline void resident_sweep_pixels(const PersistentParams& p, uint32_t kind, uint32_t first, uint32_t count, float* snapshot) {
+    ResidentControl* rc = p.resident;
+    snapshot = reinterpret_cast<float*>(__shfl_sync(kFullMask, reinterpret_cast<unsigned long long>(snapshot), 0));
+    // A pack reads a preview's pixel for each of its block's (its frame rendered ceil(width / block)
+    // pixels a row).
+    uint32_t block = kind == kSweepPack ? load_volatile(&rc->job_block) : 1u;
+    uint32_t width = block > 1 ? static_cast<uint32_t>(load_volatile(&rc->job_image_width)) : 1u;
+    for (uint32_t i = first + lane_id(); i < first + count; i += 32) {
+        uint32_t src = block > 1 ? (i / width / block) * ((width + block - 1) / block) + (i % width) / block : i;
+        float* rad = p.fb.radiance + 3 * static_cast<size_t>(src);
+        if (kind == kSweepClear) {
+            rad[0] = rad[1] = rad[2] = 0.0f;
+            p.fb.samples[i] = 0;
+        } else {
+            reinterpret_cast<float4*>(snapshot)[i] =
+                make_float4(__ldcg(rad), __ldcg(rad + 1), __ldcg(rad + 2), static_cast<float>(__ldcg(p.fb.samples + src)));
+        }
+    }
+}
+
 // The whole warp, when it has nothing else to do: a tile of the running sweep's pixels (or one
 // adaptive tile), if one is left to claim. Returns whether it did one. The lane that finishes the
 // sweep's last unit carries on with what follows it: the job's claims after a clear, the fill after an
@@ -156,35 +177,8 @@ __device__ inline bool resident_sweep(const PersistentParams& p) {
         a = reinterpret_cast<AdaptiveDevice*>(__shfl_sync(kFullMask, reinterpret_cast<unsigned long long>(a), 0));
         if (kind == kSweepScan) adaptive_scan_tile(a, first);
         else adaptive_fill_tile(a, first);
-        __syncwarp();
-        if (lane_id() == 0) {
-            __threadfence();
-            if (atomicAdd(&rc->sweep_done, 1ull) + 1 == pixels) {
-                store_volatile(&rc->sweep, 0u);
-                __threadfence();
-                uint32_t seq = load_volatile(&rc->relayed);
-                if (kind == kSweepScan) resident_start_sweep(rc, kSweepFill, pixels);
-                else resident_pack_or_complete(p, seq, false);
-            }
-        }
-        __syncwarp();
-        return true;
-    }
-    snapshot = reinterpret_cast<float*>(__shfl_sync(kFullMask, reinterpret_cast<unsigned long long>(snapshot), 0));
-    // A pack reads a preview's pixel for each of its block's (its frame rendered ceil(width / block)
-    // pixels a row).
-    uint32_t block = kind == kSweepPack ? load_volatile(&rc->job_block) : 1u;
-    uint32_t width = block > 1 ? static_cast<uint32_t>(load_volatile(&rc->job_image_width)) : 1u;
-    for (uint32_t i = first + lane_id(); i < first + count; i += 32) {
-        uint32_t src = block > 1 ? (i / width / block) * ((width + block - 1) / block) + (i % width) / block : i;
-        float* rad = p.fb.radiance + 3 * static_cast<size_t>(src);
-        if (kind == kSweepClear) {
-            rad[0] = rad[1] = rad[2] = 0.0f;
-            p.fb.samples[i] = 0;
-        } else {
-            reinterpret_cast<float4*>(snapshot)[i] =
-                make_float4(__ldcg(rad), __ldcg(rad + 1), __ldcg(rad + 2), static_cast<float>(__ldcg(p.fb.samples + src)));
-        }
+    } else {
+        resident_sweep_pixels(p, kind, first, count, snapshot);
     }
     __syncwarp();
     if (lane_id() == 0) {
@@ -193,8 +187,12 @@ __device__ inline bool resident_sweep(const PersistentParams& p) {
             store_volatile(&rc->sweep, 0u);
             __threadfence();
             uint32_t seq = load_volatile(&rc->relayed);
-            if (kind == kSweepClear) resident_open_claims(rc, seq);
-            else resident_complete(p, seq, false);
+            switch (kind) {
+                case kSweepClear: resident_open_claims(rc, seq); break;
+                case kSweepScan: resident_start_sweep(rc, kSweepFill, pixels); break;
+                case kSweepFill: resident_pack_or_complete(p, seq, false); break;
+                default: resident_complete(p, seq, false); break;  // a pack
+            }
         }
     }
     __syncwarp();

@@ -119,10 +119,6 @@ Rgb viridis(float t) {
     return Rgb{mix(0), mix(1), mix(2)};
 }
 
-}  // namespace
-
-namespace {
-
 // The map's colour scale: viridis over log2 spp from min_spp to max_spp.
 struct SppScale {
     double lo, hi;

@@ -20,6 +20,7 @@ struct AdaptiveSettings {
     // min_spp rounded up and max_spp down to even counts (the error estimate halves them), min_spp at
     // least 2.
     AdaptiveRule rule() const;
+    bool operator==(const AdaptiveSettings&) const = default;
 };
 
 // One line naming the flag on a bad value: E <= 0 or not finite, min > max, counts out of range, a
@@ -48,9 +49,8 @@ struct AdaptiveReport {
     void describe_counts(const std::vector<uint32_t>& counts);
 };
 
-// The bookkeeping every backend's rounds share: the report, the clock, the progress bar (it shows the
-// most pixels ever converged: a tile taken up again can lose some) and the time limit.
 class Progress;
+
 // What a round gave and what its scan found (Backend::end_adaptive_round).
 struct AdaptiveStep {
     uint32_t tiles_sampled = 0;     // by the round
@@ -59,6 +59,8 @@ struct AdaptiveStep {
     bool more = false;              // a next round has tiles to sample
 };
 
+// The bookkeeping every backend's rounds share: the report, the clock, the progress bar (it shows the
+// most pixels ever converged: a tile taken up again can lose some) and the time limit.
 class AdaptiveRounds {
 public:
     AdaptiveRounds(const AdaptiveSettings& settings, AdaptiveReport& report, uint64_t pixels, Progress* progress);

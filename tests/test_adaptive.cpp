@@ -208,7 +208,6 @@ TEST(AdaptiveRule, ARoundsPathsGiveEachPixelItsPartsSamplesOnce) {
         plan.first_path[k] = path;
         plan.offset[k] = offset;
         plan.pixels[k] = pixels[k];
-        plan.samples[k] = samples[k];
         path += static_cast<unsigned long long>(pixels[k]) * samples[k];
         offset += pixels[k];
     }

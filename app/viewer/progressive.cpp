@@ -52,10 +52,7 @@ void ProgressiveRenderer::set_max_depth(int max_depth) {
 }
 
 void ProgressiveRenderer::set_adaptive(const std::optional<AdaptiveSettings>& adaptive) {
-    bool same = adaptive.has_value() == adaptive_.has_value() &&
-                (!adaptive || (adaptive->target_error == adaptive_->target_error && adaptive->min_spp == adaptive_->min_spp &&
-                               adaptive->max_spp == adaptive_->max_spp));
-    if (same) return;
+    if (adaptive == adaptive_) return;
     adaptive_ = adaptive;
     stale_ = true;
 }

@@ -21,7 +21,6 @@ public:
     void update(int width, int height, const std::vector<uint32_t>& counts, int min_spp, int max_spp);
     // Between ImGui::NewFrame and ImGui::Render: the map over the whole window (as the image is drawn).
     void draw(float window_width, float window_height, float opacity) const;
-    bool ready() const { return texture_ != 0; }
     void clear();
 
 private:

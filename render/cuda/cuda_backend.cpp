@@ -116,7 +116,6 @@ public:
         init.tile_class = tile_class_.get();
         init.fb = DeviceFramebuffer{radiance_.get(), samples_.get()};
         init.plan.pixels[0] = static_cast<uint32_t>(n);
-        init.plan.samples[0] = rule.min_spp;
         for (int k = 1; k <= kAdaptiveClasses; ++k) init.plan.first_path[k] = static_cast<unsigned long long>(n) * rule.min_spp;
         check(cudaMemcpyAsync(adaptive_dev_.get(), &init, sizeof(AdaptiveDevice), cudaMemcpyHostToDevice, stream_), "adaptive state");
         check(cudaStreamSynchronize(stream_), "adaptive state");
@@ -391,8 +390,9 @@ public:
             return out;
         }
         if (clear_next_) return std::vector<uint32_t>(out.size(), 0u);  // the clear is still to come
-        if (block_ > 1 || odd_half()) return accumulation().counts;
+        if (block_ > 1) return accumulation().counts;
         read_back(out.data(), samples_.get(), out.size() * sizeof(uint32_t), "read samples");
+        add_odd_counts(out);
         return out;
     }
 
@@ -458,19 +458,15 @@ public:
                 a.sums.assign(sums, sums + 3 * n);
                 a.counts.assign(counts, counts + n);
             }
-            if (odd_half()) {  // between adaptive rounds: the odd-numbered samples' half too
-                std::vector<float> odd(3 * n);
-                std::vector<uint32_t> odd_counts(n);
-                read_back(odd.data(), radiance_.get() + 3 * n, 3 * n * sizeof(float), "read framebuffer");
-                read_back(odd_counts.data(), samples_.get() + n, n * sizeof(uint32_t), "read framebuffer");
-                for (size_t i = 0; i < 3 * n; ++i) a.sums[i] += odd[i];
-                for (size_t i = 0; i < n; ++i) a.counts[i] += odd_counts[i];
-            }
         }
         a.odd_sums.clear();
         if (odd_valid_) {  // an adaptive render's second half
             a.odd_sums.resize(3 * n);
             read_back(a.odd_sums.data(), radiance_.get() + 3 * n, 3 * n * sizeof(float), "read odd sums");
+            if (odd_half() && !clear_next_) {  // between adaptive rounds the first half holds the even samples alone
+                for (size_t i = 0; i < 3 * n; ++i) a.sums[i] += a.odd_sums[i];
+                add_odd_counts(a.counts);
+            }
         }
         expand_preview(a, block_);
     }
@@ -498,6 +494,13 @@ private:
     // Between adaptive rounds the odd-numbered samples are in the framebuffer's second half, this many
     // pixels on; 0 otherwise.
     size_t odd_half() const { return adaptive_.on ? static_cast<size_t>(width_) * height_ : 0; }
+    // Between adaptive rounds: the second half's counts added to `counts` (the first half's).
+    void add_odd_counts(std::vector<uint32_t>& counts) const {
+        if (!odd_half()) return;
+        std::vector<uint32_t> odd(counts.size());
+        read_back(odd.data(), samples_.get() + counts.size(), odd.size() * sizeof(uint32_t), "read samples");
+        for (size_t i = 0; i < counts.size(); ++i) counts[i] += odd[i];
+    }
 
     // A clear asked for by reset() and not yet made by the resident kernel, made here (no grid runs).
     void clear_now() {

@@ -1,7 +1,6 @@
 // The classic wavefront (kernels/wavefront_stages.cu): generate, then extend / shade / shadow launches
 // per bounce, queue sizes kept on the device. Two launch strategies: relaunch enqueues the launches one
 // by one; graph captures the same sequence once in a CUDA Graph and replays it.
-#include <array>
 #include <cstring>
 #include <vector>
 
@@ -44,7 +43,8 @@ public:
 
 protected:
     uint64_t enqueue_wave(const WavefrontParams& p, int max_depth, cudaStream_t stream) override {
-        check(cudaGraphLaunch(ensure_graph(p, max_depth, stream), stream), "cudaGraphLaunch");
+        ensure_graph(p, max_depth, stream);
+        check(cudaGraphLaunch(exec_, stream), "cudaGraphLaunch");
         return 1;
     }
     bool staged() const override { return true; }
@@ -52,25 +52,13 @@ protected:
 private:
     // Kernel parameters are baked into the graph: buffers, scene pointers and the depth. The frame
     // record and the wave's place in it are read from device memory, so one graph serves every wave
-    // of every frame with the same buffers, whatever the camera, seed or samples. Two are kept:
-    // adaptive rounds alternate between two sets of sums (render/cuda/cuda_backend.cpp).
-    struct Cached {
-        std::vector<unsigned char> key;
-        cudaGraphExec_t exec = nullptr;
-    };
-
-    cudaGraphExec_t ensure_graph(const WavefrontParams& p, int max_depth, cudaStream_t stream) {
+    // of every frame with the same buffers, whatever the camera, seed or samples.
+    void ensure_graph(const WavefrontParams& p, int max_depth, cudaStream_t stream) {
         std::vector<unsigned char> key(sizeof p + sizeof max_depth);
         std::memcpy(key.data(), &p, sizeof p);
         std::memcpy(key.data() + sizeof p, &max_depth, sizeof max_depth);
-        for (size_t i = 0; i < cache_.size(); ++i) {
-            if (cache_[i].exec && cache_[i].key == key) {
-                if (i == 1) std::swap(cache_[0], cache_[1]);  // most recent first
-                return cache_[0].exec;
-            }
-        }
-        destroy(cache_[1]);  // the least recent goes
-        std::swap(cache_[0], cache_[1]);
+        if (exec_ && key == key_) return;
+        drop();
         cudaGraph_t graph = nullptr;
         check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
         try {
@@ -81,27 +69,22 @@ private:
             throw;
         }
         check(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
-        cudaGraphExec_t exec = nullptr;
-        cudaError_t e = cudaGraphInstantiate(&exec, graph, 0);
+        cudaError_t e = cudaGraphInstantiate(&exec_, graph, 0);
         cudaGraphDestroy(graph);
         check(e, "cudaGraphInstantiate");
-        cache_[0] = Cached{std::move(key), exec};
-        return exec;
-    }
-
-    void destroy(Cached& c) {
-        if (c.exec && !g_device_wedged) {
-            quit_resident_kernels();
-            cudaGraphExecDestroy(c.exec);
-        }
-        c = Cached{};
+        key_ = std::move(key);
     }
 
     void drop() {
-        for (Cached& c : cache_) destroy(c);
+        if (exec_ && !g_device_wedged) {
+            quit_resident_kernels();
+            cudaGraphExecDestroy(exec_);
+        }
+        exec_ = nullptr;
     }
 
-    std::array<Cached, 2> cache_;
+    cudaGraphExec_t exec_ = nullptr;
+    std::vector<unsigned char> key_;
 };
 
 }  // namespace
