@@ -25,6 +25,7 @@
 #include "test_util.h"
 
 #if defined(PKRT_HAVE_CUDA)
+#include "kernels/gpu_records.h"
 #include "render/cuda/cuda_backend.h"
 #endif
 
@@ -186,6 +187,33 @@ TEST(Gpu, ConservationOfSamplesAndQueueRecords) {
         } else {
             EXPECT_EQ(st.kernel_launches, st.frames);
         }
+    }
+#endif
+}
+
+// The phase breakdown (the viewer's "persistent phase" table) times one warp iteration in eight and
+// scales it up: the phases every frame passes through are charged, and no more cycles than the grid's
+// warps can have spent in the frame.
+TEST(Gpu, PersistentPhasesAccountForTheFrame) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    Scene s = load_prepared(kScenes + "/cornell.json");
+    for (int res : {32, 256}) {  // one wave of the latency build, and many waves of a throughput build
+        SCOPED_TRACE(res);
+        auto gpu = gpu_backend(gpus[0]);
+        RenderOutput out = render_image(*gpu, s, settings(res, res, 1, 8, 3, SchedulerMode::kPersistent), nullptr);
+        const RenderStats& st = out.stats;
+        ASSERT_EQ(st.phase_cycles.size(), static_cast<size_t>(kPhaseCount));
+        EXPECT_GT(st.phase_cycles[kPhaseTrace], 0u);
+        EXPECT_GT(st.phase_cycles[kPhaseShade], 0u);
+        EXPECT_GT(st.phase_cycles[kPhaseFetch], 0u);
+        double total = 0.0, gpu_ms = 0.0;
+        for (uint64_t c : st.phase_cycles) total += static_cast<double>(c);
+        for (double ms : st.frame_gpu_ms) gpu_ms += ms;
+        // Every warp of the grid for the whole frame at 3 GHz (the H200 runs at most 1.98), twice over
+        // for the sampling's noise.
+        double bound = 2.0 * st.grid_blocks * (st.block_threads / 32) * gpu_ms * 1e-3 * 3e9;
+        EXPECT_LT(total, bound);
     }
 #endif
 }
