@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
 # The GPU test and benchmark session on a lent H200 (see ../shared/gpu/README.md), in two halves:
 #
-#   tests/h200.sh stage [BASE]
+#   tests/h200.sh stage [BASE [VARIANT...]]
 #                           here (no GPU): build, then copy the binaries, the shared libraries they need
 #                           and the third-party scenes they read into the git-ignored .stage/ and .scenes/
 #                           (Crytek Sponza as .xz: the device call carries at most 64 MiB). BASE: a pkrt
 #                           binary of the commit before a kernel or scheduler change, staged as
-#                           .stage/base/pkrt so that `run` benchmarks both in the same call
+#                           .stage/base/pkrt so that `run` benchmarks both in the same call. VARIANT: more
+#                           pkrt binaries (builds of experiments), staged as .stage/var/NAME for `variants`
 #   tests/h200.sh run       on the device, carrying [".gpu", ".stage", ".scenes"]: GPU tests, sanitizers,
 #                           benchmarks (+ viewer runs when an X display from `source .gpu/setup.sh x` is up);
 #                           text and charts land in $OUT/results.tgz, full-size images beside it (a device
 #                           call returns at most 8 files of 16 MiB each)
 #
+#   tests/h200.sh variants [MODES]
+#                           on the device: base, this build and every staged variant, interleaved over two
+#                           rounds, on the bench matrix (Cornell d16, Crytek Sponza and the bunnies d4,
+#                           Dabrovic Sponza d8, at 128², 512² and 1080p; MODES: persistent unless given),
+#                           each against base (tests/bench_compare.py)
 #   tests/h200.sh check     on the device, carrying [".gpu", ".stage", ".scenes"]: a shorter session for one
 #                           call (GPU tests, base against new, both BVH layouts, renders)
 #   tests/h200.sh resident [tests] [viewer] [bench]
@@ -44,6 +50,8 @@ stage() {
         [ -x "$b" ] && cp "$b" .stage/ && strip ".stage/$(basename "$b")"
     done
     if [ -n "${1:-}" ]; then mkdir -p .stage/base && cp "$1" .stage/base/pkrt && strip .stage/base/pkrt; fi
+    local v
+    for v in "${@:2}"; do mkdir -p .stage/var && cp "$v" ".stage/var/$(basename "$v")" && strip ".stage/var/$(basename "$v")"; done
     # The binaries travel as .xz (a device call carries at most 64 MiB); device_paths unpacks them.
     find .stage -maxdepth 2 -type f ! -name '*.so*' ! -name '*.xz' -exec xz -T0 -f {} \;
     # Libraries the device's Ubuntu lacks (GL, GLFW and X come from .gpu and .gpu-x there).
@@ -63,7 +71,7 @@ stage() {
 # The binaries carry absolute paths of this checkout (scenes, shaders, ../shared/scenes): recreate them.
 device_paths() {
     find .stage -maxdepth 2 -name '*.xz' -exec xz -dkf {} \;
-    chmod +x .stage/pkrt* .stage/test_* .stage/base/pkrt 2>/dev/null
+    chmod +x .stage/pkrt* .stage/test_* .stage/base/pkrt .stage/var/* 2>/dev/null
     mkdir -p ../shared /work build/tests
     ln -sfn "$root/.scenes" ../shared/scenes
     [ -e /work/main ] || ln -sfn "$root" /work/main
@@ -241,6 +249,36 @@ sequences() {
     save
 }
 
+# Experiments side by side (stage BASE VARIANT...): the bench matrix per build, in the order base, this
+# build, the variants, twice, then each build against base. $1: modes (default persistent).
+variants() {
+    begin_results
+    [ -x .stage/base/pkrt ] || { echo "variants: stage a BASE first"; return 1; }
+    local modes=${1:-persistent} round name bin rc builds=("base:.stage/base/pkrt" "new:$P")
+    for bin in .stage/var/*; do [ -x "$bin" ] && builds+=("$(basename "$bin"):$bin"); done
+    echo "=== variants: ${builds[*]}"
+    for round in 1 2; do
+        for b in "${builds[@]}"; do
+            name=${b%%:*} bin=${b#*:} rc=0
+            timeout 100 $bin bench scenes/cornell.json --res 128x128,512x512,1920x1080 --max-depth 16 --repeat 20 -q \
+                --modes "$modes" --csv "$out/var_c_${name}_$round.csv" >/dev/null 2>&1 || rc=$?
+            timeout 150 $bin bench scenes/bench/crytek-sponza.json scenes/bench/bunnies-in-sponza.json --res 128x128,512x512,1920x1080 \
+                --max-depth 4 --repeat 10 -q --modes "$modes" --csv "$out/var_s_${name}_$round.csv" >/dev/null 2>&1 || rc=$?
+            timeout 100 $bin bench scenes/bench/dabrovic-sponza.json --res 128x128,512x512,1920x1080 --max-depth 8 --repeat 10 -q \
+                --modes "$modes" --csv "$out/var_d_${name}_$round.csv" >/dev/null 2>&1 || rc=$?
+            echo "round $round $name: exit $rc"
+        done
+        save
+    done
+    csvs() { local r p l=""; for r in 1 2; do for p in c s d; do l+="${l:+,}$out/var_${p}_${1}_$r.csv"; done; done; echo "$l"; }
+    for b in "${builds[@]:1}"; do
+        name=${b%%:*}
+        echo "=== $name against base"
+        python3 tests/bench_compare.py "$(csvs base)" "$(csvs "$name")" | tee "$out/variants_$name.md"
+    done
+    save
+}
+
 # Nsight Compute on one bounded persistent frame (Crytek Sponza 1080p d4, 1 spp, the throughput build),
 # in application replay: every metric pass reruns the whole process, so the persistent kernel never has
 # to survive ncu's memory save and restore (kernel replay hung on it). Stall reasons per source line come
@@ -336,14 +374,15 @@ resident() {
 }
 
 case "${1:-}" in
-    stage) stage "${2:-}" ;;
+    stage) shift; stage "$@" ;;
     run) run ;;
     check) check ;;
+    variants) shift; variants "$@" ;;
     resident) shift; resident "$@" ;;
     profile) begin_results; profile ;;
     trees) begin_results; trees ;;
     profile_extend) begin_results; profile_extend ;;
     compare_kernels) begin_results; compare_kernels ;;
     soak) shift; soak "$@" ;;
-    *) echo "usage: $0 stage [BASE] | run | check | resident [tests] [viewer] [bench] | profile | trees | profile_extend | compare_kernels | soak start SECONDS | soak wait" >&2; exit 2 ;;
+    *) echo "usage: $0 stage [BASE [VARIANT...]] | run | check | variants [MODES] | resident [tests] [viewer] [bench] | profile | trees | profile_extend | compare_kernels | soak start SECONDS | soak wait" >&2; exit 2 ;;
 esac
