@@ -198,7 +198,9 @@ TEST(Gpu, PersistentPhasesAccountForTheFrame) {
     REQUIRE_GPU();
 #if defined(PKRT_HAVE_CUDA)
     Scene s = load_prepared(kScenes + "/cornell.json");
-    for (int res : {32, 256}) {  // one wave of the latency build, and many waves of a throughput build
+    // One wave of the latency build (1,024 paths), and many waves of a throughput build (262,144 paths:
+    // more than the latency build's 67,584 lanes on the H200; 256x256 would still be one wave).
+    for (int res : {32, 512}) {
         SCOPED_TRACE(res);
         auto gpu = gpu_backend(gpus[0]);
         RenderOutput out = render_image(*gpu, s, settings(res, res, 1, 8, 3, SchedulerMode::kPersistent), nullptr);
