@@ -255,7 +255,7 @@ variants() {
     begin_results
     [ -x .stage/base/pkrt ] || { echo "variants: stage a BASE first"; return 1; }
     local modes=${1:-persistent} round name bin rc builds=("base:.stage/base/pkrt" "new:$P")
-    for bin in .stage/var/*; do [ -x "$bin" ] && builds+=("$(basename "$bin"):$bin"); done
+    for bin in .stage/var/*; do [[ -x $bin && $bin != *.xz ]] && builds+=("$(basename "$bin"):$bin"); done
     echo "=== variants: ${builds[*]}"
     for round in 1 2; do
         for b in "${builds[@]}"; do
