@@ -102,7 +102,7 @@ int run_bench(const BenchArgs& a) {
     const BvhChoice bvh = resolve_bvh_flags(a.bvh);
     std::vector<SchedulerMode> asked;
     for (const auto& m : a.modes) asked.push_back(parse_mode(m, "--modes"));
-    const BackendOptions backend_options{a.backend, a.set};
+    const BackendOptions backend_options{a.backend, a.set, a.devices};
     std::string why;
     auto probe = make_backend(backend_options, &why);
     for (SchedulerMode m : asked) check_mode(*probe, m, "--modes");

@@ -20,6 +20,7 @@ struct BenchArgs {
     std::string backend = "auto";
     BvhFlags bvh;
     std::vector<std::string> set;  // scheduler settings, KEY=VALUE
+    std::string devices;           // --devices: CUDA devices (render/backend.h, BackendOptions)
     std::string json;
     std::string csv;
     std::string plot;

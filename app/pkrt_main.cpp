@@ -52,6 +52,7 @@ struct RenderArgs {
     std::string mode;
     pkrt::BvhFlags bvh;
     std::vector<std::string> set;
+    std::string devices;  // --devices
     int spp = 0;          // meaningful only when spp_set
     int max_depth = 0;    // meaningful only when max_depth_set
     bool spp_set = false, max_depth_set = false;
@@ -113,7 +114,7 @@ int run_render(const RenderArgs& a) {
     if (!a.mode.empty()) mode = pkrt::parse_mode(a.mode);
     const pkrt::BvhChoice bvh = pkrt::resolve_bvh_flags(a.bvh);
     std::string why;
-    std::unique_ptr<pkrt::Backend> backend = pkrt::make_backend({a.backend, a.set}, &why);
+    std::unique_ptr<pkrt::Backend> backend = pkrt::make_backend({a.backend, a.set, a.devices}, &why);
     if (mode) pkrt::check_mode(*backend, *mode);
 
     pkrt::Scene scene = pkrt::load_scene(scene_path, a.limits);
@@ -220,6 +221,10 @@ int run_render(const RenderArgs& a) {
                          ad.rounds.size(), ad.mean_spp, ad.least_spp, ad.most_spp, ad.time_limit_hit ? "; stopped by --time-limit" : "");
         }
         if (!st.reference.empty()) std::fprintf(stderr, "pkrt: relMSE against %s: %.4e\n", st.reference.c_str(), st.rel_mse);
+        for (const auto& d : st.devices)
+            std::fprintf(stderr, "pkrt: GPU %d (%s): %.1f%% of the paths, %llu chunks, %.1f ms of GPU time (%s)\n", d.index,
+                         d.device.c_str(), st.paths_completed ? 100.0 * d.samples / st.paths_completed : 0.0,
+                         static_cast<unsigned long long>(d.chunks), d.gpu_ms, st.work_sharing.c_str());
         if (st.frames && !st.frame_gpu_ms.empty()) {
             double gpu_ms = 0;
             for (double m : st.frame_gpu_ms) gpu_ms += m;
@@ -277,6 +282,7 @@ int main(int argc, char** argv) {
     CLI::Option* depth_opt = render->add_option("--max-depth", ra.max_depth, "Maximum bounces (default: the scene's)");
     render->add_option("--backend", ra.backend, "auto, cpu or cuda")->capture_default_str();
     render->add_option("--mode", ra.mode, "GPU scheduler: persistent, relaunch, graph, megakernel, resident");
+    render->add_option("--devices", ra.devices, "CUDA devices: all, or indices as 0,1 (one image on all of them)");
     pkrt::add_bvh_options(render, &ra.bvh);
     render->add_option("--set", ra.set, "Scheduler setting KEY=VALUE for experiments (repeatable; see pkrt help-settings)");
     render->add_option("--seed", ra.seed, "Random seed")->capture_default_str();
@@ -314,6 +320,7 @@ int main(int argc, char** argv) {
     bench->add_option("--repeat", ba.repeat, "Measured frames per mode")->capture_default_str();
     bench->add_option("--warmup", ba.warmup, "Unmeasured frames per mode first")->capture_default_str();
     bench->add_option("--backend", ba.backend, "auto, cpu or cuda")->capture_default_str();
+    bench->add_option("--devices", ba.devices, "CUDA devices: all, or indices as 0,1 (one image on all of them)");
     pkrt::add_bvh_options(bench, &ba.bvh);
     bench->add_option("--set", ba.set, "Scheduler setting KEY=VALUE for experiments (repeatable; see pkrt help-settings)");
     bench->add_option("--json", ba.json, "Write every measurement as JSON");

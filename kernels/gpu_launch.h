@@ -32,6 +32,7 @@ struct PersistentParams {
                                     // warps take new camera paths
     int timeline;                   // 1: sample the queue-depth timeline
     int backoff_max_shift;          // an idle warp sleeps at most 64 << this nanoseconds
+    SharedFrame shared;             // persistent: the frame's paths shared with other grids (kernels/gpu_records.h)
     // Resident mode only (kernels/resident.cuh); null otherwise.
     ResidentRing* ring;             // host-mapped jobs
     ResidentStatus* status;         // host-mapped progress

@@ -139,8 +139,25 @@ struct AdaptiveDevice {
 struct FrameControl {
     alignas(128) unsigned long long next_sample;  // next (pixel, sample) index to generate
     alignas(128) int in_flight;                   // paths + shadow rays alive
-    alignas(128) unsigned long long end_sample;   // pixels * samples of this frame (read-only)
+    alignas(128) unsigned long long end_sample;   // pixels * samples of this frame; shared: lowered when
+                                                  // the frame's chunks run out
     int stop;                                     // device copy of the host's stop flag
+};
+
+// A frame shared by several persistent grids (one per GPU, or several on one: render/cuda/multi_gpu_backend.cpp).
+// Each grid numbers the paths it claims locally (FrameControl::next_sample); local chunk c, numbers
+// [c * chunk_paths, (c + 1) * chunk_paths), stands for the frame's chunk that grid took from the shared
+// counter when it first needed c. The counter (`next_chunk`, in one GPU's memory, reached by the others
+// over peer access) only grows: this frame's chunks are its values from chunk_base on, and a value at
+// or past chunk_base + chunks means none was left. So a faster grid takes more chunks, and the union of
+// what all grids render is the frame, each path once.
+constexpr uint32_t kChunkNone = 0xffffffffu;  // chunk_map: no chunk was left for this local chunk
+
+struct SharedFrame {
+    unsigned long long* next_chunk = nullptr;  // null: the grid has its frame to itself
+    uint32_t* chunk_map = nullptr;             // this grid's local chunk -> frame chunk + 1 (0: not yet known)
+    unsigned long long chunk_base = 0;
+    uint32_t chunks = 0, chunk_paths = 0;
 };
 
 // ---- Resident mode: one kernel for many frames, fed by the host through mapped memory ----

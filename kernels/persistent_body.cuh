@@ -110,6 +110,29 @@ __device__ __forceinline__ void trace_shadows(const PersistentParams& p, Framebu
     if (have) resolve_shadow<OutOfLineTraversal<L>>(sink, p.scene.bvh, s.ray);
 }
 
+// Shared frames (SharedFrame, kernels/gpu_records.h), one lane: the frame chunk of local chunk c,
+// as chunk_map holds it (chunk + 1, or kChunkNone). The warp that claimed c's first local number
+// (`owner`) takes a chunk from the shared counter, but only once c - 1 has one: so a grid takes its
+// chunks in the order of its local chunks, and once one finds none left every later one does too
+// (FrameControl::end_sample drops to it). Any other warp waits for the owner: one peer atomic.
+// Out of line: it runs once per chunk of tens of thousands of paths.
+__device__ __noinline__ uint32_t shared_chunk(const SharedFrame& s, FrameControl* ctl, unsigned long long c, bool owner) {
+    volatile uint32_t* map = s.chunk_map;
+    if (c >= s.chunks) return kChunkNone;  // past the frame's size: no grid can need that many
+    if (owner) {
+        while (c > 0 && map[c - 1] == 0) __nanosleep(32);
+        unsigned long long g = atomicAdd_system(s.next_chunk, 1ull) - s.chunk_base;
+        uint32_t v = g < s.chunks ? static_cast<uint32_t>(g) + 1 : kChunkNone;
+        if (v == kChunkNone) atomicMin(&ctl->end_sample, c * s.chunk_paths);
+        __threadfence();
+        map[c] = v;
+        return v;
+    }
+    uint32_t v;
+    while ((v = map[c]) == 0) __nanosleep(32);
+    return v;
+}
+
 }  // namespace
 
 // kResident: the kernel outlives frames (kernels/resident.cuh). Its frame record changes between jobs:
@@ -158,6 +181,7 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
     // Bounces kept in their lanes and no pooling: nothing ever enters the path queue, so warps do not
     // pay two dependent L2 reads per fetch to find it empty (a latency-bound frame feels every one).
     const bool path_queue_used = !kResident && p.sort_stragglers;
+    const bool shared = !kResident && p.shared.next_chunk != nullptr;  // other grids share the frame's paths
     PhaseClock clk;
     const unsigned warp = blockIdx.x * (kPersistentThreads / 32) + threadIdx.x / 32;
 
@@ -236,6 +260,7 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
                 int k = __popc(need);
                 unsigned long long base = 0;
                 int n = 0;
+                uint32_t chunk0 = 0, chunk1 = 0;  // shared frames, lead lane: the claim's chunks (chunk_map values)
                 if (lead) {
                     // Count the new paths in flight before claiming them, so that no warp can see
                     // "all samples claimed and nothing in flight" while these are being created. In
@@ -249,11 +274,16 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
                         n = resident_claim(p, k, job, job_paths, &base, &claimed);
                     } else {
                         base = atomicAdd(&ctl->next_sample, static_cast<unsigned long long>(k));
-                        unsigned long long end = ctl->end_sample;
+                        unsigned long long end = shared ? load_volatile(&ctl->end_sample) : ctl->end_sample;
                         n = base >= end ? 0 : static_cast<int>(end - base < static_cast<unsigned long long>(k) ? end - base : k);
+                        if (shared) {  // the chunks of the claim's first and last numbers (k <= chunk_paths)
+                            const unsigned long long cp = p.shared.chunk_paths, c0 = base / cp, c1 = (base + k - 1) / cp;
+                            chunk0 = shared_chunk(p.shared, ctl, c0, base % cp == 0);
+                            chunk1 = c1 == c0 ? chunk0 : shared_chunk(p.shared, ctl, c1, true);
+                        }
                     }
-                    if (n < k) atomicSub(&ctl->in_flight, k - n);
-                    add_count(&bc.rays.paths_generated, n);
+                    if (n < k && !shared) atomicSub(&ctl->in_flight, k - n);
+                    if (!shared) add_count(&bc.rays.paths_generated, n);
                 }
                 n = __shfl_sync(kFullMask, n, 0);
                 if constexpr (kResident) {
@@ -266,11 +296,27 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
                         queue_shadows = (load_volatile(&p.resident->job_flags) & kJobQueueShadows) != 0;
                     }
                 }
-                exhausted = n < k;
                 base = __shfl_sync(kFullMask, base, 0);
                 int rank = __popc(need & lanemask_lt());
-                if (((need >> lane_id()) & 1u) && rank < n) {
-                    PathIndex k = path_index<kResident>(frame, base + rank);
+                bool take = ((need >> lane_id()) & 1u) && rank < n;
+                unsigned long long number = base + rank;  // the frame's path number
+                if (!kResident && shared) {
+                    // Local number -> the frame's: its chunk's place in the frame. A chunk none was left
+                    // for, and the frame's last chunk past its last path, hold nothing.
+                    const unsigned long long cp = p.shared.chunk_paths;
+                    uint32_t m0 = __shfl_sync(kFullMask, chunk0, 0), m1 = __shfl_sync(kFullMask, chunk1, 0);
+                    uint32_t m = number / cp == base / cp ? m0 : m1;
+                    number = (m - 1ull) * cp + number % cp;
+                    take = take && m != kChunkNone && number < frame.paths();
+                    n = popc_ballot(take);
+                    if (lead) {
+                        if (n < k) atomicSub(&ctl->in_flight, k - n);
+                        add_count(&bc.rays.paths_generated, n);
+                    }
+                }
+                exhausted = n < k;
+                if (take) {
+                    PathIndex k = path_index<kResident>(frame, number);
                     rec.path = generate_path(frame, k);
                     rec.sample = k.sample;
                     have = true;
@@ -308,7 +354,7 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
                             resident_drained(p, running, &flushed_seq, [&] { flush_counters(bc, c); });
                     }
                 } else {
-                    bool all_claimed = exhausted || load_volatile(&ctl->next_sample) >= ctl->end_sample;
+                    bool all_claimed = exhausted || load_volatile(&ctl->next_sample) >= load_volatile(&ctl->end_sample);
                     // Once every sample is claimed, an empty warp leaves unless it is its block's sweeper
                     // (warp 0): sweepers stay until nothing is in flight and finish whatever is still
                     // queued, so the rest need not poll (which would crowd the hot counters' L2 lines).

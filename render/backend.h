@@ -10,6 +10,7 @@
 #include <string>
 
 #include "adaptive.h"
+#include "devices.h"
 #include "image.h"
 #include "mode.h"
 #include "scene.h"
@@ -120,6 +121,9 @@ public:
     // The last ended frame's image as RGBA32F in host memory (rgb = radiance sum, a = samples), valid
     // until the next end_accumulate(), where the backend keeps one; otherwise null (copy_accumulation).
     virtual const float* completed_rgba() const { return nullptr; }
+    // How many paths render_view() asks for in one accumulate(): enough to keep every device busy,
+    // few enough that progress moves.
+    virtual uint64_t paths_per_pass() const { return uint64_t{1} << 20; }
     // Scheduler modes this backend offers; the first is the default. None on the CPU.
     virtual std::vector<SchedulerMode> modes() const { return {}; }
     // What runs a frame of these settings: a mode's name, or the backend's single way ("cpu-threads").
@@ -143,7 +147,14 @@ FrameRecord make_frame_record(const CameraSpec& camera, int width, int height, c
 struct BackendOptions {
     std::string kind = "auto";      // auto | cpu | cuda
     std::vector<std::string> set;   // scheduler settings, `--set key=value` (render/scheduler_options.h)
+    // CUDA devices, `--devices`: "" (the first), "all", or indices "0,1,..." (an index twice: two
+    // workers on that GPU). More than one: one image on all of them (render/cuda/multi_gpu_backend.cpp).
+    std::string devices;
 };
+
+// The devices `spec` (BackendOptions::devices) names among `available`; an Error names the flag and
+// what is wrong (an index out of range, a malformed list, no devices).
+std::vector<GpuDevice> pick_devices(const std::string& spec, const std::vector<GpuDevice>& available);
 
 // "auto" picks CUDA when a device is usable, else the CPU; `why` receives a sentence saying which and
 // why. "cuda" without a device throws Error with the reason, and so do settings the chosen backend

@@ -49,6 +49,32 @@ FrameRecord make_frame_record(const CameraSpec& camera, int width, int height, c
     return f;
 }
 
+std::vector<GpuDevice> pick_devices(const std::string& spec, const std::vector<GpuDevice>& available) {
+    if (spec.empty()) return available.empty() ? available : std::vector<GpuDevice>{available.front()};
+    if (spec == "all") {
+        if (available.empty()) throw Error("--devices all: no CUDA device found");
+        return available;
+    }
+    std::vector<GpuDevice> out;
+    size_t at = 0;
+    for (;;) {
+        size_t comma = spec.find(',', at);
+        std::string item = spec.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        if (item.empty() || item.size() > 4 || !std::all_of(item.begin(), item.end(), [](unsigned char c) { return std::isdigit(c); }))
+            throw Error("--devices " + spec + ": expected all, or device indices separated by commas (as 0,1)");
+        int index = std::stoi(item);
+        auto d = std::find_if(available.begin(), available.end(), [&](const GpuDevice& g) { return g.index == index; });
+        if (d == available.end())
+            throw Error("--devices " + spec + ": there is no CUDA device " + item + " (" + std::to_string(available.size()) +
+                        " found" + (available.empty() ? "" : ": 0.." + std::to_string(available.size() - 1)) + ")");
+        out.push_back(*d);
+        if (out.size() > 64) throw Error("--devices " + spec + ": more than 64 workers");
+        if (comma == std::string::npos) break;
+        at = comma + 1;
+    }
+    return out;
+}
+
 std::unique_ptr<Backend> make_backend(const BackendOptions& options, std::string* why) {
     const std::string& kind = options.kind;
     if (kind != "cpu" && kind != "cuda" && kind != "auto") throw Error("--backend " + kind + ": must be auto, cpu or cuda");
@@ -60,13 +86,22 @@ std::unique_ptr<Backend> make_backend(const BackendOptions& options, std::string
         if (why) *why = "CPU backend (" + reason + ")";
         return make_cpu_backend();
     };
-    if (kind == "cpu") return cpu("asked for");
+    if (kind == "cpu") {
+        if (!options.devices.empty()) throw Error("--devices " + options.devices + ": the CPU backend has no CUDA devices (use --backend cuda)");
+        return cpu("asked for");
+    }
     std::string reason;
     std::vector<GpuDevice> devices = cuda_devices(&reason);
+    if (!options.devices.empty() && devices.empty()) throw Error("--devices " + options.devices + ": " + reason);
 #if defined(PKRT_HAVE_CUDA)
     if (!devices.empty()) {
-        if (why) *why = "CUDA backend on " + devices[0].name + (kind == "auto" ? " (auto: a CUDA device was found)" : "");
-        return make_cuda_backend(devices[0], scheduler);
+        std::vector<GpuDevice> picked = pick_devices(options.devices, devices);
+        if (picked.size() > 1) {
+            if (why) *why = "CUDA backend on " + std::to_string(picked.size()) + " GPUs";
+            return make_multi_gpu_backend(picked, scheduler);
+        }
+        if (why) *why = "CUDA backend on " + picked[0].name + (kind == "auto" ? " (auto: a CUDA device was found)" : "");
+        return make_cuda_backend(picked[0], scheduler);
     }
 #else
     (void)scheduler;
@@ -118,10 +153,11 @@ RenderOutput render_view(Backend& backend, const Scene& scene, const CameraSpec&
     backend.set_scene(scene);
     backend.set_camera(camera);
     backend.reset(rs.width, rs.height);
-    // Passes of about a million paths (at least one sample each) keep progress updates frequent
-    // without making passes so short that their overhead shows.
+    // Passes of about a million paths (at least one sample each; more where several GPUs share them)
+    // keep progress updates frequent without making passes so short that their overhead shows.
     uint64_t pixels = static_cast<uint64_t>(rs.width) * rs.height;
-    uint32_t per_pass = static_cast<uint32_t>(std::max<uint64_t>(1, (1u << 20) / std::max<uint64_t>(1, pixels)));
+    uint32_t per_pass = static_cast<uint32_t>(
+        std::clamp<uint64_t>(backend.paths_per_pass() / std::max<uint64_t>(1, pixels), 1, static_cast<uint64_t>(std::max(rs.spp, 1))));
     auto t0 = std::chrono::steady_clock::now();
     if (rs.adaptive) backend.accumulate_adaptive(rs, *rs.adaptive, st.adaptive, st, progress);
     for (uint32_t s = 0; s < static_cast<uint32_t>(rs.spp) && !rs.adaptive;) {

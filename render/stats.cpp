@@ -48,6 +48,15 @@ void RenderStats::merge(const RenderStats& o) {
         stragglers_sorted = o.stragglers_sorted;
         policy_trial = o.policy_trial;
     }
+    if (devices.size() < o.devices.size()) devices.resize(o.devices.size());
+    for (size_t i = 0; i < o.devices.size(); ++i) {
+        devices[i].device = o.devices[i].device;
+        devices[i].index = o.devices[i].index;
+        devices[i].samples += o.devices[i].samples;
+        devices[i].chunks += o.devices[i].chunks;
+        devices[i].gpu_ms += o.devices[i].gpu_ms;
+    }
+    if (!o.work_sharing.empty()) work_sharing = o.work_sharing;
     shadow_rays += o.shadow_rays;
     nonfinite_samples += o.nonfinite_samples;
     for (size_t d = 0; d < o.extension_rays_by_depth.size(); ++d)
@@ -126,6 +135,15 @@ nlohmann::json to_json(const RenderStats& s) {
         nlohmann::json tl = nlohmann::json::array();
         for (const auto& p : s.timeline) tl.push_back({p.t_us, p.path_queue, p.shadow_queue, p.in_flight});
         sched["timeline"] = {{"columns", {"t_us", "path_queue", "shadow_queue", "in_flight"}}, {"points", tl}};
+        if (!s.devices.empty()) {
+            nlohmann::json devs = nlohmann::json::array();
+            for (const auto& d : s.devices)
+                devs.push_back({{"device", d.device}, {"index", d.index}, {"samples", d.samples}, {"chunks", d.chunks},
+                                {"gpu_ms", d.gpu_ms},
+                                {"share", s.paths_completed ? static_cast<double>(d.samples) / s.paths_completed : 0.0}});
+            sched["devices"] = devs;
+            sched["work_sharing"] = s.work_sharing;
+        }
         j["scheduler"] = sched;
     }
     return j;

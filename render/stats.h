@@ -55,6 +55,18 @@ struct RenderStats {
     int stragglers_sorted = -1; // persistent: 1 a warp's last live paths pooled (sorted), 0 kept in their lanes
     bool policy_trial = false; // persistent, last frame: a trial of the policy tuner
 
+    // Several GPUs (--devices): what each worker rendered, and how the work was handed out ("paths in
+    // chunks from a device counter": persistent frames; "samples in chunks from the host": other modes).
+    struct DeviceShare {
+        std::string device;
+        int index = 0;          // CUDA device index
+        uint64_t samples = 0;   // paths this worker completed
+        uint64_t chunks = 0;    // work items it took (path chunks or sample chunks)
+        double gpu_ms = 0.0;    // its frames' GPU time
+    };
+    std::vector<DeviceShare> devices;
+    std::string work_sharing;
+
     AdaptiveReport adaptive;  // adaptive sampling's rounds and outcome, where it ran
     std::string reference;    // `pkrt render --reference`: the image's relMSE against it
     double rel_mse = -1.0;

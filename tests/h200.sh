@@ -18,6 +18,9 @@
 #                           rounds, on the bench matrix (Cornell d16, Crytek Sponza and the bunnies d4,
 #                           Dabrovic Sponza d8, at 128², 512² and 1080p; MODES: persistent unless given),
 #                           each against base (tests/bench_compare.py)
+#   tests/h200.sh multi [DEVICES]
+#                           on the device: Crytek Sponza 3840x2160, 64 spp on 1, 2, 4, 8 GPUs (or --devices
+#                           DEVICES, as 0,0), persistent and relaunch, speed-up over one GPU (issue 15)
 #   tests/h200.sh check     on the device, carrying [".gpu", ".stage", ".scenes"]: a shorter session for one
 #                           call (GPU tests, base against new, both BVH layouts, renders)
 #   tests/h200.sh resident [tests] [viewer] [bench]
@@ -279,6 +282,43 @@ variants() {
     save
 }
 
+# Issue 15's scaling: Crytek Sponza at 3840x2160, 64 spp, depth 4, on 1, 2, 4 and 8 GPUs (as many as the
+# machine has), persistent and relaunch, each image's wall time from --stats, and the speed-up over one
+# GPU. On a one-GPU machine, `multi 0,0` runs two workers on GPU 0 instead (a check, not a speed-up).
+multi() {
+    begin_results
+    local n m d spec list=() one
+    n=$(nvidia-smi --list-gpus | wc -l)
+    if [ -n "${1:-}" ]; then list=("$1")
+    else for d in 1 2 4 8; do [ "$d" -le "$n" ] && list+=("$(seq -s, 0 $((d - 1)))"); done; fi
+    [ "${list[0]}" = 0 ] || list=(0 "${list[@]}")
+    echo "=== multi: $n GPUs, device lists ${list[*]}"
+    for m in persistent relaunch; do
+        for spec in "${list[@]}"; do
+            timeout 300 $P render scenes/bench/crytek-sponza.json --backend cuda --mode $m --devices "$spec" --res 3840x2160 \
+                --spp 64 --max-depth 4 -q -o "$out/multi_${m}_${spec}.png" --stats "$out/multi_${m}_${spec}.json"
+            echo "$m --devices $spec: exit $?"
+        done
+    done
+    python3 - "$out" "${list[@]}" <<'PY' | tee "$out/multi.md"
+import json, sys
+out, specs = sys.argv[1], sys.argv[2:]
+print("| mode | devices | seconds | G rays/s | speed-up over one GPU | shares of the paths |")
+print("|---|---|---:|---:|---:|---|")
+for m in ("persistent", "relaunch"):
+    one = None
+    for spec in specs:
+        try:
+            j = json.load(open(f"{out}/multi_{m}_{spec}.json"))
+        except OSError:
+            continue
+        one = one or j["seconds"]
+        shares = ", ".join(f"{100 * d['share']:.1f}%" for d in j["scheduler"].get("devices", []))
+        print(f"| {m} | {spec} | {j['seconds']:.3f} | {j['rays_per_second'] / 1e9:.2f} | {one / j['seconds']:.2f} | {shares} |")
+PY
+    save
+}
+
 # Nsight Compute on one bounded persistent frame (Crytek Sponza 1080p d4, 1 spp, the throughput build),
 # in application replay: every metric pass reruns the whole process, so the persistent kernel never has
 # to survive ncu's memory save and restore (kernel replay hung on it). Stall reasons per source line come
@@ -378,11 +418,12 @@ case "${1:-}" in
     run) run ;;
     check) check ;;
     variants) shift; variants "$@" ;;
+    multi) shift; multi "$@" ;;
     resident) shift; resident "$@" ;;
     profile) begin_results; profile ;;
     trees) begin_results; trees ;;
     profile_extend) begin_results; profile_extend ;;
     compare_kernels) begin_results; compare_kernels ;;
     soak) shift; soak "$@" ;;
-    *) echo "usage: $0 stage [BASE [VARIANT...]] | run | check | variants [MODES] | resident [tests] [viewer] [bench] | profile | trees | profile_extend | compare_kernels | soak start SECONDS | soak wait" >&2; exit 2 ;;
+    *) echo "usage: $0 stage [BASE [VARIANT...]] | run | check | variants [MODES] | multi [DEVICES] | resident [tests] [viewer] [bench] | profile | trees | profile_extend | compare_kernels | soak start SECONDS | soak wait" >&2; exit 2 ;;
 esac

@@ -305,6 +305,18 @@ TEST(Cli, CudaBackendWithoutDeviceIsAClearError) {
                          "--backend cuda: ");
 }
 
+// `--devices` names CUDA devices: on the CPU backend it is an error, as is an index that does not exist
+// (without a device every index is one) or a malformed list; bench takes the same flag.
+TEST(Cli, BadDevicesFailCleanly) {
+    TempDir dir;
+    std::string scene = shell_quote(kCornell);
+    expect_clean_failure(dir, "render " + scene + " -o out.png --backend cpu --devices 0", 1,
+                         "--devices 0: the CPU backend has no CUDA devices (use --backend cuda)");
+    expect_clean_failure(dir, "render " + scene + " -o out.png --devices 0,x", 1, "--devices 0,x: ");
+    expect_clean_failure(dir, "render " + scene + " -o out.png --devices 4096", 1, "--devices 4096: ");
+    expect_clean_failure(dir, "bench " + scene + " --res 8x8 --repeat 1 --devices 4096", 1, "--devices 4096: ");
+}
+
 TEST(Cli, BadScenesFailCleanly) {
     TempDir dir;
     expect_clean_failure(dir, "render in_missing.json -o out.png", 1, "in_missing.json: no such file");

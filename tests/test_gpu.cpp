@@ -191,6 +191,43 @@ TEST(Gpu, ConservationOfSamplesAndQueueRecords) {
 #endif
 }
 
+// Two workers on one GPU (`--devices 0,0`) render the image of one worker with the same seed: every
+// pixel's count equal, its sums equal up to the order of float additions. Persistent frames share their
+// paths through the device's chunk counter, with grids of one block per SM so that both run at once and
+// both take chunks; relaunch frames share samples through the host.
+TEST(Gpu, TwoWorkersOnOneDeviceRenderTheImageOfOne) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    Scene scene = load_prepared(kScenes + "/cornell.json");
+    for (SchedulerMode mode : {SchedulerMode::kPersistent, SchedulerMode::kRelaunch}) {
+        const std::string what = mode_name(mode);
+        RenderSettings rs = settings(256, 256, 16, 8, 7, mode);
+        SchedulerOptions o;
+        o.grid_blocks = gpus[0].multiprocessors;
+        auto one = gpu_backend(gpus[0], o);
+        RenderOutput single = render_view(*one, scene, scene.camera, rs, nullptr, false);
+        auto two = make_multi_gpu_backend({gpus[0], gpus[0]}, o);
+        RenderOutput shared = render_view(*two, scene, scene.camera, rs, nullptr, false);
+        const Accumulation &a = single.accumulation, &b = shared.accumulation;
+        ASSERT_EQ(a.counts.size(), b.counts.size()) << what;
+        for (size_t i = 0; i < a.counts.size(); ++i) ASSERT_EQ(b.counts[i], 16u) << what << " pixel " << i;
+        double worst = 0.0;
+        for (size_t i = 0; i < a.sums.size(); ++i)
+            worst = std::max(worst, std::fabs(a.sums[i] - b.sums[i]) / (1.0 + std::fabs(a.sums[i])));
+        EXPECT_LT(worst, 1e-4) << what << ": the largest per-pixel difference of the sums";
+        const RenderStats& st = shared.stats;
+        ASSERT_EQ(st.devices.size(), 2u) << what;
+        EXPECT_EQ(st.devices[0].samples + st.devices[1].samples, 256u * 256u * 16u) << what;
+        EXPECT_GT(st.devices[0].samples, 0u) << what << ": the first worker took no work";
+        EXPECT_GT(st.devices[1].samples, 0u) << what << ": the second worker took no work";
+        EXPECT_EQ(st.paths_completed, 256u * 256u * 16u) << what;
+        EXPECT_EQ(st.work_sharing, mode == SchedulerMode::kPersistent ? "paths in chunks from a device counter"
+                                                                      : "samples in chunks from the host")
+            << what;
+    }
+#endif
+}
+
 // The phase breakdown (the viewer's "persistent phase" table) times one warp iteration in eight and
 // scales it up: the phases every frame passes through are charged, and no more cycles than the grid's
 // warps can have spent in the frame.

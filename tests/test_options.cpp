@@ -2,6 +2,9 @@
 // error that names the flag, the key and what it accepts.
 #include <gtest/gtest.h>
 
+#include <functional>
+
+#include "render/backend.h"
 #include "render/error.h"
 #include "render/mode.h"
 #include "render/scheduler_options.h"
@@ -81,4 +84,28 @@ TEST(Settings, HelpListsEveryKey) {
     for (const char* key : {"shadow_rays", "stragglers", "blocks_per_sm", "grid_blocks", "fetch_threshold", "queue_capacity",
                             "backoff_max_shift", "timeline", "timeline_points", "poll_stop", "wave_capacity"})
         EXPECT_NE(help.find(std::string("  ") + key + "="), std::string::npos) << key;
+}
+
+// `--devices`: every index must exist (an index twice is two workers on one GPU), and every mistake
+// is one error naming the flag.
+TEST(Devices, PickedByIndexOrAll) {
+    std::vector<GpuDevice> two(2);
+    two[0].index = 0;
+    two[1].index = 1;
+    two[1].name = "second";
+    EXPECT_EQ(pick_devices("", two).size(), 1u);
+    EXPECT_EQ(pick_devices("", two)[0].index, 0);
+    EXPECT_EQ(pick_devices("all", two).size(), 2u);
+    auto picked = pick_devices("1,0,1", two);
+    ASSERT_EQ(picked.size(), 3u);
+    EXPECT_EQ(picked[0].name, "second");
+    EXPECT_EQ(picked[1].index, 0);
+    EXPECT_EQ(picked[2].index, 1);
+    EXPECT_EQ(error_of([&] { pick_devices("2", two); }), "--devices 2: there is no CUDA device 2 (2 found: 0..1)");
+    EXPECT_EQ(error_of([&] { pick_devices("0,,1", two); }), "--devices 0,,1: expected all, or device indices separated by commas (as 0,1)");
+    EXPECT_EQ(error_of([&] { pick_devices("-1", two); }), "--devices -1: expected all, or device indices separated by commas (as 0,1)");
+    EXPECT_EQ(error_of([&] { pick_devices("99999999999", two); }),
+              "--devices 99999999999: expected all, or device indices separated by commas (as 0,1)");
+    EXPECT_EQ(error_of([&] { pick_devices("all", {}); }), "--devices all: no CUDA device found");
+    EXPECT_EQ(error_of([&] { pick_devices("0", {}); }), "--devices 0: there is no CUDA device 0 (0 found)");
 }

@@ -41,6 +41,7 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
         ->capture_default_str();
     CLI::Option* preview = app.add_option("--preview", o->preview,
                    "After a camera move, show a preview at 1/N resolution first (default 4; 1: none; batch runs: none unless given)");
+    app.add_option("--devices", o->devices, "CUDA devices: all, or indices as 0,1 (one image on all of them)");
     app.add_option("--set", o->set, "Scheduler setting KEY=VALUE for experiments (repeatable; see pkrt help-settings)");
     try {
         app.parse(argc, argv);

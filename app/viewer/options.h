@@ -34,6 +34,7 @@ struct ViewerOptions {
     std::string interop = "texture"; // CUDA-GL interop: texture (written through a surface) | buffer (pixel buffer)
     LoadLimits limits;              // resource limits of every scene opened
     std::vector<std::string> set;   // --set KEY=VALUE scheduler settings, as for pkrt render
+    std::string devices;            // --devices: CUDA devices, as for pkrt render
 };
 
 // Parses argv. Returns -1 to go on, or an exit code (0 after --help, 2 for a syntax error, which it has

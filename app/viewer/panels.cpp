@@ -251,6 +251,30 @@ void Panels::statistics_section(const PanelData& d) {
         std::snprintf(overlay, sizeof overlay, "paths in flight (peak %.0f)", max_of(flight));
         ImGui::PlotLines("##fl", flight.data(), kPoints, 0, overlay, 0.0f, FLT_MAX, plot_size(45));
     }
+    if (!st->devices.empty()) {  // --devices: each GPU's share of the frame's paths (work is stolen, so they differ)
+        ImGui::Text("GPUs: %s", st->work_sharing.c_str());
+        if (ImGui::BeginTable("gpus", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
+            ImGui::TableSetupColumn("GPU");
+            ImGui::TableSetupColumn("share of the paths");
+            ImGui::TableSetupColumn("GPU ms");
+            ImGui::TableHeadersRow();
+            uint64_t total = 0;
+            for (const auto& d : st->devices) total += d.samples;
+            for (const auto& d : st->devices) {
+                float share = total ? static_cast<float>(static_cast<double>(d.samples) / total) : 0.0f;
+                ImGui::TableNextRow();
+                ImGui::TableNextColumn();
+                ImGui::Text("%d: %s", d.index, d.device.c_str());
+                ImGui::TableNextColumn();
+                char label[48];
+                std::snprintf(label, sizeof label, "%.1f%% (%llu chunks)", 100.0f * share, static_cast<unsigned long long>(d.chunks));
+                ImGui::ProgressBar(share, ImVec2(-1, 0), label);
+                ImGui::TableNextColumn();
+                ImGui::Text("%.2f", d.gpu_ms);
+            }
+            ImGui::EndTable();
+        }
+    }
     if (!st->rays_per_sm.empty()) {
         std::vector<float> sm(st->rays_per_sm.begin(), st->rays_per_sm.end());
         float mx = max_of(sm), mn = *std::min_element(sm.begin(), sm.end());

@@ -24,7 +24,7 @@ namespace {
 
 using namespace cuda;
 
-class CudaBackend final : public Backend {
+class CudaBackend final : public CudaWorker {
 public:
     CudaBackend(const GpuDevice& dev, const SchedulerOptions& opt) : dev_(dev), opt_(opt) {
         check(cudaSetDevice(dev.index), "cudaSetDevice");
@@ -51,6 +51,8 @@ public:
 
     std::string name() const override { return "cuda"; }
     std::string device() const override { return dev_.name; }
+    const GpuDevice& gpu() const override { return dev_; }
+    void share_next_frame(const SharedFrame& shared) override { shared_ = shared; }
     std::vector<SchedulerMode> modes() const override { return all_modes(); }
 
     void set_scene(const Scene& scene) override {
@@ -238,6 +240,10 @@ public:
         f.stop_device = stop_flag_.device();
         f.stop_host = stop_flag_.host();
         f.scene_id = scene_id_;
+        f.shared = shared_;
+        shared_ = SharedFrame{};
+        if (f.shared.next_chunk && rs.mode.value_or(SchedulerMode::kPersistent) != SchedulerMode::kPersistent)
+            throw Error("internal: a shared frame outside persistent mode");
         // Aim the timeline at timeline_points from the time per path the last frame took, scaled to this
         // frame's paths (a viewer's frames change size). Warps look at the clock only every few
         // iterations, so short frames (mostly a tail of few busy warps) land nearer a third of the aim.
@@ -547,6 +553,7 @@ private:
 
     GpuDevice dev_;
     SchedulerOptions opt_;
+    SharedFrame shared_{};  // the next frame's share of a frame other grids render too
     cudaStream_t stream_ = nullptr, display_stream_ = nullptr;
     cudaEvent_t start_ = nullptr, done_ = nullptr, read_back_ = nullptr;
     const Scene* scene_ = nullptr;
@@ -605,6 +612,10 @@ private:
 std::vector<int> persistent_builds() { return {std::begin(kPersistentBlocksPerSm), std::end(kPersistentBlocksPerSm)}; }
 
 std::unique_ptr<Backend> make_cuda_backend(const GpuDevice& device, const SchedulerOptions& options) {
+    return std::make_unique<CudaBackend>(device, options);
+}
+
+std::unique_ptr<CudaWorker> make_cuda_worker(const GpuDevice& device, const SchedulerOptions& options) {
     return std::make_unique<CudaBackend>(device, options);
 }
 

@@ -63,6 +63,13 @@ public:
         total_ = total;
         *control_host_.host() = FrameControl{};
         control_host_.host()->end_sample = total;
+        SharedFrame shared = f.shared;
+        if (shared.next_chunk) {  // local numbers run to the most chunks this grid could take
+            control_host_.host()->end_sample = static_cast<unsigned long long>(shared.chunks) * shared.chunk_paths;
+            if (chunk_map_.size() < shared.chunks) chunk_map_.allocate(shared.chunks);
+            check(cudaMemsetAsync(chunk_map_.get(), 0, shared.chunks * sizeof(uint32_t), f.stream), "chunk map");
+            shared.chunk_map = chunk_map_.get();
+        }
         check(cudaMemcpyAsync(control_.get(), control_host_.host(), sizeof(FrameControl), cudaMemcpyHostToDevice, f.stream),
               "frame control");
         // A frame that changes class (latency- or throughput-bound) changes the candidates, which
@@ -72,6 +79,7 @@ public:
         PersistentParams p = persistent_params(f, opt_, paths_, shadows_, control_.get(), live_.device(), blocks,
                                                policy_.queue_shadows, policy_.sort_stragglers);
         p.host_stop = opt_.poll_stop ? f.stop_device : nullptr;
+        p.shared = shared;
         live_.host()->running = 1;
         check(launch_persistent(p, blocks, policy_.blocks_per_sm, f.stream), "persistent kernel launch");
     }
@@ -197,6 +205,7 @@ private:
     QueueStorage<PathRecord> paths_;
     QueueStorage<ShadowRecord> shadows_;
     DeviceArray<FrameControl> control_;
+    DeviceArray<uint32_t> chunk_map_;  // shared frames: this grid's local chunks -> the frame's
     PinnedHost<FrameControl> control_host_;
     PinnedHost<std::array<QueueCounters, 2>> after_;  // queue counters after the frame (async copy)
     std::array<QueueCounters, 2> before_{};           // ... and before it (the last frame's after)

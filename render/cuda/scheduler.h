@@ -39,6 +39,9 @@ struct GpuFrame {
     uint32_t job_flags = 0;
     float* snapshot = nullptr;
     AdaptiveDevice* adaptive = nullptr;  // an adaptive round's state (kJobAdaptive)
+    // Persistent mode: the frame's paths are shared with other grids (multi_gpu_backend.cpp); the
+    // scheduler supplies chunk_map.
+    SharedFrame shared{};
     // A preview (RenderSettings::preview): `record` is the smaller image rendered, the pack shows its
     // pixels as block x block squares of the image_width x image_height snapshot.
     uint32_t block = 1;
