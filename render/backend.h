@@ -147,9 +147,11 @@ FrameRecord make_frame_record(const CameraSpec& camera, int width, int height, c
 struct BackendOptions {
     std::string kind = "auto";      // auto | cpu | cuda
     std::vector<std::string> set;   // scheduler settings, `--set key=value` (render/scheduler_options.h)
-    // CUDA devices, `--devices`: "" (the first), "all", or indices "0,1,..." (an index twice: two
+    // CUDA devices, `--devices`: "" (the first, or an MPI rank's own: device_slot), "all", or indices "0,1,..." (an index twice: two
     // workers on that GPU). More than one: one image on all of them (render/cuda/multi_gpu_backend.cpp).
     std::string devices;
+    unsigned cpu_threads = 0;       // the CPU backend's threads; 0: all cores
+    unsigned device_slot = 0;       // without `devices`: the device at this place, modulo the devices found (MPI ranks on a host take one each)
 };
 
 // The devices `spec` (BackendOptions::devices) names among `available`; an Error names the flag and
@@ -179,6 +181,10 @@ struct RenderOutput {
 
 // The statistics' description of a render (backend, mode, size, scene), before any counts.
 RenderStats describe_render(const Backend& backend, const Scene& scene, const RenderSettings& settings);
+// Samples [first_sample, first_sample + samples) of every pixel in passes of about a million paths, each
+// counted in progress (may be null) as it ends.
+void accumulate_passes(Backend& backend, const RenderSettings& settings, uint32_t first_sample, uint32_t samples,
+                       RenderStats& stats, Progress* progress);
 // The whole render: reset, passes of samples with progress, resolve. progress may be null.
 RenderOutput render_image(Backend& backend, const Scene& scene, const RenderSettings& settings, Progress* progress);
 // The same from another camera, leaving `progress` open (a sequence counts all its frames in one).

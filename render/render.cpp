@@ -84,7 +84,7 @@ std::unique_ptr<Backend> make_backend(const BackendOptions& options, std::string
             throw Error("--set " + options.set.front() + ": the CPU backend has no scheduler settings (" + reason +
                         "; use --backend cuda on a machine with a CUDA device)");
         if (why) *why = "CPU backend (" + reason + ")";
-        return make_cpu_backend();
+        return make_cpu_backend(options.cpu_threads);
     };
     if (kind == "cpu") {
         if (!options.devices.empty()) throw Error("--devices " + options.devices + ": the CPU backend has no CUDA devices (use --backend cuda)");
@@ -95,7 +95,9 @@ std::unique_ptr<Backend> make_backend(const BackendOptions& options, std::string
     if (!options.devices.empty() && devices.empty()) throw Error("--devices " + options.devices + ": " + reason);
 #if defined(PKRT_HAVE_CUDA)
     if (!devices.empty()) {
-        std::vector<GpuDevice> picked = pick_devices(options.devices, devices);
+        // Without --devices, each MPI rank on a host takes a device of its own (device_slot).
+        std::vector<GpuDevice> picked = options.devices.empty() ? std::vector<GpuDevice>{devices[options.device_slot % devices.size()]}
+                                                                : pick_devices(options.devices, devices);
         if (picked.size() > 1) {
             if (why) *why = "CUDA backend on " + std::to_string(picked.size()) + " GPUs";
             return make_multi_gpu_backend(picked, scheduler);
@@ -122,6 +124,21 @@ void check_mode(const Backend& backend, SchedulerMode mode, const std::string& f
     std::string list;
     for (auto m : modes) list += (list.empty() ? "" : ", ") + std::string(mode_name(m));
     throw Error(flag + " " + mode_name(mode) + ": must be one of " + list);
+}
+
+void accumulate_passes(Backend& backend, const RenderSettings& rs, uint32_t first_sample, uint32_t samples, RenderStats& st,
+                       Progress* progress) {
+    // Passes of about a million paths (at least one sample each; more where several GPUs share them)
+    // keep progress updates frequent without making passes so short that their overhead shows.
+    uint64_t pixels = static_cast<uint64_t>(rs.width) * rs.height;
+    uint32_t per_pass = static_cast<uint32_t>(
+        std::clamp<uint64_t>(backend.paths_per_pass() / std::max<uint64_t>(1, pixels), 1, std::max<uint32_t>(samples, 1)));
+    for (uint32_t s = 0; s < samples;) {
+        uint32_t n = std::min<uint32_t>(per_pass, samples - s);
+        backend.accumulate(rs, first_sample + s, n, st);
+        s += n;
+        if (progress) progress->add(pixels * n);
+    }
 }
 
 RenderOutput render_image(Backend& backend, const Scene& scene, const RenderSettings& rs, Progress* progress) {
@@ -153,19 +170,9 @@ RenderOutput render_view(Backend& backend, const Scene& scene, const CameraSpec&
     backend.set_scene(scene);
     backend.set_camera(camera);
     backend.reset(rs.width, rs.height);
-    // Passes of about a million paths (at least one sample each; more where several GPUs share them)
-    // keep progress updates frequent without making passes so short that their overhead shows.
-    uint64_t pixels = static_cast<uint64_t>(rs.width) * rs.height;
-    uint32_t per_pass = static_cast<uint32_t>(
-        std::clamp<uint64_t>(backend.paths_per_pass() / std::max<uint64_t>(1, pixels), 1, static_cast<uint64_t>(std::max(rs.spp, 1))));
     auto t0 = std::chrono::steady_clock::now();
     if (rs.adaptive) backend.accumulate_adaptive(rs, *rs.adaptive, st.adaptive, st, progress);
-    for (uint32_t s = 0; s < static_cast<uint32_t>(rs.spp) && !rs.adaptive;) {
-        uint32_t n = std::min<uint32_t>(per_pass, static_cast<uint32_t>(rs.spp) - s);
-        backend.accumulate(rs, s, n, st);
-        s += n;
-        if (progress) progress->add(pixels * n);
-    }
+    else accumulate_passes(backend, rs, 0, static_cast<uint32_t>(rs.spp), st, progress);
     st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (rs.adaptive) st.adaptive.describe_counts(backend.sample_counts());
     if (resolve) out.image = backend.resolve();
