@@ -3,7 +3,8 @@
 #   ./pkrt.sh demo    install what is missing, build, render the Cornell box to pkrt.png
 #   ./pkrt.sh test    install what is missing, build, run the whole test suite and the fuzz targets
 #   ./pkrt.sh build   build only
-# CUDA is optional: the GPU backend is built when nvcc is found (PATH or /usr/local/cuda).
+# CUDA is optional: the GPU backend is built when nvcc is found (PATH or /usr/local/cuda). MPI (Open MPI)
+# is installed and built in: `mpirun -n K build/pkrt render ...` renders across K ranks.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -11,6 +12,7 @@ PACKAGES=(cmake ninja-build g++ pkg-config libglm-dev libtinyobjloader-dev libst
           libpng-dev libjpeg62-turbo-dev libdeflate-dev
           nlohmann-json3-dev libgtest-dev libopenexr-dev libtinygltf-dev
           libglfw3-dev libimgui-dev libgl-dev libgl1-mesa-dri xvfb   # pkrt-viewer: window, UI, GL; its tests run on Xvfb
+          libopenmpi-dev openmpi-bin                                  # mpirun -n K pkrt render (samples split across ranks); its tests run mpirun
           clang libclang-rt-14-dev)                                   # fuzz targets (tests/fuzz/): libFuzzer, ASan, UBSan
 
 install_deps() {
@@ -34,7 +36,7 @@ build() {
 # The fuzz targets, everything built by clang with ASan and UBSan (tests/fuzz/README.md).
 build_fuzz() {
     CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPKRT_FUZZ=ON \
-        -DPKRT_ENABLE_CUDA=OFF -DPKRT_BUILD_VIEWER=OFF -DBUILD_TESTING=OFF
+        -DPKRT_ENABLE_CUDA=OFF -DPKRT_ENABLE_MPI=OFF -DPKRT_BUILD_VIEWER=OFF -DBUILD_TESTING=OFF
     cmake --build build-fuzz -j "$(nproc)"
 }
 

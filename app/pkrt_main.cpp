@@ -18,12 +18,14 @@
 #include "app/limit_options.h"
 #include "render/backend.h"
 #include "render/devices.h"
+#include "render/distributed.h"
 #include "render/error.h"
 #include "render/image.h"
 #include "render/input_file.h"
 #include "render/loaders.h"
 #include "render/output_files.h"
 #include "render/progress.h"
+#include "render/sample_chunks.h"
 #include "render/scene.h"
 #include "render/stats.h"
 
@@ -74,17 +76,38 @@ std::string format_number(float v) {
     return buf;
 }
 
-int run_render(const RenderArgs& a) {
-    std::string scene_path = a.scene.empty() ? kDefaultScene : a.scene;
-    // Validate everything cheap before loading anything.
+// A render checked and loaded: what every rank of an MPI job does on its own before they render together.
+struct PreparedRender {
+    std::unique_ptr<pkrt::Backend> backend;
+    std::string why;  // which backend and why
+    pkrt::Scene scene;
+    pkrt::RenderSettings rs;
+    std::optional<pkrt::CameraPath> camera_path;  // a sequence's cameras
+    std::vector<pkrt::OutputFile> outputs;        // rank 0's alone: the others write nothing
+    std::vector<pkrt::SceneInput> inputs;
+    pkrt::Image reference;
+};
+
+PreparedRender prepare_render(const RenderArgs& a, pkrt::Ranks& ranks) {
+    PreparedRender p;
+    const std::string scene_path = a.scene.empty() ? kDefaultScene : a.scene;
+    // Rank 0 checks and writes the outputs and prints; the other ranks only render.
+    const bool lead = ranks.lead();
     const bool sequence = a.frames > 0 || !a.camera_path.empty();
+    if (ranks.size() > 1) {
+        const char* alone = a.target_error_set ? "--target-error" : a.frames > 0 ? "--frames" : sequence ? "--camera-path" : nullptr;
+        if (alone) throw pkrt::Error(std::string(alone) + ": not supported across MPI ranks (" + std::to_string(ranks.size()) + " ranks)");
+    }
+    // Validate everything cheap before loading anything.
     if (sequence) pkrt::check_sequence_flags(a.frames, a.camera_path, a.output, a.hdr);
     // A sequence's outputs are checked as its first frame's names.
     std::string output = sequence ? pkrt::frame_path(a.output, 0) : a.output;
     std::string hdr = sequence && !a.hdr.empty() ? pkrt::frame_path(a.hdr, 0) : a.hdr;
-    pkrt::check_output_path(output, {".png"}, "-o");
-    if (!hdr.empty()) pkrt::check_output_path(hdr, {".exr", ".pfm"}, "--hdr");
-    if (!a.stats.empty()) pkrt::check_output_path(a.stats, {".json"}, "--stats");
+    if (lead) {
+        pkrt::check_output_path(output, {".png"}, "-o");
+        if (!hdr.empty()) pkrt::check_output_path(hdr, {".exr", ".pfm"}, "--hdr");
+        if (!a.stats.empty()) pkrt::check_output_path(a.stats, {".json"}, "--stats");
+    }
     if (a.spp_set && (a.spp < 1 || a.spp > kMaxSpp))
         throw pkrt::Error("--spp " + std::to_string(a.spp) + ": must be between 1 and " + std::to_string(kMaxSpp));
     if (a.max_depth_set && (a.max_depth < 0 || a.max_depth > kMaxDepth))
@@ -105,7 +128,7 @@ int run_render(const RenderArgs& a) {
         if (flag) throw pkrt::Error(std::string(flag) + ": only with --target-error (adaptive sampling)");
     }
     if (!a.reference.empty() && sequence) throw pkrt::Error("--reference: not with --frames (it measures one image)");
-    if (!a.reference.empty()) pkrt::check_reference_path(a.reference);
+    if (!a.reference.empty() && lead) pkrt::check_reference_path(a.reference);
     int w = 0, h = 0;
     if (!a.res.empty()) pkrt::parse_resolution(a.res, &w, &h, 1, kMaxResolution);
     if (w) pkrt::check_pixel_budget(a.limits, "--res " + a.res, w, h);
@@ -113,43 +136,51 @@ int run_render(const RenderArgs& a) {
     std::optional<pkrt::SchedulerMode> mode;
     if (!a.mode.empty()) mode = pkrt::parse_mode(a.mode);
     const pkrt::BvhChoice bvh = pkrt::resolve_bvh_flags(a.bvh);
-    std::string why;
-    std::unique_ptr<pkrt::Backend> backend = pkrt::make_backend({a.backend, a.set, a.devices}, &why);
+    std::string cpu_note;
+    p.backend = pkrt::make_backend({.kind = a.backend, .set = a.set, .devices = a.devices, .cpu_threads = ranks.cpu_threads(&cpu_note),
+                                    .device_slot = ranks.device_slot()},
+                                   &p.why);
+    pkrt::Backend* backend = p.backend.get();
     if (mode) pkrt::check_mode(*backend, *mode);
 
-    pkrt::Scene scene = pkrt::load_scene(scene_path, a.limits);
+    p.scene = pkrt::load_scene(scene_path, a.limits);
+    pkrt::Scene& scene = p.scene;
     if (!w) pkrt::check_pixel_budget(a.limits, scene_path + ": render.resolution", scene.defaults.width, scene.defaults.height);
     if (!a.camera.empty()) pkrt::select_camera(scene, a.camera);  // before the warnings: a failure is one line
     if (!a.env.empty()) pkrt::set_environment_map(scene, a.env, 1.0f, 0.0f);
-    if (scene.load_stats.invalid_environment_texels)
-        std::fprintf(stderr, "pkrt: warning: %s: set %zu texels with a NaN, infinite or negative component to 0\n",
-                     scene.env_map.path.c_str(), scene.load_stats.invalid_environment_texels);
-    for (const auto& warning : scene.load_stats.warnings) std::fprintf(stderr, "pkrt: warning: %s\n", warning.c_str());
-    if (scene.load_stats.nonfinite_triangles)
-        std::fprintf(stderr, "pkrt: warning: %s: dropped %zu triangles with NaN or infinite vertices\n",
-                     scene_path.c_str(), scene.load_stats.nonfinite_triangles);
-    if (scene.load_stats.degenerate_triangles)
-        std::fprintf(stderr, "pkrt: warning: %s: dropped %zu degenerate (zero-area) triangles\n", scene_path.c_str(),
-                     scene.load_stats.degenerate_triangles);
+    if (lead) {  // the other ranks load the same scene: their warnings are rank 0's
+        if (scene.load_stats.invalid_environment_texels)
+            std::fprintf(stderr, "pkrt: warning: %s: set %zu texels with a NaN, infinite or negative component to 0\n",
+                         scene.env_map.path.c_str(), scene.load_stats.invalid_environment_texels);
+        for (const auto& warning : scene.load_stats.warnings) std::fprintf(stderr, "pkrt: warning: %s\n", warning.c_str());
+        if (scene.load_stats.nonfinite_triangles)
+            std::fprintf(stderr, "pkrt: warning: %s: dropped %zu triangles with NaN or infinite vertices\n",
+                         scene_path.c_str(), scene.load_stats.nonfinite_triangles);
+        if (scene.load_stats.degenerate_triangles)
+            std::fprintf(stderr, "pkrt: warning: %s: dropped %zu degenerate (zero-area) triangles\n", scene_path.c_str(),
+                         scene.load_stats.degenerate_triangles);
+    }
     if (a.aperture_set) scene.camera.aperture_radius = a.aperture;
     if (a.focus_distance_set) scene.camera.focus_distance = a.focus_distance;
-    std::optional<pkrt::CameraPath> camera_path;  // orbits start from the scene's camera
-    if (sequence) camera_path = pkrt::parse_camera_path(a.camera_path, scene.camera);
-    // Before the render, so that an output naming an input (or another output) fails in a second.
-    std::vector<pkrt::OutputFile> outputs = {{"-o", output, {}}};
-    if (!hdr.empty()) outputs.push_back({"--hdr", hdr, {}});
-    if (!a.stats.empty()) outputs.push_back({"--stats", a.stats, {}});
-    if (!a.spp_map.empty()) outputs.push_back({"--spp-map", a.spp_map, {}});
-    // The reference is an input like the scene's files: no output may overwrite it.
-    std::vector<pkrt::SceneInput> inputs = scene.inputs;
-    if (!a.reference.empty()) inputs.push_back({a.reference, pkrt::check_input_file(a.reference)});
-    pkrt::check_outputs(outputs, inputs);
-    pkrt::Image reference;  // read before the render, so a wrong one fails at once
-    if (!a.reference.empty())
-        reference = pkrt::read_reference_exr(a.reference, w ? w : scene.defaults.width, h ? h : scene.defaults.height);
+    if (sequence) p.camera_path = pkrt::parse_camera_path(a.camera_path, scene.camera);  // orbits start from the scene's camera
+    if (lead) {
+        // Before the render, so that an output naming an input (or another output) fails in a second.
+        std::vector<pkrt::OutputFile>& outputs = p.outputs;
+        outputs = {{"-o", output, {}}};
+        if (!hdr.empty()) outputs.push_back({"--hdr", hdr, {}});
+        if (!a.stats.empty()) outputs.push_back({"--stats", a.stats, {}});
+        if (!a.spp_map.empty()) outputs.push_back({"--spp-map", a.spp_map, {}});
+        // The reference is an input like the scene's files: no output may overwrite it.
+        p.inputs = scene.inputs;
+        if (!a.reference.empty()) p.inputs.push_back({a.reference, pkrt::check_input_file(a.reference)});
+        pkrt::check_outputs(outputs, p.inputs);
+        // Read before the render, so a wrong one fails at once.
+        if (!a.reference.empty())
+            p.reference = pkrt::read_reference_exr(a.reference, w ? w : scene.defaults.width, h ? h : scene.defaults.height);
+    }
     pkrt::prepare_scene(scene, bvh.layout, bvh.splits, bvh.sbvh);
 
-    pkrt::RenderSettings rs;
+    pkrt::RenderSettings& rs = p.rs;
     rs.width = w ? w : scene.defaults.width;
     rs.height = h ? h : scene.defaults.height;
     rs.spp = a.spp_set ? a.spp : scene.defaults.spp;
@@ -160,8 +191,8 @@ int run_render(const RenderArgs& a) {
         rs.adaptive = a.adaptive;
         rs.spp = static_cast<int>(a.adaptive.rule().max_spp);  // the most any pixel gets
     }
-    if (!a.quiet) {
-        std::fprintf(stderr, "pkrt: %s\n", why.c_str());
+    if (!a.quiet && lead) {
+        std::fprintf(stderr, "pkrt: %s\n", p.why.c_str());
         uint64_t texels = scene.env_map.texels.size();
         for (const auto& t : scene.textures) texels += static_cast<uint64_t>(t.width) * t.height;
         // The estimate charges an environment texel at its weight (load_limits.h).
@@ -174,20 +205,50 @@ int run_render(const RenderArgs& a) {
         if (bvh.splits > 0.0f || bvh.sbvh)
             std::fprintf(stderr, "pkrt: %s: %zu references for %zu triangles, SAH cost %.2f\n",
                          bvh.sbvh ? "spatial splits" : "triangle splitting", scene.tris.size(), scene.source_triangles, scene.bvh_sah_cost);
+        if (ranks.size() > 1)
+            std::fprintf(stderr, "pkrt: rendering across %d MPI ranks on %d host%s, in chunks of %u spp handed out by rank 0\n",
+                         ranks.size(), ranks.hosts(), ranks.hosts() == 1 ? "" : "s",
+                         pkrt::chunk_samples(static_cast<uint32_t>(rs.spp), static_cast<uint64_t>(rs.width) * rs.height, ranks.size(),
+                                             p.backend->paths_per_pass()));
+        if (!cpu_note.empty() && p.backend->name() == "cpu") std::fprintf(stderr, "pkrt: warning: %s\n", cpu_note.c_str());
     }
+    return p;
+}
 
-    if (sequence) {
+int run_render(const RenderArgs& a, pkrt::Ranks& ranks) {
+    PreparedRender p;
+    try {
+        p = prepare_render(a, ranks);
+    } catch (...) {
+        ranks.all_ok(1);  // so that the other ranks end too; main() reports this one's error
+        throw;
+    }
+    if (!ranks.all_ok(0)) return 0;  // another rank failed: main()'s Ranks::finish ends this one with its status
+    if (ranks.size() > 1) {
+        std::string differ = pkrt::render_differences(ranks, p.scene, p.rs);
+        if (!differ.empty()) {
+            if (ranks.lead()) throw pkrt::Error(differ);
+            return 0;
+        }
+    }
+    const pkrt::Scene& scene = p.scene;
+    const pkrt::RenderSettings& rs = p.rs;
+    pkrt::Backend* backend = p.backend.get();
+    std::vector<pkrt::OutputFile>& outputs = p.outputs;
+    if (p.camera_path) {
         pkrt::SequenceOutputs seq{a.output, a.hdr, a.stats, a.exposure, scene.inputs};
-        return pkrt::run_sequence(*backend, scene, rs, *camera_path, a.frames, seq, a.quiet);
+        return pkrt::run_sequence(*backend, scene, rs, *p.camera_path, a.frames, seq, a.quiet);
     }
     const uint64_t pixels = static_cast<uint64_t>(rs.width) * rs.height;
     pkrt::Progress progress(rs.adaptive ? "converged" : "rendering", rs.adaptive ? pixels : pixels * rs.spp,
-                            rs.adaptive ? "pixels" : "samples", a.quiet ? nullptr : stderr);
-    pkrt::RenderOutput out = pkrt::render_image(*backend, scene, rs, &progress);
+                            rs.adaptive ? "pixels" : "samples", a.quiet || !ranks.lead() ? nullptr : stderr);
+    pkrt::RenderOutput out = ranks.size() > 1 ? pkrt::render_across_ranks(ranks, *backend, scene, rs, &progress)
+                                              : pkrt::render_image(*backend, scene, rs, &progress);
+    if (!ranks.lead()) return 0;
 
     if (!a.reference.empty()) {
         out.stats.reference = a.reference;
-        out.stats.rel_mse = pkrt::relative_mse(out.image, reference);
+        out.stats.rel_mse = pkrt::relative_mse(out.image, p.reference);
     }
     // All or nothing: a failed EXR leaves no PNG either.
     outputs[0].bytes = pkrt::encode_png(out.image, a.exposure);
@@ -198,7 +259,7 @@ int run_render(const RenderArgs& a) {
             o.bytes = pkrt::spp_map_png(rs.width, rs.height, backend->sample_counts(), static_cast<int>(a.adaptive.rule().min_spp),
                                         static_cast<int>(a.adaptive.rule().max_spp));
     }
-    pkrt::write_outputs(outputs, inputs);
+    pkrt::write_outputs(outputs, p.inputs);
 
     const pkrt::RenderStats& st = out.stats;
     if (!a.quiet) {
@@ -225,13 +286,20 @@ int run_render(const RenderArgs& a) {
             std::fprintf(stderr, "pkrt: GPU %d (%s): %.1f%% of the paths, %llu chunks, %.1f ms of GPU time (%s)\n", d.index,
                          d.device.c_str(), st.paths_completed ? 100.0 * d.samples / st.paths_completed : 0.0,
                          static_cast<unsigned long long>(d.chunks), d.gpu_ms, st.work_sharing.c_str());
-        if (st.frames && !st.frame_gpu_ms.empty()) {
+        if (st.frames && !st.frame_gpu_ms.empty() && st.ranks.empty()) {  // across ranks the rays are all ranks', the GPU time rank 0's
             double gpu_ms = 0;
             for (double m : st.frame_gpu_ms) gpu_ms += m;
             std::fprintf(stderr, "pkrt: %s mode: %llu frames, %.3f ms GPU time (%.3f ms/frame), %.1f launches/frame, %s rays/s on the GPU\n",
                          st.mode.c_str(), static_cast<unsigned long long>(st.frames), gpu_ms, gpu_ms / st.frames,
                          static_cast<double>(st.kernel_launches) / st.frames,
                          pkrt::Progress::format_rate(gpu_ms > 0 ? st.total_rays() / (gpu_ms * 1e-3) : 0).c_str());
+        }
+        if (!st.ranks.empty()) {
+            std::string shares;
+            for (const auto& r : st.ranks)
+                shares += (shares.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r.rank) + " (" + r.host + ", " + r.device +
+                          ") " + std::to_string(r.chunks) + (r.chunks == 1 ? " chunk, " : " chunks, ") + std::to_string(r.samples) + " samples";
+            std::fprintf(stderr, "pkrt: %zu MPI ranks, chunks of %u spp: %s\n", st.ranks.size(), st.chunk_spp, shares.c_str());
         }
         if (st.nonfinite_samples)
             std::fprintf(stderr, "pkrt: warning: %llu samples were NaN or infinite and were dropped\n",
@@ -262,13 +330,17 @@ int run_info() {
         }
     }
     std::printf("default backend: %s\n", devices.empty() ? "cpu" : "cuda");
+    std::printf("MPI: %s\n", pkrt::mpi_description().c_str());
     return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    pkrt::install_output_signal_handlers();
+// The command line, run; a failure's message goes to `error` (main() prints it, once for the whole
+// job under mpirun) and its exit status is returned.
+int run_command(int argc, char** argv, pkrt::Ranks& ranks, std::string& error) {
+    if (!ranks.error().empty()) {
+        error = ranks.error();
+        return 1;
+    }
     CLI::App app{"pkrt: a path tracer with a persistent-kernel GPU scheduler"};
     app.require_subcommand(1);
     app.set_version_flag("--version", PKRT_VERSION);
@@ -336,19 +408,19 @@ int main(int argc, char** argv) {
         return false;
     };
     if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) {
-        std::fprintf(stderr, "pkrt: error: unknown command '%s' (expected render, info, bench or help-settings; see pkrt --help)\n", argv[1]);
+        error = std::string("unknown command '") + argv[1] + "' (expected render, info, bench or help-settings; see pkrt --help)";
         return 2;
     }
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
-        return app.exit(e);
+        return ranks.lead() ? app.exit(e) : 0;
     } catch (const CLI::CallForAllHelp& e) {
-        return app.exit(e);
+        return ranks.lead() ? app.exit(e) : 0;
     } catch (const CLI::CallForVersion& e) {
-        return app.exit(e);
+        return ranks.lead() ? app.exit(e) : 0;
     } catch (const CLI::ParseError& e) {
-        std::fprintf(stderr, "pkrt: error: %s (see pkrt --help)\n", e.what());
+        error = std::string(e.what()) + " (see pkrt --help)";
         return 2;
     }
     try {
@@ -361,23 +433,40 @@ int main(int argc, char** argv) {
             ra.min_spp_set = min_spp_opt->count() > 0;
             ra.max_spp_set = max_spp_opt->count() > 0;
             ra.time_limit_set = time_limit_opt->count() > 0;
-            return run_render(ra);
+            return run_render(ra, ranks);
         }
-        if (info->parsed()) return run_info();
-        if (help_settings->parsed()) {
+        if (!ranks.lead()) {
+            // Only `render` is split across ranks; rank 0 runs the others alone.
+        } else if (info->parsed()) {
+            return run_info();
+        } else if (help_settings->parsed()) {
             std::printf("pkrt render|bench --set KEY=VALUE (CUDA backend; repeatable):\n%s", pkrt::settings_help().c_str());
             return 0;
         }
-        if (bench->parsed()) return pkrt::run_bench(ba);
+        if (bench->parsed()) {
+            if (ranks.size() > 1) throw pkrt::Error("bench: not supported across MPI ranks (" + std::to_string(ranks.size()) + " ranks)");
+            return pkrt::run_bench(ba);
+        }
     } catch (const pkrt::Error& e) {
-        std::fprintf(stderr, "pkrt: error: %s\n", e.what());
+        error = e.what();
         return 1;
     } catch (const std::bad_alloc&) {
-        std::fprintf(stderr, "pkrt: error: out of memory\n");
+        error = "out of memory";
         return 1;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "pkrt: error: %s\n", e.what());
+        error = e.what();
         return 1;
     }
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    // First, so that MPI (started only under an MPI launcher) takes its own arguments out of argv.
+    pkrt::Ranks ranks(&argc, &argv);
+    pkrt::install_output_signal_handlers();
+    std::string error;
+    int code = run_command(argc, argv, ranks, error);
+    return ranks.finish(code, error);
 }

@@ -82,6 +82,13 @@ nlohmann::json to_json(const RenderStats& s) {
     j["rays_per_second"] = s.seconds > 0 ? static_cast<double>(s.total_rays()) / s.seconds : 0.0;
     j["nonfinite_samples"] = s.nonfinite_samples;
     j["scene"] = {{"triangles", s.triangles}, {"bvh_build_seconds", s.bvh_build_seconds}};
+    if (!s.ranks.empty()) {
+        nlohmann::json per_rank = nlohmann::json::array();
+        for (const auto& r : s.ranks)
+            per_rank.push_back({{"rank", r.rank}, {"host", r.host}, {"device", r.device}, {"chunks", r.chunks},
+                                {"samples", r.samples}, {"busy_seconds", r.busy_seconds}});
+        j["mpi"] = {{"ranks", s.ranks.size()}, {"chunk_spp", s.chunk_spp}, {"per_rank", per_rank}};
+    }
     if (!s.reference.empty()) j["reference"] = {{"path", s.reference}, {"rel_mse", s.rel_mse}};
     if (s.adaptive.enabled) {
         const AdaptiveReport& a = s.adaptive;

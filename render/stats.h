@@ -67,6 +67,18 @@ struct RenderStats {
     std::vector<DeviceShare> devices;
     std::string work_sharing;
 
+    // A render across MPI ranks (render/distributed.h): what each rank rendered, rank by rank; empty
+    // otherwise. The counters above are then the sums over all ranks, and the scheduler statistics (frames
+    // and below) rank 0's own.
+    struct RankShare {
+        int rank = 0;
+        std::string host, device;
+        uint64_t chunks = 0, samples = 0;  // samples: paths, pixels x the chunks' spp
+        double busy_seconds = 0.0;         // in accumulate
+    };
+    std::vector<RankShare> ranks;
+    uint32_t chunk_spp = 0;  // samples per pixel in a chunk (the last may hold fewer)
+
     AdaptiveReport adaptive;  // adaptive sampling's rounds and outcome, where it ran
     std::string reference;    // `pkrt render --reference`: the image's relMSE against it
     double rel_mse = -1.0;
