@@ -34,7 +34,9 @@ void ModeComparison::start(const std::string& backend_kind, const std::vector<Sc
         for (const auto& m : runs) {
             Run r;
             r.mode = m;
-            r.backend = make_backend(BackendOptions{backend_kind, {}}, nullptr);
+            BackendOptions bo;
+            bo.kind = backend_kind;
+            r.backend = make_backend(bo, nullptr);
             RenderSettings named;
             named.mode = m;
             r.name = r.backend->mode_label(named);

@@ -68,7 +68,11 @@ ViewerApp::ViewerApp(const ViewerOptions& options) : options_(options), bvh_(res
     std::optional<SchedulerMode> mode;
     if (!options_.mode.empty()) mode = parse_mode(options_.mode);
     std::string why;
-    backend_ = make_backend(BackendOptions{options_.backend, options_.set, options_.devices}, &why);
+    BackendOptions bo;
+    bo.kind = options_.backend;
+    bo.set = options_.set;
+    bo.devices = options_.devices;
+    backend_ = make_backend(bo, &why);
     std::fprintf(stderr, "pkrt-viewer: %s\n", why.c_str());
     if (mode) check_mode(*backend_, *mode, "--mode");
     backends_ = {"cpu"};
@@ -476,7 +480,11 @@ void ViewerApp::update_spp_map() {
 void ViewerApp::switch_backend(const std::string& kind) {
     try {
         std::string why;
-        auto b = make_backend(BackendOptions{kind, options_.set, kind == "cpu" ? std::string() : options_.devices}, &why);
+        BackendOptions bo;
+        bo.kind = kind;
+        bo.set = options_.set;
+        if (kind != "cpu") bo.devices = options_.devices;
+        auto b = make_backend(bo, &why);
         compare_.cancel();
         progressive_.set_backend(b.get());
         backend_ = std::move(b);  // the old one goes only once nothing points at it

@@ -19,6 +19,7 @@
 
 #include "cuda_backend.h"
 #include "device_memory.h"
+#include "render/sample_chunks.h"
 
 namespace pkrt {
 
@@ -117,6 +118,7 @@ public:
         pending_.reset();
         RenderStats frame;
         std::vector<RenderStats> per(workers_.size());
+        std::vector<uint64_t> sample_chunks;
         if (p.shared) {
             for (size_t i = 0; i < workers_.size(); ++i) {
                 on(workers_[i]->gpu().index);
@@ -128,7 +130,7 @@ public:
             chunk_base_ = counter;  // the next frame's chunks start where this one's claims ended
             frame.work_sharing = "paths in chunks from a device counter";
         } else {
-            host_chunks(p, per);
+            sample_chunks = host_chunks(p, per);
             frame.work_sharing = "samples in chunks from the host";
         }
         double slowest_ms = 0.0;
@@ -146,7 +148,7 @@ public:
             d.index = workers_[i]->gpu().index;
             d.samples = s.paths_completed;
             d.gpu_ms = ms;
-            d.chunks = p.shared ? chunks_of(s.paths_completed, p) : s.frames;
+            d.chunks = p.shared ? chunks_of(s.paths_completed, p) : sample_chunks[i];
         }
         // One frame of the image: as long as its slowest GPU took (host chunks: the wall time).
         frame.frames = 1;
@@ -224,25 +226,22 @@ private:
         uint32_t chunk_paths = 1;
     };
 
-    // Chunks of whole samples per pixel, about four per worker, at least one sample each, from one
-    // counter: a host thread per worker, since a frame of the wave schedulers blocks its caller
-    // between waves. The first error ends every thread's loop and is rethrown here.
-    void host_chunks(const Pending& p, std::vector<RenderStats>& per) {
-        const uint32_t step = std::max<uint32_t>(1, p.samples / static_cast<uint32_t>(4 * workers_.size()));
-        std::atomic<uint32_t> next{0};
+    // Chunks of whole samples per pixel (render/sample_chunks.h) from one queue: a host thread per
+    // worker, since a frame of the wave schedulers blocks its caller between waves. The first error
+    // ends every thread's loop and is rethrown here. Returns the chunks each worker took.
+    std::vector<uint64_t> host_chunks(const Pending& p, std::vector<RenderStats>& per) {
+        const int n = static_cast<int>(workers_.size());
+        ChunkQueue queue(p.samples, chunk_samples(p.samples, pixels(), n), n);
         std::atomic<bool> failed{false};
         std::vector<std::exception_ptr> errors(workers_.size());
         std::vector<std::thread> threads;
-        for (size_t i = 0; i < workers_.size(); ++i) {
+        for (int i = 0; i < n; ++i) {
             threads.emplace_back([&, i] {
                 try {
                     on(workers_[i]->gpu().index);
                     workers_[i]->set_camera(camera_);
-                    for (;;) {
-                        uint32_t s = next.fetch_add(step);
-                        if (s >= p.samples || failed || cancelled_) break;
-                        workers_[i]->accumulate(p.rs, p.first_sample + s, std::min(step, p.samples - s), per[i]);
-                    }
+                    for (SampleChunk c = queue.next(i); c.count && !failed && !cancelled_; c = queue.next(i))
+                        workers_[i]->accumulate(p.rs, p.first_sample + c.first, c.count, per[i]);
                 } catch (...) {
                     errors[i] = std::current_exception();
                     failed = true;
@@ -254,6 +253,9 @@ private:
         on(first_device());
         for (auto& e : errors)
             if (e) std::rethrow_exception(e);
+        std::vector<uint64_t> chunks;
+        for (const auto& share : queue.shares()) chunks.push_back(share.chunks);
+        return chunks;
     }
 
     // A worker's completed paths in chunks of this frame, rounded up (the frame's last chunk is partial).
