@@ -59,7 +59,7 @@ stage() {
     find .stage -maxdepth 2 -type f ! -name '*.so*' ! -name '*.xz' -exec xz -T0 -f {} \;
     # Libraries the device's Ubuntu lacks (GL, GLFW and X come from .gpu and .gpu-x there).
     ldd build/pkrt | awk '/=>/ {print $3}' |
-        grep -E "tinyobj|tinygltf|libstb|OpenEXR|Imath|Iex|IlmThread|cudart|libjpeg|libpng|libdeflate" | xargs -r -I{} cp -L {} .stage/lib/
+        grep -E "tinyobj|tinygltf|libstb|OpenEXR|Imath|Iex|IlmThread|cudart|libjpeg|libpng|libdeflate|libmpi|open-rte|open-pal|hwloc|libevent|libudev" | xargs -r -I{} cp -L {} .stage/lib/
     mkdir -p .scenes/crytek-sponza-geometry
     cp -r ../shared/scenes/cornell-box ../shared/scenes/dabrovic-sponza ../shared/scenes/stanford-bunny .scenes/
     mkdir -p .scenes/gltf/DamagedHelmet && cp -r ../shared/scenes/gltf/MetalRoughSpheresNoTextures ../shared/scenes/gltf/TextureTransformTest \

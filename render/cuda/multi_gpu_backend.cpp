@@ -42,12 +42,14 @@ public:
     }
 
     ~MultiGpuBackend() override {
-        // Each worker frees its memory on its own device.
+        // Each worker frees its memory on its own device; the chunk counter (a member, freed after
+        // this body) on the first.
+        const int first = first_device();
         for (auto& w : workers_) {
             cudaSetDevice(w->gpu().index);
             w.reset();
         }
-        if (!workers_.empty()) cudaSetDevice(first_device());
+        cudaSetDevice(first);
     }
 
     std::string name() const override { return "cuda"; }
