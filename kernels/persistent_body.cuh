@@ -143,7 +143,10 @@ __device__ __noinline__ uint32_t shared_chunk(unsigned long long* next_chunk, ui
 // each warp keeps a copy of the one its paths belong to (the job of its last claim), refreshed when a
 // claim brings a new job. Resident warps keep their bounces (no straggler pooling), so every path a
 // warp holds comes from its own claims.
-template <bool kResident, BvhViewLayout L, bool kFull>
+// kShared: the frame's paths are shared with other grids (SharedFrame): a build of its own, so that a
+// frame on one GPU runs the loop without the chunk mapping (which, compiled in, cost Dabrovic Sponza
+// 1.7% at 1920x1080 on the H200 for code it never ran).
+template <bool kResident, BvhViewLayout L, bool kFull, bool kShared = false>
 __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
     __shared__ BlockCounters bc;
     __shared__ FrameRecord frame_copy[kResident ? kPersistentThreads / 32 : 1];
@@ -185,7 +188,6 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
     // Bounces kept in their lanes and no pooling: nothing ever enters the path queue, so warps do not
     // pay two dependent L2 reads per fetch to find it empty (a latency-bound frame feels every one).
     const bool path_queue_used = !kResident && p.sort_stragglers;
-    const bool shared = !kResident && p.shared.next_chunk != nullptr;  // other grids share the frame's paths
     PhaseClock clk;
     const unsigned warp = blockIdx.x * (kPersistentThreads / 32) + threadIdx.x / 32;
 
@@ -264,7 +266,7 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
                 int k = __popc(need);
                 unsigned long long base = 0;
                 int n = 0;
-                uint32_t chunk0 = 0, chunk1 = 0;  // shared frames, lead lane: the claim's chunks (chunk_map values)
+                [[maybe_unused]] uint32_t chunk0 = 0, chunk1 = 0;  // shared frames, lead lane: the claim's chunks (chunk_map values)
                 if (lead) {
                     // Count the new paths in flight before claiming them, so that no warp can see
                     // "all samples claimed and nothing in flight" while these are being created. In
@@ -278,9 +280,9 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
                         n = resident_claim(p, k, job, job_paths, &base, &claimed);
                     } else {
                         base = atomicAdd(&ctl->next_sample, static_cast<unsigned long long>(k));
-                        unsigned long long end = shared ? load_volatile(&ctl->end_sample) : ctl->end_sample;
+                        unsigned long long end = kShared ? load_volatile(&ctl->end_sample) : ctl->end_sample;
                         n = base >= end ? 0 : static_cast<int>(end - base < static_cast<unsigned long long>(k) ? end - base : k);
-                        if (shared) {  // the chunks of the claim's first and last numbers (k <= chunk_paths)
+                        if constexpr (kShared) {  // the chunks of the claim's first and last numbers (k <= chunk_paths)
                             const unsigned long long cp = p.shared.chunk_paths, c0 = base / cp, c1 = (base + k - 1) / cp;
                             const SharedFrame& sf = p.shared;
                             chunk0 = shared_chunk(sf.next_chunk, sf.chunk_map, sf.chunk_base, sf.chunks, sf.chunk_paths, ctl, c0,
@@ -290,8 +292,8 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
                                                              ctl, c1, true);
                         }
                     }
-                    if (n < k && !shared) atomicSub(&ctl->in_flight, k - n);
-                    if (!shared) add_count(&bc.rays.paths_generated, n);
+                    if (n < k && !kShared) atomicSub(&ctl->in_flight, k - n);
+                    if (!kShared) add_count(&bc.rays.paths_generated, n);
                 }
                 n = __shfl_sync(kFullMask, n, 0);
                 if constexpr (kResident) {
@@ -304,30 +306,38 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
                         queue_shadows = (load_volatile(&p.resident->job_flags) & kJobQueueShadows) != 0;
                     }
                 }
-                base = __shfl_sync(kFullMask, base, 0);
-                int rank = __popc(need & lanemask_lt());
-                bool take = ((need >> lane_id()) & 1u) && rank < n;
-                unsigned long long number = base + rank;  // the frame's path number
-                if (!kResident && shared) {
+                if constexpr (!kShared) {  // the loop of a frame on one grid, as it was before shared frames
+                    exhausted = n < k;
+                    base = __shfl_sync(kFullMask, base, 0);
+                    int rank = __popc(need & lanemask_lt());
+                    if (((need >> lane_id()) & 1u) && rank < n) {
+                        PathIndex k = path_index<kResident>(frame, base + rank);
+                        rec.path = generate_path(frame, k);
+                        rec.sample = k.sample;
+                        have = true;
+                    }
+                } else {
                     // Local number -> the frame's: its chunk's place in the frame. A chunk none was left
                     // for, and the frame's last chunk past its last path, hold nothing.
-                    const unsigned long long cp = p.shared.chunk_paths;
+                    base = __shfl_sync(kFullMask, base, 0);
+                    int rank = __popc(need & lanemask_lt());
+                    const unsigned long long cp = p.shared.chunk_paths, local = base + rank;
                     uint32_t m0 = __shfl_sync(kFullMask, chunk0, 0), m1 = __shfl_sync(kFullMask, chunk1, 0);
-                    uint32_t m = number / cp == base / cp ? m0 : m1;
-                    number = (m - 1ull) * cp + number % cp;
-                    take = take && m != kChunkNone && number < frame.paths();
+                    uint32_t m = local / cp == base / cp ? m0 : m1;
+                    unsigned long long number = (m - 1ull) * cp + local % cp;
+                    bool take = ((need >> lane_id()) & 1u) && rank < n && m != kChunkNone && number < frame.paths();
                     n = popc_ballot(take);
                     if (lead) {
                         if (n < k) atomicSub(&ctl->in_flight, k - n);
                         add_count(&bc.rays.paths_generated, n);
                     }
-                }
-                exhausted = n < k;
-                if (take) {
-                    PathIndex k = path_index<kResident>(frame, number);
-                    rec.path = generate_path(frame, k);
-                    rec.sample = k.sample;
-                    have = true;
+                    exhausted = n < k;
+                    if (take) {
+                        PathIndex k = path_index<kResident>(frame, number);
+                        rec.path = generate_path(frame, k);
+                        rec.sample = k.sample;
+                        have = true;
+                    }
                 }
                 held = __ballot_sync(kFullMask, have);
             }
@@ -362,7 +372,7 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
                             resident_drained(p, running, &flushed_seq, [&] { flush_counters(bc, c); });
                     }
                 } else {
-                    bool all_claimed = exhausted || load_volatile(&ctl->next_sample) >= load_volatile(&ctl->end_sample);
+                    bool all_claimed = exhausted || load_volatile(&ctl->next_sample) >= (kShared ? load_volatile(&ctl->end_sample) : ctl->end_sample);
                     // Once every sample is claimed, an empty warp leaves unless it is its block's sweeper
                     // (warp 0): sweepers stay until nothing is in flight and finish whatever is still
                     // queued, so the rest need not poll (which would crowd the hot counters' L2 lines).
@@ -445,9 +455,9 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
 // Register caps: the same loop compiled for 4, 6, 8 or 10 resident blocks per SM (128, 80, 64 or 48
 // registers). More warps hide more memory latency; fewer registers spill more. Each for a BVH layout,
 // and with or without the full shading (kFull, kernels/environment.h).
-template <int kMinBlocks, BvhViewLayout L, bool kFull>
+template <int kMinBlocks, BvhViewLayout L, bool kFull, bool kShared>
 __global__ void __launch_bounds__(kPersistentThreads, kMinBlocks) persistent_kernel(PersistentParams p) {
-    persistent_body<false, L, kFull>(p);
+    persistent_body<false, L, kFull, kShared>(p);
 }
 
 template <BvhViewLayout L, bool kFull>
@@ -456,33 +466,37 @@ __global__ void __launch_bounds__(kPersistentThreads, kResidentBlocksPerSm) resi
 }
 
 namespace {
-template <BvhViewLayout L, bool kFull, class F>
+template <BvhViewLayout L, bool kFull, bool kShared, class F>
 cudaError_t with_build(int blocks_per_sm, F&& f) {
     switch (blocks_per_sm) {
-        case 4: return f(persistent_kernel<4, L, kFull>);
-        case 6: return f(persistent_kernel<6, L, kFull>);
-        case 8: return f(persistent_kernel<8, L, kFull>);
-        case 10: return f(persistent_kernel<10, L, kFull>);
+        case 4: return f(persistent_kernel<4, L, kFull, kShared>);
+        case 6: return f(persistent_kernel<6, L, kFull, kShared>);
+        case 8: return f(persistent_kernel<8, L, kFull, kShared>);
+        case 10: return f(persistent_kernel<10, L, kFull, kShared>);
         default: return cudaErrorInvalidValue;
     }
 }
 }  // namespace
 
+// The fewer of the two builds' (alone and shared), so that a grid sized by it is resident either way.
 template <BvhViewLayout L, bool kFull>
 int persistent_occupancy_as(int blocks_per_sm) {
-    int blocks = 0;
-    cudaError_t e = with_build<L, kFull>(blocks_per_sm, [&](auto kernel) {
-        return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kPersistentThreads, 0);
-    });
-    return e == cudaSuccess ? blocks : 0;
+    int alone = 0, shared = 0;
+    auto query = [&](int* blocks) {
+        return [blocks](auto kernel) { return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel, kPersistentThreads, 0); };
+    };
+    cudaError_t e = with_build<L, kFull, false>(blocks_per_sm, query(&alone));
+    if (e == cudaSuccess) e = with_build<L, kFull, true>(blocks_per_sm, query(&shared));
+    return e == cudaSuccess ? (alone < shared ? alone : shared) : 0;
 }
 
 template <BvhViewLayout L, bool kFull>
 cudaError_t launch_persistent_as(const PersistentParams& p, int blocks, int blocks_per_sm, cudaStream_t stream) {
-    return with_build<L, kFull>(blocks_per_sm, [&](auto kernel) {
+    auto launch = [&](auto kernel) {
         kernel<<<blocks, kPersistentThreads, 0, stream>>>(p);
         return cudaGetLastError();
-    });
+    };
+    return p.shared.next_chunk ? with_build<L, kFull, true>(blocks_per_sm, launch) : with_build<L, kFull, false>(blocks_per_sm, launch);
 }
 
 template <BvhViewLayout L, bool kFull>
