@@ -292,8 +292,10 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
                                                              ctl, c1, true);
                         }
                     }
-                    if (n < k && !kShared) atomicSub(&ctl->in_flight, k - n);
-                    if (!kShared) add_count(&bc.rays.paths_generated, n);
+                    if constexpr (!kShared) {  // shared frames count their paths once they are mapped, below
+                        if (n < k) atomicSub(&ctl->in_flight, k - n);
+                        add_count(&bc.rays.paths_generated, n);
+                    }
                 }
                 n = __shfl_sync(kFullMask, n, 0);
                 if constexpr (kResident) {

@@ -155,8 +155,9 @@ struct BackendOptions {
 };
 
 // The devices `spec` (BackendOptions::devices) names among `available`; an Error names the flag and
-// what is wrong (an index out of range, a malformed list, no devices).
-std::vector<GpuDevice> pick_devices(const std::string& spec, const std::vector<GpuDevice>& available);
+// what is wrong (an index out of range, a malformed list, no devices). An empty spec: the device at
+// `slot` (BackendOptions::device_slot, modulo the devices found), or none where none is available.
+std::vector<GpuDevice> pick_devices(const std::string& spec, const std::vector<GpuDevice>& available, unsigned slot = 0);
 
 // "auto" picks CUDA when a device is usable, else the CPU; `why` receives a sentence saying which and
 // why. "cuda" without a device throws Error with the reason, and so do settings the chosen backend

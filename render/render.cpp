@@ -49,8 +49,8 @@ FrameRecord make_frame_record(const CameraSpec& camera, int width, int height, c
     return f;
 }
 
-std::vector<GpuDevice> pick_devices(const std::string& spec, const std::vector<GpuDevice>& available) {
-    if (spec.empty()) return available.empty() ? available : std::vector<GpuDevice>{available.front()};
+std::vector<GpuDevice> pick_devices(const std::string& spec, const std::vector<GpuDevice>& available, unsigned slot) {
+    if (spec.empty()) return available.empty() ? available : std::vector<GpuDevice>{available[slot % available.size()]};
     if (spec == "all") {
         if (available.empty()) throw Error("--devices all: no CUDA device found");
         return available;
@@ -95,9 +95,7 @@ std::unique_ptr<Backend> make_backend(const BackendOptions& options, std::string
     if (!options.devices.empty() && devices.empty()) throw Error("--devices " + options.devices + ": " + reason);
 #if defined(PKRT_HAVE_CUDA)
     if (!devices.empty()) {
-        // Without --devices, each MPI rank on a host takes a device of its own (device_slot).
-        std::vector<GpuDevice> picked = options.devices.empty() ? std::vector<GpuDevice>{devices[options.device_slot % devices.size()]}
-                                                                : pick_devices(options.devices, devices);
+        std::vector<GpuDevice> picked = pick_devices(options.devices, devices, options.device_slot);
         if (picked.size() > 1) {
             if (why) *why = "CUDA backend on " + std::to_string(picked.size()) + " GPUs";
             return make_multi_gpu_backend(picked, scheduler);

@@ -95,6 +95,8 @@ TEST(Devices, PickedByIndexOrAll) {
     two[1].name = "second";
     EXPECT_EQ(pick_devices("", two).size(), 1u);
     EXPECT_EQ(pick_devices("", two)[0].index, 0);
+    EXPECT_EQ(pick_devices("", two, 3)[0].index, 1);  // an MPI rank's slot on its host, modulo the devices
+    EXPECT_TRUE(pick_devices("", {}, 3).empty());
     EXPECT_EQ(pick_devices("all", two).size(), 2u);
     auto picked = pick_devices("1,0,1", two);
     ASSERT_EQ(picked.size(), 3u);

@@ -71,13 +71,13 @@ public:
 
     void set_scene(const Scene& scene) override {
         camera_ = scene.camera;
-        for_each([&](CudaWorker& w) { w.set_scene(scene); });
+        for_each([&](size_t, CudaWorker& w) { w.set_scene(scene); });
     }
 
     void reset(int width, int height) override {
         width_ = width;
         height_ = height;
-        for_each([&](CudaWorker& w) { w.reset(width, height); });
+        for_each([&](size_t, CudaWorker& w) { w.reset(width, height); });
     }
 
     void accumulate(const RenderSettings& rs, uint32_t first_sample, uint32_t samples, RenderStats& stats) override {
@@ -94,7 +94,7 @@ public:
         cancelled_ = false;
         bool persistent = rs.mode.value_or(SchedulerMode::kPersistent) == SchedulerMode::kPersistent;
         if (!persistent || !peer_atomics_) return;
-        unsigned long long paths = make_frame_record(camera_, width(), height(), rs, first_sample, samples, 0).paths();
+        unsigned long long paths = make_frame_record(camera_, width_, height_, rs, first_sample, samples, 0).paths();
         if (paths == 0) return;
         // About 32 chunks per worker: a GPU that finishes its last chunk waits at most a chunk's time
         // for the others, and the shared counter sees a few hundred peer atomics a frame.
@@ -105,7 +105,7 @@ public:
         shared.chunk_base = chunk_base_;
         shared.chunks = static_cast<uint32_t>((paths + chunk_paths - 1) / chunk_paths);
         shared.chunk_paths = chunk_paths;
-        for_each([&](CudaWorker& w) {
+        for_each([&](size_t, CudaWorker& w) {
             w.set_camera(camera_);
             w.share_next_frame(shared);
             w.begin_accumulate(rs, first_sample, samples);
@@ -122,11 +122,7 @@ public:
         std::vector<RenderStats> per(workers_.size());
         std::vector<uint64_t> sample_chunks;
         if (p.shared) {
-            for (size_t i = 0; i < workers_.size(); ++i) {
-                on(workers_[i]->gpu().index);
-                workers_[i]->end_accumulate(per[i]);
-            }
-            on(first_device());
+            for_each([&](size_t i, CudaWorker& w) { w.end_accumulate(per[i]); });
             unsigned long long counter = 0;
             check(cudaMemcpy(&counter, next_chunk_.get(), sizeof(counter), cudaMemcpyDeviceToHost), "chunk counter");
             chunk_base_ = counter;  // the next frame's chunks start where this one's claims ended
@@ -168,15 +164,13 @@ public:
 
     bool frame_ready() const override {
         if (!pending_ || !pending_->shared) return true;
-        for (const auto& w : workers_) {
-            cudaSetDevice(w->gpu().index);
-            if (!w->frame_ready()) return false;
-        }
-        return true;
+        bool ready = true;
+        for_each([&](size_t, CudaWorker& w) { ready = ready && w.frame_ready(); });
+        return ready;
     }
 
     void stop_resident() override {
-        for_each([](CudaWorker& w) { w.stop_resident(); });
+        for_each([](size_t, CudaWorker& w) { w.stop_resident(); });
     }
 
     void begin_adaptive(const RenderSettings&, const AdaptiveSettings&) override {
@@ -191,32 +185,24 @@ public:
     // Every worker's sums and counts, added (a pixel's samples may come from any GPU).
     void accumulation(Accumulation& out) const override {
         Accumulation part;
-        for (size_t i = 0; i < workers_.size(); ++i) {
-            cudaSetDevice(workers_[i]->gpu().index);
-            workers_[i]->accumulation(i == 0 ? out : part);
-            if (i == 0) continue;
+        for_each([&](size_t i, CudaWorker& w) {
+            w.accumulation(i == 0 ? out : part);
+            if (i == 0) return;
             add(out.sums, part.sums);
             add(out.odd_sums, part.odd_sums);
-            for (size_t k = 0; k < out.counts.size() && k < part.counts.size(); ++k) out.counts[k] += part.counts[k];
-        }
-        cudaSetDevice(first_device());
+            add(out.counts, part.counts);
+        });
     }
 
     std::vector<uint32_t> sample_counts() const override { return accumulation().counts; }
 
     void copy_accumulation(float* rgba) const override {
-        std::vector<float> part;
-        for (size_t i = 0; i < workers_.size(); ++i) {
-            cudaSetDevice(workers_[i]->gpu().index);
-            if (i == 0) {
-                workers_[i]->copy_accumulation(rgba);
-                part.resize(4 * pixels());
-                continue;
-            }
-            workers_[i]->copy_accumulation(part.data());
+        std::vector<float> part(workers_.size() > 1 ? 4 * pixels() : 0);
+        for_each([&](size_t i, CudaWorker& w) {
+            w.copy_accumulation(i == 0 ? rgba : part.data());
+            if (i == 0) return;
             for (size_t k = 0; k < part.size(); ++k) rgba[k] += part[k];
-        }
-        cudaSetDevice(first_device());
+        });
     }
 
 private:
@@ -281,21 +267,21 @@ private:
         return true;
     }
 
+    // f(i, worker i) with worker i's device current, in order; the first device current after.
     template <class F>
-    void for_each(F&& f) {
-        for (auto& w : workers_) {
-            on(w->gpu().index);
-            f(*w);
+    void for_each(F&& f) const {
+        for (size_t i = 0; i < workers_.size(); ++i) {
+            on(workers_[i]->gpu().index);
+            f(i, *workers_[i]);
         }
         on(first_device());
     }
     static void on(int device) { check(cudaSetDevice(device), "cudaSetDevice"); }
     int first_device() const { return workers_.front()->gpu().index; }
-    static void add(std::vector<float>& to, const std::vector<float>& from) {
+    template <class T>
+    static void add(std::vector<T>& to, const std::vector<T>& from) {
         for (size_t k = 0; k < to.size() && k < from.size(); ++k) to[k] += from[k];
     }
-    int width() const { return width_; }
-    int height() const { return height_; }
     size_t pixels() const { return static_cast<size_t>(width_) * height_; }
 
     std::vector<std::unique_ptr<CudaWorker>> workers_;
