@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -24,6 +26,12 @@ inline void add_limit_options(CLI::App* app, LoadLimits* limits) {
     app->add_option("--max-polygon-corners", limits->max_polygon_corners, "Most corners of one OBJ polygon")
         ->check(CLI::Range(uint64_t(3), uint64_t(1) << 24))
         ->capture_default_str();
+    static const std::map<std::string, MissingTextures> kPolicies = {{"error", MissingTextures::kError},
+                                                                      {"warn", MissingTextures::kWarn}};
+    app->add_option("--missing-textures", limits->missing_textures,
+                    "A texture file that does not exist: error, or warn and render the material without it")
+        ->transform(CLI::CheckedTransformer(kPolicies, CLI::ignore_case))
+        ->default_str("error");
 }
 
 }  // namespace pkrt

@@ -90,6 +90,29 @@ PKRT_HD void load_tri(const TriVerts* tris, int32_t i, Vec3& p0, Vec3& p1, Vec3&
 #endif
 }
 
+// The same, with the spare words that hold the triangle's coverage rule (kernels/cutout.h): the loads are
+// the same three rows, so a traversal that ignores them compiles to the code above.
+PKRT_HD void load_tri(const TriVerts* tris, int32_t i, Vec3& p0, Vec3& p1, Vec3& p2, int32_t& rule, float& cutoff,
+                      float& factor) {
+#if defined(__CUDA_ARCH__)
+    const float4* p = reinterpret_cast<const float4*>(tris + i);
+    float4 a = __ldg(p), b = __ldg(p + 1), c = __ldg(p + 2);
+    p0 = {a.x, a.y, a.z};
+    p1 = {b.x, b.y, b.z};
+    p2 = {c.x, c.y, c.z};
+    rule = __float_as_int(a.w);
+    cutoff = b.w;
+    factor = c.w;
+#else
+    p0 = tris[i].v0;
+    p1 = tris[i].v1;
+    p2 = tris[i].v2;
+    rule = float_as_int_bits(tris[i].pad0);
+    cutoff = tris[i].pad1;
+    factor = tris[i].pad2;
+#endif
+}
+
 // A leaf as a child reference and a traversal stack entry: ~(first << 4 | count), so one 32-bit stack
 // serves inner nodes and leaves (leaves hold at most kMaxLeafSize triangles; at most 2^27 triangles).
 constexpr int kMaxLeafSize = 15;
@@ -99,14 +122,14 @@ PKRT_HD int32_t bvh2_leaf_ref(int32_t first, int32_t count) { return ~((first <<
 PKRT_HD int32_t bvh2_leaf_first(int32_t ref) { return (~ref) >> 4; }
 PKRT_HD int32_t bvh2_leaf_count(int32_t ref) { return (~ref) & 15; }
 
-// Closest hit in (tmin, tmax), or any hit when kAnyHit (shadow rays: stop at the first occluder).
-// For any-hit queries only hit.prim >= 0 matters.
+// Closest hit in (tmin, tmax), or any hit when kAnyHit (shadow rays: stop at the first occluder), among
+// the hits that `surfaces` says cover (kernels/cutout.h). For any-hit queries only hit.prim >= 0 matters.
 //
 // One node or one leaf per pass ("if-if"). Aila & Laine's speculative while-while (inner nodes in a
 // loop of their own, leaves postponed until every lane of the warp holds one) measured 4-18% slower on
 // the H200 in every mode (BENCHMARKS.md, session 6).
-template <bool kAnyHit>
-PKRT_HD Hit traverse_bvh(const BvhView& bvh, const Ray& ray, float tmin, float tmax) {
+template <bool kAnyHit, class Surfaces>
+PKRT_HD Hit traverse_bvh(const BvhView& bvh, const Ray& ray, float tmin, float tmax, const Surfaces& surfaces) {
     Hit hit = no_hit();
     hit.t = tmax;
     if (bvh.num_nodes == 0) return hit;
@@ -139,9 +162,12 @@ PKRT_HD Hit traverse_bvh(const BvhView& bvh, const Ray& ray, float tmin, float t
             int32_t first = bvh2_leaf_first(entry), end = first + bvh2_leaf_count(entry);
             for (int32_t i = first; i < end; ++i) {
                 Vec3 p0, p1, p2;
-                load_tri(bvh.tris, i, p0, p1, p2);
+                int32_t rule;
+                float cutoff, factor;
+                load_tri(bvh.tris, i, p0, p1, p2, rule, cutoff, factor);
                 float t, u, v;
-                if (intersect_triangle(w, ray.o, p0, p1, p2, tmin, t, u, v, hit.t)) {
+                if (intersect_triangle(w, ray.o, p0, p1, p2, tmin, t, u, v, hit.t) &&
+                    surfaces.covers(i, rule, cutoff, factor, u, v, ray)) {
                     hit.t = t;
                     hit.u = u;
                     hit.v = v;

@@ -144,9 +144,9 @@ PKRT_HD CwbvhVisit cwbvh_intersect_children(const CwbvhNode* nodes, uint32_t i, 
 // not yet visited (24-31) beside its imask (0-7). A node visit pushes at most one group, so the stack
 // never outgrows the tree's depth (the conversion keeps that within kMaxTraversalStack). Triangle
 // groups are tested as soon as they are found, before the node's inner children, shortening t early.
-template <bool kAnyHit>
+template <bool kAnyHit, class Surfaces>
 PKRT_HD Hit traverse_cwbvh(const CwbvhNode* nodes, const TriVerts* tris, int32_t num_nodes, const Ray& ray,
-                           float tmin, float tmax) {
+                           float tmin, float tmax, const Surfaces& surfaces) {
     Hit hit = no_hit();
     hit.t = tmax;
     if (num_nodes == 0) return hit;
@@ -181,9 +181,12 @@ PKRT_HD Hit traverse_cwbvh(const CwbvhNode* nodes, const TriVerts* tris, int32_t
             uint32_t i = tri_base + cwbvh_lowest_bit(tri_hits);
             tri_hits &= tri_hits - 1u;
             Vec3 p0, p1, p2;
-            load_tri(tris, static_cast<int32_t>(i), p0, p1, p2);
+            int32_t rule;
+            float cutoff, factor;
+            load_tri(tris, static_cast<int32_t>(i), p0, p1, p2, rule, cutoff, factor);
             float t, u, v;
-            if (intersect_triangle(wr, ray.o, p0, p1, p2, tmin, t, u, v, hit.t)) {
+            if (intersect_triangle(wr, ray.o, p0, p1, p2, tmin, t, u, v, hit.t) &&
+                surfaces.covers(static_cast<int32_t>(i), rule, cutoff, factor, u, v, ray)) {
                 hit.t = t;
                 hit.prim = static_cast<int32_t>(i);
                 if (kAnyHit) return hit;

@@ -2,6 +2,8 @@
 // and the %globaltimer timeline sampler.
 #pragma once
 
+#include <type_traits>
+
 #include "gpu_queue.cuh"
 #include "path_stages.h"
 
@@ -25,6 +27,17 @@ __device__ __forceinline__ unsigned sm_id() {
     unsigned id;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
     return id;
+}
+
+// Calls f(layout, full) with std::integral_constant arguments for the build a scene needs: its BVH
+// layout (kernels/bvh_traverse.h) and whether it needs the full per-ray code (kernels/environment.h).
+template <class F>
+cudaError_t with_scene_build(const SceneView& s, F&& f) {
+    using Bvh2 = std::integral_constant<BvhViewLayout, BvhViewLayout::kBvh2>;
+    using Cwbvh = std::integral_constant<BvhViewLayout, BvhViewLayout::kCwbvh>;
+    bool wide = s.bvh.layout == BvhViewLayout::kCwbvh;
+    if (s.full_shading) return wide ? f(Cwbvh{}, std::true_type{}) : f(Bvh2{}, std::true_type{});
+    return wide ? f(Cwbvh{}, std::false_type{}) : f(Bvh2{}, std::false_type{});
 }
 
 // The GPU's Sink for the path stages (kernels/path_stages.h): radiance and finished samples straight

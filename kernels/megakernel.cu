@@ -24,7 +24,7 @@ __global__ void __launch_bounds__(kWavefrontThreads, 3) megakernel(WavefrontPara
     if (i == 0) atomicAdd(&counts.paths_generated, static_cast<unsigned long long>(w.count));
     while (__any_sync(kFullMask, active)) {
         Hit hit = no_hit();
-        if (active) hit = closest_hit<L>(p.scene.bvh, Ray{path.origin, path.dir});
+        if (active) hit = LayoutTraversal<L, kFull>::closest(p.scene, Ray{path.origin, path.dir});
         count_sm_rays(p.counters, count_extension_rays(counts, active, active ? path.depth : 0));
         ShadeResult r;
         r.has_shadow = false;
@@ -34,7 +34,7 @@ __global__ void __launch_bounds__(kWavefrontThreads, 3) megakernel(WavefrontPara
         if (active) {
             shade_path_outlined<kFull>(p.scene, f, path, hit, r);
             sink.add(pixel, r.radiance);
-            if (r.has_shadow) resolve_shadow<LayoutTraversal<L>>(sink, p.scene.bvh, r.shadow);
+            if (r.has_shadow) resolve_shadow<LayoutTraversal<L, kFull>>(sink, p.scene, r.shadow);
         }
         unsigned shadows = popc_ballot(active && r.has_shadow);
         count_shadow_rays(counts, shadows);
@@ -49,12 +49,10 @@ __global__ void __launch_bounds__(kWavefrontThreads, 3) megakernel(WavefrontPara
 
 cudaError_t launch_megakernel(const WavefrontParams& p, cudaStream_t stream) {
     unsigned blocks = (p.capacity + kWavefrontThreads - 1) / kWavefrontThreads;
-    bool wide = p.scene.bvh.layout == BvhViewLayout::kCwbvh, full = p.scene.full_shading != 0;
-    if (wide && full) megakernel<BvhViewLayout::kCwbvh, true><<<blocks, kWavefrontThreads, 0, stream>>>(p);
-    else if (wide) megakernel<BvhViewLayout::kCwbvh, false><<<blocks, kWavefrontThreads, 0, stream>>>(p);
-    else if (full) megakernel<BvhViewLayout::kBvh2, true><<<blocks, kWavefrontThreads, 0, stream>>>(p);
-    else megakernel<BvhViewLayout::kBvh2, false><<<blocks, kWavefrontThreads, 0, stream>>>(p);
-    return cudaGetLastError();
+    return with_scene_build(p.scene, [&](auto layout, auto full) {
+        megakernel<layout.value, full.value><<<blocks, kWavefrontThreads, 0, stream>>>(p);
+        return cudaGetLastError();
+    });
 }
 
 }  // namespace pkrt

@@ -8,10 +8,10 @@
 //
 // Radiance and finished samples go to a Sink (the CPU's per-pixel sum, the GPU framebuffer):
 //   void add(uint32_t pixel, Vec3 radiance);   void finish(uint32_t pixel);
-// Traversal is a policy too: the layout fixed at compile time (GPU kernels, one build per layout), or
-// out of line where a kernel wants the traversal loop to have the whole register budget, or read from
-// the view (the CPU loop): static Hit closest(const BvhView&, const Ray&) and
-// static bool occluded(const BvhView&, const Ray&, float tmax).
+// Traversal is a policy too: the layout fixed at compile time (GPU kernels, one build per layout and
+// per form of the per-ray code, whose full form tests cut-outs), or out of line where a kernel wants the
+// traversal loop to have the whole register budget, or read from the view (the CPU loop):
+// static Hit closest(const SceneView&, const Ray&) and static bool occluded(const SceneView&, const Ray&, float tmax).
 #pragma once
 
 #include "adaptive.h"
@@ -19,16 +19,25 @@
 
 namespace pkrt {
 
-template <BvhViewLayout L>
+template <BvhViewLayout L, bool kFull>
 struct LayoutTraversal {
-    static PKRT_HD Hit closest(const BvhView& bvh, const Ray& ray) { return closest_hit<L>(bvh, ray); }
-    static PKRT_HD bool occluded(const BvhView& bvh, const Ray& ray, float tmax) { return any_hit<L>(bvh, ray, tmax); }
+    static PKRT_HD Hit closest(const SceneView& s, const Ray& ray) {
+        return closest_hit<L>(s.bvh, ray, kInfinity, SurfacesOf<kFull>::of(s));
+    }
+    static PKRT_HD bool occluded(const SceneView& s, const Ray& ray, float tmax) {
+        return any_hit<L>(s.bvh, ray, tmax, SurfacesOf<kFull>::of(s));
+    }
 };
 
-// Host only: the layout is a branch per ray.
+// Host only: the layout is a branch per ray, and cut-outs are always tested (an opaque triangle's rule
+// is one compare).
 struct InlineTraversal {
-    static Hit closest(const BvhView& bvh, const Ray& ray) { return intersect_closest(bvh, ray); }
-    static bool occluded(const BvhView& bvh, const Ray& ray, float tmax) { return pkrt::occluded(bvh, ray, tmax); }
+    static Hit closest(const SceneView& s, const Ray& ray) {
+        return intersect_closest(s.bvh, ray, kInfinity, SurfacesOf<true>::of(s));
+    }
+    static bool occluded(const SceneView& s, const Ray& ray, float tmax) {
+        return pkrt::occluded(s.bvh, ray, tmax, SurfacesOf<true>::of(s));
+    }
 };
 
 struct PathIndex {
@@ -83,8 +92,8 @@ PKRT_HD void add_shading(Sink& sink, uint32_t pixel, const ShadeResult& r) {
 }
 
 template <class Traversal, class Sink>
-PKRT_HD void resolve_shadow(Sink& sink, const BvhView& bvh, const ShadowRay& s) {
-    if (!Traversal::occluded(bvh, Ray{s.origin, s.dir}, s.tmax)) sink.add(s.pixel, s.contribution);
+PKRT_HD void resolve_shadow(Sink& sink, const SceneView& scene, const ShadowRay& s) {
+    if (!Traversal::occluded(scene, Ray{s.origin, s.dir}, s.tmax)) sink.add(s.pixel, s.contribution);
 }
 
 }  // namespace pkrt

@@ -90,24 +90,37 @@ __device__ void flush_counters(BlockCounters& b, GpuCounters* c) {
 
 // Traversal out of line: the callee gets the whole register budget for its loop instead of sharing it
 // with the scheduler's state (which, inlined, spilled inside the traversal loop), and the two shadow
-// call sites share one copy of the code.
+// call sites share one copy of the code. The full build's calls also take the cut-out test's two
+// pointers; the lean build's stay as they were.
 template <BvhViewLayout L>
 __device__ __noinline__ Hit trace_closest(const BvhView bvh, const Ray ray) { return closest_hit<L>(bvh, ray); }
 template <BvhViewLayout L>
 __device__ __noinline__ bool trace_occluded(const BvhView bvh, const Ray ray, float tmax) { return any_hit<L>(bvh, ray, tmax); }
-
 template <BvhViewLayout L>
+__device__ __noinline__ Hit trace_closest_cutouts(const BvhView bvh, const CutoutSurfaces c, const Ray ray) {
+    return closest_hit<L>(bvh, ray, kInfinity, c);
+}
+template <BvhViewLayout L>
+__device__ __noinline__ bool trace_occluded_cutouts(const BvhView bvh, const CutoutSurfaces c, const Ray ray, float tmax) {
+    return any_hit<L>(bvh, ray, tmax, c);
+}
+
+template <BvhViewLayout L, bool kFull>
 struct OutOfLineTraversal {
-    static __device__ __forceinline__ Hit closest(const BvhView& bvh, const Ray& ray) { return trace_closest<L>(bvh, ray); }
-    static __device__ __forceinline__ bool occluded(const BvhView& bvh, const Ray& ray, float tmax) {
-        return trace_occluded<L>(bvh, ray, tmax);
+    static __device__ __forceinline__ Hit closest(const SceneView& s, const Ray& ray) {
+        if constexpr (kFull) return trace_closest_cutouts<L>(s.bvh, SurfacesOf<true>::of(s), ray);
+        else return trace_closest<L>(s.bvh, ray);
+    }
+    static __device__ __forceinline__ bool occluded(const SceneView& s, const Ray& ray, float tmax) {
+        if constexpr (kFull) return trace_occluded_cutouts<L>(s.bvh, SurfacesOf<true>::of(s), ray, tmax);
+        else return trace_occluded<L>(s.bvh, ray, tmax);
     }
 };
 
 // Traces a warp's shadow rays (lanes with `have`) and adds the unoccluded contributions.
-template <BvhViewLayout L>
+template <BvhViewLayout L, bool kFull>
 __device__ __forceinline__ void trace_shadows(const PersistentParams& p, FramebufferSink& sink, bool have, const ShadowRecord& s) {
-    if (have) resolve_shadow<OutOfLineTraversal<L>>(sink, p.scene.bvh, s.ray);
+    if (have) resolve_shadow<OutOfLineTraversal<L, kFull>>(sink, p.scene, s.ray);
 }
 
 // Shared frames (SharedFrame, kernels/gpu_records.h), one lane: the frame chunk of local chunk c,
@@ -228,7 +241,7 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
             bool got;
             int n = warp_pop(p.shadows, kFullMask, s, &got);
             if (n > 0) {
-                trace_shadows<L>(p, sink, got, s);
+                trace_shadows<L, kFull>(p, sink, got, s);
                 count_shadow_rays(bc.rays, n);
                 if (lead) atomicSub(&ctl->in_flight, n);
                 backoff = 0;
@@ -397,7 +410,7 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
 
         // ---- 3. trace and shade ----
         Hit hit = no_hit();
-        if (have) hit = OutOfLineTraversal<L>::closest(p.scene.bvh, Ray{rec.path.origin, rec.path.dir});
+        if (have) hit = OutOfLineTraversal<L, kFull>::closest(p.scene, Ray{rec.path.origin, rec.path.dir});
         __syncwarp();
         clk.charge(bc, kPhaseTrace);
         int depth = rec.path.depth;
@@ -425,7 +438,7 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
         bool inline_shadow = want_shadow && !queued;
         unsigned n_inline = popc_ballot(inline_shadow);
         if (n_inline) {
-            trace_shadows<L>(p, sink, inline_shadow, s);
+            trace_shadows<L, kFull>(p, sink, inline_shadow, s);
             count_shadow_rays(bc.rays, n_inline);
             if (lead) add_count(&bc.inlined, n_inline);
         }

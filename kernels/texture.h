@@ -87,6 +87,36 @@ PKRT_HD Vec3 texture_sample_software(const TextureView& t, float u, float v) {
     return lerp(top, bottom, ay);
 }
 
+// Coverage (the alpha channel, always linear) at (u, v) already transformed, filtered like the colour.
+PKRT_HD float texture_alpha_software(const TextureView& t, float u, float v) {
+    u = wrap_coord(u, t.wrap_u);
+    v = wrap_coord(v, t.wrap_v);
+    float x = u * static_cast<float>(t.width) - 0.5f;
+    float y = (1.0f - v) * static_cast<float>(t.height) - 0.5f;
+    float fx = floorf(x), fy = floorf(y);
+    float ax = x - fx, ay = y - fy;
+    int x0 = static_cast<int>(fx), y0 = static_cast<int>(fy);
+    int xa = wrap_texel(x0, t.width, t.wrap_u), xb = wrap_texel(x0 + 1, t.width, t.wrap_u);
+    int ya = wrap_texel(y0, t.height, t.wrap_v), yb = wrap_texel(y0 + 1, t.height, t.wrap_v);
+    auto a = [&](int tx, int ty) {
+        return static_cast<float>(t.texels[static_cast<size_t>(ty) * t.width + tx] >> 24) * (1.0f / 255.0f);
+    };
+    float top = a(xa, ya) * (1.0f - ax) + a(xb, ya) * ax;
+    float bottom = a(xa, yb) * (1.0f - ax) + a(xb, yb) * ax;
+    return top * (1.0f - ay) + bottom * ay;
+}
+
+// Coverage at the surface's (u, v), before the view's transform; 0 where the coordinates are not finite.
+PKRT_HD float texture_alpha(const TextureView& t, float u, float v) {
+    Vec2 st = texture_uv(t, u, v);
+    if (!is_finite(st.x) || !is_finite(st.y)) return 0.0f;
+#if defined(__CUDA_ARCH__)
+    return tex2D<float4>(static_cast<cudaTextureObject_t>(t.object), st.x, 1.0f - st.y).w;
+#else
+    return texture_alpha_software(t, st.x, st.y);
+#endif
+}
+
 // Linear RGB at the surface's (u, v), before the view's transform.
 PKRT_HD Vec3 texture_sample(const TextureView& t, float u, float v) {
     Vec2 st = texture_uv(t, u, v);

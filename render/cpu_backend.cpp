@@ -219,14 +219,14 @@ private:
         PathSum sum;
         for (;;) {
             st.count_extension(path.depth);
-            Hit hit = InlineTraversal::closest(view.bvh, Ray{path.origin, path.dir});
+            Hit hit = InlineTraversal::closest(view, Ray{path.origin, path.dir});
             ShadeResult r{};
             shade_path(view, fp, path, hit, r);
             add_shading(sum, pixel, r);
             if (r.dropped) ++st.nonfinite_samples;
             if (r.has_shadow) {
                 ++st.shadow_rays;
-                resolve_shadow<InlineTraversal>(sum, view.bvh, r.shadow);
+                resolve_shadow<InlineTraversal>(sum, view, r.shadow);
             }
             if (!r.continues) break;
         }

@@ -424,6 +424,18 @@ void Reader::load() {
             material_slot_[i] = static_cast<int32_t>(scene_.materials.size());
             scene_.materials.push_back(out);
             scene_.material_names.push_back(gm.name.empty() ? where : gm.name);
+            // Coverage: the base colour's alpha (factor times texture), tested (MASK) or blended (BLEND).
+            float coverage = unit(pbr.baseColorFactor[3], "baseColorFactor");
+            if (gm.alphaMode == "MASK") {
+                if (!(gm.alphaCutoff >= 0.0 && gm.alphaCutoff <= 1e6)) fail(where + ": alphaCutoff must be a number >= 0");
+                if (gm.alphaCutoff > 0.0)
+                    set_material_cutout(scene_, material_slot_[i], out.albedo_texture, coverage, static_cast<float>(gm.alphaCutoff));
+            } else if (gm.alphaMode == "BLEND") {
+                if (coverage < 1.0f || out.albedo_texture >= 0)
+                    set_material_cutout(scene_, material_slot_[i], out.albedo_texture, coverage, 0.0f);
+            } else if (gm.alphaMode != "OPAQUE" && !gm.alphaMode.empty()) {
+                fail(where + ": alphaMode '" + gm.alphaMode + "' is not OPAQUE, MASK or BLEND");
+            }
         }
     }
 

@@ -9,11 +9,16 @@
 
 namespace pkrt {
 
+// What to do about a texture file that does not exist (--missing-textures): fail the load, or render the
+// material's constant colour and say which files were missing.
+enum class MissingTextures { kError, kWarn };
+
 struct LoadLimits {
     uint64_t max_triangles = uint64_t(8) << 20;   // about 4.7 GiB of host memory at kBytesPerTriangle
     uint64_t max_texels = uint64_t(256) << 20;    // 1 GiB of RGBA8
     uint64_t max_polygon_corners = 256;  // worst case measured: about 1 ms per polygon to triangulate
     uint64_t max_pixels = uint64_t(64) << 20;     // 8192 x 8192: 4 GiB of host memory at kBytesPerPixel
+    MissingTextures missing_textures = MissingTextures::kError;  // a policy beside the limits, read by the same loaders
 };
 
 // Peak host memory per triangle while loading and preparing: vertices and shading (112 B), the OBJ text

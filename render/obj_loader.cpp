@@ -10,9 +10,12 @@
 
 #include "error.h"
 #include "input_file.h"
-#include "obj_scan.h"
+#include "asset_path.h"
 #include "loaders.h"
 #include "mesh_builder.h"
+#include "obj_materials.h"
+#include "obj_scan.h"
+#include "tangents.h"
 
 namespace pkrt {
 
@@ -24,53 +27,19 @@ std::string first_line(const std::string& text) {
     return line;
 }
 
-Vec3 vec3_of(const tinyobj::real_t v[3]) { return {v[0], v[1], v[2]}; }
-
-// MTL to our three material models. The rules (documented in README.md):
-//   d < 1, or illum 4, 6 or 7         -> dielectric, IOR Ni (1.5 if absent), tinted by Tf
-//   max(Ks) > max(Kd)                 -> GGX conductor, F0 = Ks, alpha from Ns
-//   otherwise                         -> Lambertian Kd (times map_Kd)
-//   Ke                                -> emission, on any of the above
-Material convert_material(Scene& scene, const tinyobj::material_t& m, const std::string& base_dir) {
-    Material out = default_material();
-    Vec3 kd = vec3_of(m.diffuse), ks = vec3_of(m.specular);
-    out.emission = vec3_of(m.emission);
-    bool glass = m.dissolve < 1.0f || m.illum == 4 || m.illum == 6 || m.illum == 7;
-    if (glass) {
-        out.type = kDielectric;
-        out.ior = m.ior > 1.0f ? m.ior : 1.5f;
-        Vec3 tf = vec3_of(m.transmittance);
-        out.albedo = is_black(tf) ? splat(1.0f) : tf;
-        out.alpha = 0.0f;
-    } else if (max_component(ks) > max_component(kd)) {
-        out.type = kConductor;
-        out.albedo = ks;
-        out.alpha = alpha_from_phong_exponent(m.shininess);
-    } else {
-        out.type = kDiffuse;
-        out.albedo = kd;
-        if (!m.diffuse_texname.empty()) {
-            std::string tex = (std::filesystem::path(base_dir) / m.diffuse_texname).string();
-            out.albedo_texture = add_texture_view(scene, default_texture_view(load_texture(scene, tex)));
-        }
-    }
-    if (!all_finite(out.albedo) || !all_finite(out.emission))
-        throw Error("material '" + m.name + "' has a non-finite colour");
-    return out;
-}
-
 // tinyobjloader opens MTL files by name itself; this reader opens them through read_input_file (regular
 // files only), records them as scene inputs and checks their values before tinyobjloader parses them.
 class CheckedMtlReader : public tinyobj::MaterialReader {
 public:
-    CheckedMtlReader(Scene& scene, std::string base_dir) : scene_(scene), base_dir_(std::move(base_dir)) {}
+    CheckedMtlReader(Scene& scene, std::string obj_path, std::string base_dir, MtlConverter& converter)
+        : scene_(scene), obj_path_(std::move(obj_path)), base_dir_(std::move(base_dir)), converter_(converter) {}
     bool operator()(const std::string& name, std::vector<tinyobj::material_t>* materials,
                     std::map<std::string, int>* material_map, std::string* warn, std::string* err) override {
-        std::string path = base_dir_.empty() ? name : (std::filesystem::path(base_dir_) / name).string();
+        std::string path = resolve_asset_path(scene_, obj_path_, base_dir_, name);
         InputFile f = read_input_file(path);
         scene_.inputs.push_back({path, f.id});
         std::string text = normalize_line_endings(std::move(f.bytes));
-        scan_mtl(path, text);
+        converter_.add_file(path, scan_mtl(path, text).keys);
         std::istringstream in(text);
         tinyobj::LoadMtl(material_map, materials, &in, warn, err);
         return true;
@@ -78,7 +47,8 @@ public:
 
 private:
     Scene& scene_;
-    std::string base_dir_;
+    std::string obj_path_, base_dir_;
+    MtlConverter& converter_;
 };
 
 }  // namespace
@@ -94,7 +64,8 @@ size_t load_obj(Scene& scene, const std::string& path, const ObjOptions& options
     std::vector<tinyobj::shape_t> shapes;
     std::vector<tinyobj::material_t> mtls;
     std::string warning, error;
-    CheckedMtlReader mtl_reader(scene, base_dir);
+    MtlConverter converter(scene, base_dir);
+    CheckedMtlReader mtl_reader(scene, path, base_dir, converter);
     std::istringstream in(text);
     if (!tinyobj::LoadObj(&attrib, &shapes, &mtls, &warning, &error, &in, &mtl_reader, /*triangulate=*/true,
                           /*default_vcols_fallback=*/false)) {
@@ -116,9 +87,7 @@ size_t load_obj(Scene& scene, const std::string& path, const ObjOptions& options
     if (options.material_override < 0) {
         for (size_t i = 0; i < mtls.size(); ++i) {
             try {
-                material_map[i] = static_cast<int32_t>(scene.materials.size());
-                scene.materials.push_back(convert_material(scene, mtls[i], base_dir));
-                scene.material_names.push_back(mtls[i].name);
+                material_map[i] = converter.convert(mtls[i]);
             } catch (const Error& e) {
                 throw Error(path + ": " + e.what());
             }
@@ -137,6 +106,7 @@ size_t load_obj(Scene& scene, const std::string& path, const ObjOptions& options
     };
 
     size_t nv = attrib.vertices.size() / 3, nn = attrib.normals.size() / 3, nt = attrib.texcoords.size() / 2;
+    size_t first_triangle = scene.tris.size();
     MeshBuilder builder(scene, options.transform);
     size_t faces = 0;
     for (const auto& shape : shapes) {
@@ -178,6 +148,8 @@ size_t load_obj(Scene& scene, const std::string& path, const ObjOptions& options
         }
     }
     if (faces == 0) throw Error(path + ": no faces (is this an OBJ file?)");
+    converter.flush_warnings();
+    generate_tangents(scene, first_triangle);
     // Triangles the library's triangulation left out (degenerate polygons) are counted, not lost silently.
     if (faces < scan.triangles) scene.load_stats.degenerate_triangles += scan.triangles - faces;
     return builder.added();

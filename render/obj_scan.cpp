@@ -202,12 +202,20 @@ ObjScan scan_obj(const std::string& path, const std::string& text, uint64_t max_
     return scan;
 }
 
-void scan_mtl(const std::string& path, const std::string& text) {
+MtlScan scan_mtl(const std::string& path, const std::string& text) {
     LineReader lines(path, text);
+    MtlScan scan;
+    std::set<std::string>* current = nullptr;
     Tokens t;
     while (lines.next(&t)) {
         if (t.empty()) continue;
         const std::string& key = t[0];
+        if (key == "newmtl") {
+            // tinyobjloader names the material by the rest of the line's first token
+            current = &scan.keys[t.size() > 1 ? t[1] : std::string()];
+            continue;
+        }
+        if (current) current->insert(key);
         auto check = [&](size_t count, double lo, double hi, const char* range) {
             if (t.size() - 1 != count)
                 lines.fail(key + " needs " + std::to_string(count) + (count == 1 ? " number" : " numbers"));
@@ -222,13 +230,14 @@ void scan_mtl(const std::string& path, const std::string& text) {
         else if (key == "Ke") check(3, 0.0, kMaxRadiance, "between 0 and 1e20");
         else if (key == "Ns") check(1, 0.0, 1e9, "between 0 and 1e9");
         else if (key == "Ni") check(1, 0.0, 1e9, "between 0 and 1e9");
-        else if (key == "d" || key == "Tr") check(1, 0.0, 1.0, "between 0 and 1");
+        else if (key == "d" || key == "Tr" || key == "Pr" || key == "Pm") check(1, 0.0, 1.0, "between 0 and 1");
         else if (key == "illum") {
             if (t.size() != 2) lines.fail("illum needs 1 integer");
             long long v = lines.integer(t[1], "illum");
             if (v < 0 || v > 10) lines.fail("illum " + t[1] + ": must be between 0 and 10");
         }
     }
+    return scan;
 }
 
 }  // namespace pkrt

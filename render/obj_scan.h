@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,9 +27,15 @@ struct ObjScan {
 // fewer than 3 or more than max_corners corners.
 ObjScan scan_obj(const std::string& path, const std::string& text, uint64_t max_corners);
 
+// The statements of each material of an MTL, by keyword (what pkrt honours, and warns about the rest).
+struct MtlScan {
+    std::map<std::string, std::set<std::string>> keys;  // material name -> keywords it uses
+};
+
 // The values pkrt reads from an MTL are checked like the JSON scene's: colours finite and in [0, 1]
-// (Kd, Ks, Tf), emission Ke finite, non-negative and at most kMaxRadiance, Ns >= 0, d and Tr in [0, 1].
-void scan_mtl(const std::string& path, const std::string& text);
+// (Kd, Ks, Tf), emission Ke finite, non-negative and at most kMaxRadiance, Ns >= 0, d, Tr, Pr and Pm in
+// [0, 1].
+MtlScan scan_mtl(const std::string& path, const std::string& text);
 
 // Emission and environment radiance above this are rejected: a path's products of it with BSDF
 // weights and pdfs would overflow single precision, giving infinite pixels or black light tables.

@@ -136,6 +136,10 @@ void prepare_scene(Scene& scene, BvhLayout layout, float split_budget, bool spat
     }
     scene.tris = std::move(tris);
     scene.shading = std::move(shading);
+    for (size_t i = 0; i < scene.tris.size(); ++i) {
+        size_t m = static_cast<size_t>(scene.shading[i].material);
+        set_cutout(scene.tris[i], m < scene.material_cutouts.size() ? scene.material_cutouts[m] : TriCutout{0, 0.0f, 1.0f});
+    }
     bool normal_maps = false;
     for (const auto& m : scene.materials) normal_maps = normal_maps || m.normal_texture >= 0;
     if (!normal_maps) {
@@ -225,8 +229,20 @@ Environment environment_view(const Scene& scene) {
 bool valid_aperture_radius(float r) { return std::isfinite(r) && r >= 0.0f && r <= 1e18f; }
 bool valid_focus_distance(float d) { return std::isfinite(d) && d > 0.0f && d <= 1e18f; }
 
+void set_material_cutout(Scene& scene, int32_t material, int32_t view, float factor, float cutoff) {
+    scene.material_cutouts.resize(scene.materials.size(), TriCutout{0, 0.0f, 1.0f});
+    scene.material_cutouts[static_cast<size_t>(material)] = TriCutout{view >= 0 ? view + 2 : 1, cutoff, factor};
+}
+
+bool has_cutout(const Scene& scene, int32_t material) {
+    return static_cast<size_t>(material) < scene.material_cutouts.size() &&
+           scene.material_cutouts[static_cast<size_t>(material)].rule != 0;
+}
+
 bool needs_full_shading(const Scene& scene) {
     if (scene.environment.type == kEnvMap) return true;
+    for (size_t m = 0; m < scene.materials.size(); ++m)
+        if (has_cutout(scene, static_cast<int32_t>(m))) return true;
     for (const Material& m : scene.materials)
         if (m.type == kMetalRough || m.emission_texture >= 0 || m.metal_rough_texture >= 0 || m.normal_texture >= 0)
             return true;

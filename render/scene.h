@@ -85,6 +85,9 @@ struct Scene {
     std::vector<TriTangents> tangents;
     std::vector<Material> materials;
     std::vector<std::string> material_names;
+    // Empty, or a coverage rule per material (kernels/cutout.h; rule 0: opaque), which prepare_scene
+    // writes into every triangle of the material. set_material_cutout() fills it.
+    std::vector<TriCutout> material_cutouts;
     std::vector<TextureImage> textures;      // images: texels, one copy per file or embedded image
     // What material texture indices point to: an image with its wrap modes, colour space and uv
     // transform. The loaders fill all but the texel pointer and size, which prepare_scene sets.
@@ -111,6 +114,13 @@ Scene load_scene(const std::string& path, const LoadLimits& limits = {});
 // The index of `view` in scene.texture_views, added unless an equal view exists (views share texels).
 int32_t add_texture_view(Scene& scene, const TextureView& view);
 
+// Gives `material` a coverage rule: alpha from texture view `view` (or none: -1) times `factor`, solid
+// at and above `cutoff`, or blended stochastically when `cutoff` is 0.
+void set_material_cutout(Scene& scene, int32_t material, int32_t view, float factor, float cutoff);
+
+// Whether a material has a coverage rule other than opaque.
+bool has_cutout(const Scene& scene, int32_t material);
+
 // Makes the file camera given by index or name the scene's camera. Throws Error listing what exists.
 void select_camera(Scene& scene, const std::string& which);
 
@@ -130,7 +140,7 @@ bool valid_aperture_radius(float r);
 bool valid_focus_distance(float d);
 
 // Whether the per-ray code needs its full form for this scene (kernels/environment.h, kFull): an
-// environment map, a metal-rough material, or an emission, metal-rough or normal texture.
+// environment map, a metal-rough material, an emission, metal-rough or normal texture, or a cut-out.
 bool needs_full_shading(const Scene& scene);
 
 // A view over the scene's host memory, for the CPU backend and tests, in whichever layout the scene's

@@ -348,6 +348,17 @@ TEST(Cli, BadScenesFailCleanly) {
     expect_clean_failure(dir, "render in_tex.obj -o out.png", 1, "in_gone.png: texture file not found");
 }
 
+TEST(Cli, MissingTexturesCanBeRenderedWithoutThem) {
+    TempDir dir;
+    dir.write("in_tex.obj", "mtllib in_tex.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl a\nf 1 2 3\n");
+    dir.write("in_tex.mtl", "newmtl a\nKd 1 1 1\nmap_Kd in_gone.png\n");
+    expect_clean_failure(dir, "render in_tex.obj --missing-textures maybe -o out.png", 2, "--missing-textures");
+    RunResult r = run_pkrt("render in_tex.obj --res 8x8 --spp 1 --missing-textures warn -o out.png", dir.path().string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("pkrt: warning: in_tex.mtl: texture 'in_gone.png' not found"), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::exists(dir.file("out.png")));
+}
+
 TEST(Cli, NanVerticesAreDroppedAndCounted) {
     TempDir dir;
     dir.write("in_nan.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv nan 0 0\nv 0 0 1\nf 1 2 3\nf 4 2 3\nf 1 2 5\n");

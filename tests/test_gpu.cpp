@@ -162,6 +162,30 @@ TEST(Gpu, EveryModeMatchesTheCpuOnGltfModels) {
 #endif
 }
 
+// Scenes as exporters write them: a cut-out leaf (map_d), a normal-mapped floor and a bump-mapped wall
+// through backslash paths of the wrong case, in both BVH layouts; then glTF's alpha modes (MASK at three
+// cut-offs, BLEND) and its texture encodings. The coverage test runs in traversal on both sides.
+TEST(Gpu, EveryModeMatchesTheCpuOnCutoutsAndMaterialMaps) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    pkrt_test::TempDir dir;
+    std::string path = pkrt_test::write_cutout_scene(dir.path().string());
+    for (BvhLayout layout : all_bvh_layouts()) {
+        Scene s = load_scene(path);
+        ASSERT_TRUE(needs_full_shading(s));
+        prepare_scene(s, layout);
+        expect_every_mode_matches_cpu(s, gpus[0], settings(64, 64, 32, 6, 7), "cut-outs " + bvh_layout_name(layout));
+    }
+    for (const char* rel : {"gltf/AlphaBlendModeTest/glTF-Binary/AlphaBlendModeTest.glb",
+                            "gltf/TextureEncodingTest/glTF-Binary/TextureEncodingTest.glb"}) {
+        REQUIRE_SHARED_SCENE(rel);
+        Scene s = load_scene(pkrt_test::shared_scene(rel));
+        prepare_scene(s);
+        expect_every_mode_matches_cpu(s, gpus[0], settings(96, 64, 16, 6, 9), rel);
+    }
+#endif
+}
+
 TEST(Gpu, ConservationOfSamplesAndQueueRecords) {
     REQUIRE_GPU();
 #if defined(PKRT_HAVE_CUDA)

@@ -3,8 +3,13 @@
 
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
+#include <vector>
+
+#include <png.h>
 
 #include "render/backend.h"
 #include "render/error.h"
@@ -66,6 +71,58 @@ inline double mean(const pkrt::Image& a) {
     double s = 0;
     for (const auto& p : a.pixels) s += p.x + p.y + p.z;
     return s / (3.0 * a.pixels.size());
+}
+
+// An 8-bit RGBA PNG of w x h texels (R | G << 8 | B << 16 | A << 24), row 0 at the top; false on failure.
+inline bool write_rgba_png(const std::string& path, int w, int h, const std::vector<uint32_t>& texels) {
+    png_image img{};
+    img.version = PNG_IMAGE_VERSION;
+    img.width = static_cast<png_uint_32>(w);
+    img.height = static_cast<png_uint_32>(h);
+    img.format = PNG_FORMAT_RGBA;
+    return png_image_write_to_file(&img, path.c_str(), 0, texels.data(), 0, nullptr) != 0;
+}
+
+inline uint32_t rgba(uint32_t r, uint32_t g, uint32_t b, uint32_t a = 255) { return r | g << 8 | b << 16 | a << 24; }
+
+// A textured OBJ scene as exporters write them, in `dir`: its MTL names textures with backslashes and
+// the wrong case; a leaf quad cut out by a checker mask (map_d), a normal-mapped floor (norm) and a
+// bump-mapped back wall (a height map), under a quad light. Returns the scene file.
+inline std::string write_cutout_scene(const std::string& dir) {
+    std::vector<uint32_t> mask, normals, heights, colour;
+    for (int y = 0; y < 8; ++y)
+        for (int x = 0; x < 8; ++x) {
+            mask.push_back(((x + y) & 1) ? rgba(255, 255, 255) : rgba(0, 0, 0));
+            double a = 0.8 * std::sin(x * 0.785), b = 0.8 * std::cos(y * 0.785);
+            double n = std::sqrt(a * a + b * b + 1.0);
+            auto enc = [](double v) { return static_cast<uint32_t>(std::lround((v * 0.5 + 0.5) * 255.0)); };
+            normals.push_back(rgba(enc(a / n), enc(b / n), enc(1.0 / n)));
+            heights.push_back(rgba(32 * (x & 7), 32 * (x & 7), 32 * (x & 7)));
+            colour.push_back(rgba(40 + 25 * x, 200 - 20 * y, 90));
+        }
+    std::filesystem::create_directories(dir + "/Maps");
+    write_rgba_png(dir + "/Maps/leaf_mask.png", 8, 8, mask);
+    write_rgba_png(dir + "/Maps/floor_nrm.png", 8, 8, normals);
+    write_rgba_png(dir + "/Maps/wall_height.png", 8, 8, heights);
+    write_rgba_png(dir + "/Maps/leaf.png", 8, 8, colour);
+    std::ofstream(dir + "/s.mtl") << "newmtl leaf\nKd 1 1 1\nmap_Kd maps\\LEAF.png\nmap_d maps\\leaf_mask.png\n"
+                                     "newmtl floor\nKd 0.7 0.7 0.7\nnorm -bm 1.0 maps\\floor_nrm.png\n"
+                                     "newmtl wall\nKd 0.6 0.5 0.4\nbump -bm 4 Maps\\wall_height.png\n"
+                                     "newmtl light\nKd 0 0 0\nKe 8 8 8\n";
+    std::ofstream(dir + "/s.obj")
+        << "mtllib s.mtl\n"
+           "v -2 0 -2\nv 2 0 -2\nv 2 0 2\nv -2 0 2\n"              // floor 1-4
+           "v -1 0.2 0\nv 1 0.2 0\nv 1 1.8 0\nv -1 1.8 0\n"      // leaf 5-8
+           "v -2 0 -2\nv 2 0 -2\nv 2 3 -2\nv -2 3 -2\n"          // wall 9-12
+           "v -0.5 2.9 -0.5\nv 0.5 2.9 -0.5\nv 0.5 2.9 0.5\nv -0.5 2.9 0.5\n"  // light 13-16
+           "vt 0 0\nvt 2 0\nvt 2 2\nvt 0 2\nvn 0 1 0\nvn 0 0 1\n"
+           "usemtl floor\nf 4/1/1 3/2/1 2/3/1 1/4/1\n"
+           "usemtl leaf\nf 5/1/2 6/2/2 7/3/2 8/4/2\n"
+           "usemtl wall\nf 9/1/2 10/2/2 11/3/2 12/4/2\n"
+           "usemtl light\nf 13 14 15 16\n";
+    std::ofstream(dir + "/s.json") << R"({"camera": {"eye": [0.3, 1.2, 4], "look_at": [0, 1, 0], "fov": 50},
+        "meshes": [{"obj": "s.obj"}]})";
+    return dir + "/s.json";
 }
 
 }  // namespace pkrt_test
