@@ -13,6 +13,7 @@
 #include "error.h"
 #include "input_file.h"
 #include "loaders.h"
+#include "material_maps.h"
 #include "mesh_builder.h"
 #include "obj_scan.h"
 #include "scene.h"
@@ -179,7 +180,8 @@ void read_environment(const Reader& r, const json& j, Scene& scene, const std::s
 
 Material read_material(const Reader& r, const json& j, const std::string& where, Scene& scene,
                        const std::string& scene_path) {
-    r.only_keys(j, where, {"type", "albedo", "base_color", "texture", "emission", "roughness", "ior", "metallic"});
+    r.only_keys(j, where, {"type", "albedo", "base_color", "texture", "emission", "roughness", "ior", "metallic", "alpha",
+                           "alpha_cutoff"});
     Material m = default_material();
     std::string type = j.contains("type") ? r.string(j["type"], where + ".type") : "diffuse";
     if (type == "diffuse") m.type = kDiffuse;
@@ -225,6 +227,23 @@ Material read_material(const Reader& r, const json& j, const std::string& where,
     if (m.type == kMetalRough && max_component(m.albedo) > 1.0f)
         r.fail(where + (j.contains("base_color") ? ".base_color" : ".albedo"), "must be between 0 and 1 (it is a reflectance)");
     return m;
+}
+
+// "alpha": a coverage texture (its alpha channel, or its grey level without one), as pbrt's alpha
+// textures; "alpha_cutoff": solid at and above it (glTF's MASK), else blended stochastically.
+void read_cutout(const Reader& r, const json& j, const std::string& where, Scene& scene, const std::string& scene_path,
+                 int32_t material) {
+    if (j.contains("alpha_cutoff") && !j.contains("alpha")) r.fail(where + ".alpha_cutoff", "needs an \"alpha\" texture");
+    if (!j.contains("alpha")) return;
+    float cutoff = 0.0f;
+    if (j.contains("alpha_cutoff")) {
+        cutoff = r.number(j["alpha_cutoff"], where + ".alpha_cutoff");
+        if (!(cutoff > 0.0f && cutoff <= 1.0f)) r.fail(where + ".alpha_cutoff", "must be in (0, 1]");
+    }
+    int32_t image = load_texture(scene, resolve(scene_path, r.string(j["alpha"], where + ".alpha")));
+    TextureView v = default_texture_view(coverage_image(scene, image));
+    v.srgb = 0;
+    set_material_cutout(scene, material, add_texture_view(scene, v), 1.0f, cutoff);
 }
 
 glm::mat4 read_transform(const Reader& r, const json& j, const std::string& where) {
@@ -290,6 +309,7 @@ Scene load_scene_json(const InputFile& file, const LoadLimits& limits) {
             named[it.key()] = static_cast<int32_t>(scene.materials.size());
             scene.materials.push_back(read_material(r, it.value(), "materials." + it.key(), scene, path));
             scene.material_names.push_back(it.key());
+            read_cutout(r, it.value(), "materials." + it.key(), scene, path, named[it.key()]);
         }
     }
     if (!doc.contains("meshes")) r.fail("top level", "no \"meshes\": nothing to render");

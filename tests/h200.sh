@@ -63,7 +63,8 @@ stage() {
     mkdir -p .scenes/crytek-sponza-geometry
     cp -r ../shared/scenes/cornell-box ../shared/scenes/dabrovic-sponza ../shared/scenes/stanford-bunny .scenes/
     mkdir -p .scenes/gltf/DamagedHelmet && cp -r ../shared/scenes/gltf/MetalRoughSpheresNoTextures ../shared/scenes/gltf/TextureTransformTest \
-        ../shared/scenes/gltf/NormalTangentMirrorTest .scenes/gltf/ && cp -r ../shared/scenes/gltf/DamagedHelmet/glTF-Binary .scenes/gltf/DamagedHelmet/
+        ../shared/scenes/gltf/NormalTangentMirrorTest ../shared/scenes/gltf/AlphaBlendModeTest ../shared/scenes/gltf/TextureEncodingTest \
+        .scenes/gltf/ && cp -r ../shared/scenes/gltf/DamagedHelmet/glTF-Binary .scenes/gltf/DamagedHelmet/
     cp ../shared/scenes/crytek-sponza-geometry/sponza_geometry.mtl .scenes/crytek-sponza-geometry/
     [ -f .scenes/crytek-sponza-geometry/sponza.obj.xz ] ||
         xz -T0 -c ../shared/scenes/crytek-sponza-geometry/sponza.obj >.scenes/crytek-sponza-geometry/sponza.obj.xz
@@ -413,8 +414,45 @@ resident() {
     sequences
 }
 
+# Issue 28's GPU check: the GPU tests, then what the cut-out test costs. Scenes without cut-outs, base
+# against new interleaved over two rounds in persistent mode on the bench matrix (their kernels are built
+# without the test) and in every mode on the full-shading scenes (metal-rough spheres, Dabrovic Sponza:
+# their kernels carry the test, unused); then Crytek Sponza with every surface a cut-out (a solid mask:
+# the test's cost alone; a 50% checker) against the same scene opaque, new build only, every mode.
+cutouts() {
+    begin_results
+    gpu_tests 300
+    local round b name bin modes=persistent,relaunch,graph,megakernel
+    for round in 1 2; do
+        for b in base:.stage/base/pkrt new:$P; do
+            name=${b%%:*} bin=${b#*:}
+            timeout 100 $bin bench scenes/cornell.json --res 128x128,512x512,1920x1080 --max-depth 16 --repeat 20 -q \
+                --modes persistent --csv "$out/cut_c_${name}_$round.csv" >/dev/null 2>&1
+            timeout 150 $bin bench scenes/bench/crytek-sponza.json scenes/bench/bunnies-in-sponza.json --res 128x128,512x512,1920x1080 \
+                --max-depth 4 --repeat 10 -q --modes persistent --csv "$out/cut_s_${name}_$round.csv" >/dev/null 2>&1
+            timeout 150 $bin bench scenes/bench/metal-rough-spheres.json --res 512x512,1920x1080 --max-depth 4 --repeat 10 -q \
+                --modes $modes --csv "$out/cut_f_${name}_$round.csv" >/dev/null 2>&1
+            echo "round $round $name done"
+        done
+        save
+    done
+    csvs() { local r p l=""; for r in 1 2; do for p in c s f; do l+="${l:+,}$out/cut_${p}_${1}_$r.csv"; done; done; echo "$l"; }
+    echo "=== new against base (scenes without cut-outs)"
+    python3 tests/bench_compare.py "$(csvs base)" "$(csvs new)" | tee "$out/cutout_cost.md"
+    echo "=== Crytek Sponza opaque against every surface cut out (new build)"
+    timeout 200 $P bench scenes/bench/crytek-sponza.json scenes/bench/crytek-sponza-cutout-solid.json \
+        scenes/bench/crytek-sponza-cutout-checker.json --res 1920x1080 --max-depth 4 --repeat 10 -q --modes $modes \
+        --csv "$out/cut_scene.csv" | tee "$out/cut_scene.txt"
+    save
+    timeout 60 $P render .scenes/gltf/AlphaBlendModeTest/glTF-Binary/AlphaBlendModeTest.glb --backend cuda --res 960x540 \
+        --spp 256 -q -o "$final/alpha_blend_mode.png"; echo "alpha blend render exit $?"
+    timeout 60 $P render .scenes/gltf/TextureEncodingTest/glTF-Binary/TextureEncodingTest.glb --backend cuda --res 960x540 \
+        --spp 64 -q -o "$final/texture_encoding.png"; echo "texture encoding render exit $?"
+}
+
 case "${1:-}" in
     stage) shift; stage "$@" ;;
+    cutouts) cutouts ;;
     run) run ;;
     check) check ;;
     variants) shift; variants "$@" ;;

@@ -341,3 +341,21 @@ TEST(Cutouts, TheExporterSceneRendersItsCheckeredLeafOnTheCpu) {
     EXPECT_EQ(leaf, 8);
     EXPECT_EQ(through, 8);
 }
+
+TEST(Cutouts, JsonMaterialsTakeAnAlphaTextureAndCutoff) {
+    TempDir dir;
+    write_rgba_png(dir.file("mask.png"), 2, 1, {rgba(100, 100, 100), rgba(160, 160, 160)});  // 0.39 and 0.63
+    dir.write("s.json", R"({"materials": {"m": {"albedo": 0.5, "alpha": "mask.png", "alpha_cutoff": 0.5}},
+        "meshes": [{"quad": [[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]], "material": "m"}]})");
+    Scene s = load_scene(dir.file("s.json"));
+    prepare_scene(s);
+    ASSERT_TRUE(has_cutout(s, 0));
+    EXPECT_FLOAT_EQ(s.material_cutouts[0].cutoff, 0.5f);
+    // The quad's uvs: the JSON quad maps its corners to (0, 0), (1, 0), (1, 1), (0, 1).
+    EXPECT_FALSE(hits(s, 0.05f, 0.5f));
+    EXPECT_TRUE(hits(s, 0.95f, 0.5f));
+    dir.write("bad.json", R"({"materials": {"m": {"alpha_cutoff": 0.5}}, "meshes": [{"sphere": {}, "material": "m"}]})");
+    EXPECT_NE(pkrt_test::load_error(dir.file("bad.json")).find("needs an \"alpha\" texture"), std::string::npos);
+    dir.write("bad2.json", R"({"materials": {"m": {"alpha": "mask.png", "alpha_cutoff": 2}}, "meshes": [{"sphere": {}, "material": "m"}]})");
+    EXPECT_NE(pkrt_test::load_error(dir.file("bad2.json")).find("must be in (0, 1]"), std::string::npos);
+}
