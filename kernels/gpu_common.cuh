@@ -29,14 +29,15 @@ __device__ __forceinline__ unsigned sm_id() {
     return id;
 }
 
-// Calls f(layout, full) with std::integral_constant arguments for the build a scene needs: its BVH
-// layout (kernels/bvh_traverse.h) and whether it needs the full per-ray code (kernels/environment.h).
+// Calls f(layout, flag) with std::integral_constant arguments for the build a scene needs: its BVH
+// layout (kernels/bvh_traverse.h) and `flag`, whether it needs the full per-ray code (kernels/environment.h)
+// or, for the kernels that only traverse, whether it has cut-outs.
 template <class F>
-cudaError_t with_scene_build(const SceneView& s, F&& f) {
+cudaError_t with_scene_build(const SceneView& s, bool flag, F&& f) {
     using Bvh2 = std::integral_constant<BvhViewLayout, BvhViewLayout::kBvh2>;
     using Cwbvh = std::integral_constant<BvhViewLayout, BvhViewLayout::kCwbvh>;
     bool wide = s.bvh.layout == BvhViewLayout::kCwbvh;
-    if (s.full_shading) return wide ? f(Cwbvh{}, std::true_type{}) : f(Bvh2{}, std::true_type{});
+    if (flag) return wide ? f(Cwbvh{}, std::true_type{}) : f(Bvh2{}, std::true_type{});
     return wide ? f(Cwbvh{}, std::false_type{}) : f(Bvh2{}, std::false_type{});
 }
 

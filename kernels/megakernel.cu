@@ -24,6 +24,7 @@ __global__ void __launch_bounds__(kWavefrontThreads, 3) megakernel(WavefrontPara
     if (i == 0) atomicAdd(&counts.paths_generated, static_cast<unsigned long long>(w.count));
     while (__any_sync(kFullMask, active)) {
         Hit hit = no_hit();
+        // The full build tests cut-outs, used or not: inline, a branch between the two loops would keep both.
         if (active) hit = LayoutTraversal<L, kFull>::closest(p.scene, Ray{path.origin, path.dir});
         count_sm_rays(p.counters, count_extension_rays(counts, active, active ? path.depth : 0));
         ShadeResult r;
@@ -49,7 +50,7 @@ __global__ void __launch_bounds__(kWavefrontThreads, 3) megakernel(WavefrontPara
 
 cudaError_t launch_megakernel(const WavefrontParams& p, cudaStream_t stream) {
     unsigned blocks = (p.capacity + kWavefrontThreads - 1) / kWavefrontThreads;
-    return with_scene_build(p.scene, [&](auto layout, auto full) {
+    return with_scene_build(p.scene, p.scene.full_shading != 0, [&](auto layout, auto full) {
         megakernel<layout.value, full.value><<<blocks, kWavefrontThreads, 0, stream>>>(p);
         return cudaGetLastError();
     });

@@ -8,8 +8,8 @@
 //
 // Radiance and finished samples go to a Sink (the CPU's per-pixel sum, the GPU framebuffer):
 //   void add(uint32_t pixel, Vec3 radiance);   void finish(uint32_t pixel);
-// Traversal is a policy too: the layout fixed at compile time (GPU kernels, one build per layout and
-// per form of the per-ray code, whose full form tests cut-outs), or out of line where a kernel wants the
+// Traversal is a policy too: the layout fixed at compile time (GPU kernels, one build per layout, with or
+// without the cut-out test: kCutouts), or out of line where a kernel wants the
 // traversal loop to have the whole register budget, or read from the view (the CPU loop):
 // static Hit closest(const SceneView&, const Ray&) and static bool occluded(const SceneView&, const Ray&, float tmax).
 #pragma once
@@ -19,13 +19,13 @@
 
 namespace pkrt {
 
-template <BvhViewLayout L, bool kFull>
+template <BvhViewLayout L, bool kCutouts>
 struct LayoutTraversal {
     static PKRT_HD Hit closest(const SceneView& s, const Ray& ray) {
-        return closest_hit<L>(s.bvh, ray, kInfinity, SurfacesOf<kFull>::of(s));
+        return closest_hit<L>(s.bvh, ray, kInfinity, SurfacesOf<kCutouts>::of(s));
     }
     static PKRT_HD bool occluded(const SceneView& s, const Ray& ray, float tmax) {
-        return any_hit<L>(s.bvh, ray, tmax, SurfacesOf<kFull>::of(s));
+        return any_hit<L>(s.bvh, ray, tmax, SurfacesOf<kCutouts>::of(s));
     }
 };
 

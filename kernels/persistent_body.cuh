@@ -90,8 +90,8 @@ __device__ void flush_counters(BlockCounters& b, GpuCounters* c) {
 
 // Traversal out of line: the callee gets the whole register budget for its loop instead of sharing it
 // with the scheduler's state (which, inlined, spilled inside the traversal loop), and the two shadow
-// call sites share one copy of the code. The full build's calls also take the cut-out test's two
-// pointers; the lean build's stay as they were.
+// call sites share one copy of the code. A scene with cut-outs calls the loops that test them (with the
+// test's two pointers), from the full build only; every other scene calls the loops without the test.
 template <BvhViewLayout L>
 __device__ __noinline__ Hit trace_closest(const BvhView bvh, const Ray ray) { return closest_hit<L>(bvh, ray); }
 template <BvhViewLayout L>
@@ -108,12 +108,14 @@ __device__ __noinline__ bool trace_occluded_cutouts(const BvhView bvh, const Cut
 template <BvhViewLayout L, bool kFull>
 struct OutOfLineTraversal {
     static __device__ __forceinline__ Hit closest(const SceneView& s, const Ray& ray) {
-        if constexpr (kFull) return trace_closest_cutouts<L>(s.bvh, SurfacesOf<true>::of(s), ray);
-        else return trace_closest<L>(s.bvh, ray);
+        if constexpr (kFull)
+            if (s.cutouts) return trace_closest_cutouts<L>(s.bvh, SurfacesOf<true>::of(s), ray);
+        return trace_closest<L>(s.bvh, ray);
     }
     static __device__ __forceinline__ bool occluded(const SceneView& s, const Ray& ray, float tmax) {
-        if constexpr (kFull) return trace_occluded_cutouts<L>(s.bvh, SurfacesOf<true>::of(s), ray, tmax);
-        else return trace_occluded<L>(s.bvh, ray, tmax);
+        if constexpr (kFull)
+            if (s.cutouts) return trace_occluded_cutouts<L>(s.bvh, SurfacesOf<true>::of(s), ray, tmax);
+        return trace_occluded<L>(s.bvh, ray, tmax);
     }
 };
 

@@ -29,11 +29,14 @@ struct SceneView {
     // Whether the scene uses an environment map, metal-rough materials, textures other than a base
     // colour or cut-outs: the GPU kernels without them are built apart (kernels/environment.h, kFull).
     int32_t full_shading;
+    // Whether some triangle is a cut-out (kernels/cutout.h); such a scene is also a full one. Kernels
+    // whose traversal is out of line or built apart test cut-outs only then, so that a full scene
+    // without them traverses as fast as before.
+    int32_t cutouts;
 };
 
-// The coverage test traversal runs: the scene's cut-outs in the full per-ray code (a scene with one is
-// a full scene, needs_full_shading), none in the lean one.
-template <bool kFull>
+// The coverage test traversal runs: the scene's cut-outs, or none (the builds without the test).
+template <bool kCutouts>
 struct SurfacesOf {
     using Type = OpaqueSurfaces;
     static PKRT_HD Type of(const SceneView&) { return {}; }

@@ -54,7 +54,7 @@ __global__ void wf_generate_kernel(WavefrontParams p) {
     store_record(&p.paths[0][i], r);
 }
 
-template <BvhViewLayout L, bool kFull>
+template <BvhViewLayout L, bool kCutouts>
 __global__ void wf_extend_kernel(WavefrontParams p, int bounce) {
     bool active;
     if (!stage_block_live(p.path_counts[bounce], &active)) return;
@@ -63,7 +63,7 @@ __global__ void wf_extend_kernel(WavefrontParams p, int bounce) {
     if (active) {
         PathRecord r;
         load_record(r, &p.paths[bounce & 1][i]);
-        p.hits[i] = LayoutTraversal<L, kFull>::closest(p.scene, Ray{r.path.origin, r.path.dir});
+        p.hits[i] = LayoutTraversal<L, kCutouts>::closest(p.scene, Ray{r.path.origin, r.path.dir});
     }
     count_sm_rays(p.counters, count_extension_rays(p.counters->rays, active, bounce));
 }
@@ -99,7 +99,7 @@ __global__ void wf_shade_kernel(WavefrontParams p, int bounce) {
     }
 }
 
-template <BvhViewLayout L, bool kFull>
+template <BvhViewLayout L, bool kCutouts>
 __global__ void wf_shadow_kernel(WavefrontParams p, int bounce) {
     bool active;
     if (!stage_block_live(p.shadow_counts[bounce], &active)) return;
@@ -107,7 +107,7 @@ __global__ void wf_shadow_kernel(WavefrontParams p, int bounce) {
     if (active) {
         ShadowRecord s;
         load_record(s, &p.shadows[global_index()]);
-        resolve_shadow<LayoutTraversal<L, kFull>>(sink, p.scene, s.ray);
+        resolve_shadow<LayoutTraversal<L, kCutouts>>(sink, p.scene, s.ray);
     }
     unsigned n = popc_ballot(active);
     count_shadow_rays(p.counters->rays, n);
@@ -122,11 +122,11 @@ cudaError_t launch_wf_generate(const WavefrontParams& p, cudaStream_t stream) {
     wf_generate_kernel<<<grid_for(p.capacity), kWavefrontThreads, 0, stream>>>(p);
     return cudaGetLastError();
 }
-// The traversing stages are built per BVH layout (kernels/bvh_traverse.h) and with and without cut-outs
-// (the full per-ray code); the shade stage with and without the full shading (kernels/environment.h).
+// The traversing stages are built per BVH layout (kernels/bvh_traverse.h) and with and without the
+// cut-out test; the shade stage with and without the full shading (kernels/environment.h).
 cudaError_t launch_wf_extend(const WavefrontParams& p, int bounce, cudaStream_t stream) {
-    return with_scene_build(p.scene, [&](auto layout, auto full) {
-        wf_extend_kernel<layout.value, full.value><<<grid_for(p.capacity), kWavefrontThreads, 0, stream>>>(p, bounce);
+    return with_scene_build(p.scene, p.scene.cutouts != 0, [&](auto layout, auto cutouts) {
+        wf_extend_kernel<layout.value, cutouts.value><<<grid_for(p.capacity), kWavefrontThreads, 0, stream>>>(p, bounce);
         return cudaGetLastError();
     });
 }
@@ -138,8 +138,8 @@ cudaError_t launch_wf_shade(const WavefrontParams& p, int bounce, cudaStream_t s
     return cudaGetLastError();
 }
 cudaError_t launch_wf_shadow(const WavefrontParams& p, int bounce, cudaStream_t stream) {
-    return with_scene_build(p.scene, [&](auto layout, auto full) {
-        wf_shadow_kernel<layout.value, full.value><<<grid_for(p.capacity), kWavefrontThreads, 0, stream>>>(p, bounce);
+    return with_scene_build(p.scene, p.scene.cutouts != 0, [&](auto layout, auto cutouts) {
+        wf_shadow_kernel<layout.value, cutouts.value><<<grid_for(p.capacity), kWavefrontThreads, 0, stream>>>(p, bounce);
         return cudaGetLastError();
     });
 }

@@ -263,6 +263,8 @@ SceneView view_scene(const Scene& scene) {
     v.lights.env_select = scene.env_select;
     v.env = environment_view(scene);
     v.full_shading = needs_full_shading(scene) ? 1 : 0;
+    v.cutouts = 0;
+    for (size_t m = 0; m < scene.materials.size() && !v.cutouts; ++m) v.cutouts = has_cutout(scene, static_cast<int32_t>(m));
     return v;
 }
 
