@@ -295,10 +295,11 @@ private:
         if (scan_.vertices > max_vertices)
             fail(std::to_string(scan_.vertices) + " vertices, more than 3 for each triangle of the limit of " +
                  std::to_string(limits_.max_triangles) + " (raise it with --max-triangles)");
-        for (const auto& e : header_)
-            if (e.count >= UINT32_MAX) fail("element '" + e.name + "' has " + std::to_string(e.count) + " records, more than PLY readers index");
         // Each face is at least one triangle.
         check_triangle_budget(limits_, path_, used_, scan_.faces);
+        for (const auto& e : header_)
+            if (e.count >= UINT32_MAX)
+                fail("element '" + e.name + "' has " + std::to_string(e.count) + " records, more than PLY readers index");
         uint64_t left = bytes_.size() - body_start_;
         for (const auto& e : header_) {
             // ASCII: a value (a list: its count) is at least a digit and a separator.
