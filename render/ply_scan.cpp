@@ -1,5 +1,6 @@
 #include "ply_scan.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cfloat>
 #include <charconv>
@@ -42,7 +43,7 @@ struct Element {
     std::string name;
     uint64_t count = 0;
     std::vector<Property> props;
-    size_t begin = 0, end = 0;  // its records' bytes (ASCII: in the normalized body)
+    size_t begin = 0, end = 0;  // binary: its records' bytes
 
     bool fixed_size() const {
         for (const auto& p : props)
@@ -79,28 +80,40 @@ const Type* find_type(std::string_view name) {
 }
 
 // Decimal numbers only: [+-] digits [. digits] [e [+-] digits], or nan / inf / infinity (kept, their
-// triangles dropped and counted). strtod would also take hexadecimal and "nan(...)".
-bool decimal_syntax(std::string_view s) {
+// triangles dropped and counted). strtod would also take hexadecimal and "nan(...)". The integer part
+// and the exponent have at most 19 digits after leading zeros: assimp reads each into 64 bits and, on
+// overflow, stops without consuming the number, so that the line's later values (a list's count among
+// them) would come from the wrong text.
+enum class Syntax { kNumber, kNotANumber, kTooManyDigits };
+
+Syntax decimal_syntax(std::string_view s) {
     size_t i = 0, n = s.size();
     if (i < n && (s[i] == '+' || s[i] == '-')) ++i;
     std::string rest(s.substr(i));
     for (auto& c : rest) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (rest == "nan" || rest == "inf" || rest == "infinity") return true;
-    size_t digits = 0;
+    if (rest == "nan" || rest == "inf" || rest == "infinity") return Syntax::kNumber;
+    auto significant = [&](size_t from, size_t to) {
+        while (from < to && s[from] == '0') ++from;
+        return to - from;
+    };
+    size_t digits = 0, start = i;
     while (i < n && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++digits;
+    bool too_long = significant(start, i) > 19;
     if (i < n && s[i] == '.') {
         ++i;
         while (i < n && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++digits;
     }
-    if (digits == 0) return false;
+    if (digits == 0) return Syntax::kNotANumber;
     if (i < n && (s[i] == 'e' || s[i] == 'E')) {
         ++i;
         if (i < n && (s[i] == '+' || s[i] == '-')) ++i;
-        size_t exp_digits = 0;
+        size_t exp_digits = 0, exp_start = i;
         while (i < n && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++exp_digits;
-        if (exp_digits == 0) return false;
+        if (exp_digits == 0) return Syntax::kNotANumber;
+        too_long = too_long || significant(exp_start, i) > 19;
     }
-    return i == n;
+    if (i != n) return Syntax::kNotANumber;
+    return too_long ? Syntax::kTooManyDigits : Syntax::kNumber;
 }
 
 float to_float(double d) {
@@ -301,13 +314,15 @@ private:
             if (e.count >= UINT32_MAX)
                 fail("element '" + e.name + "' has " + std::to_string(e.count) + " records, more than PLY readers index");
         uint64_t left = bytes_.size() - body_start_;
+        const uint64_t slack = scan_.ascii ? 1 : 0;
         for (const auto& e : header_) {
-            // ASCII: a value (a list: its count) is at least a digit and a separator.
+            // ASCII: a value (a list: its count) is at least a digit and a separator (the file's last
+            // value may have none: one byte of slack).
             uint64_t each = scan_.ascii ? 2 * e.props.size() : e.min_record_bytes();
-            if (e.count > left / each)
+            if (e.count > (left + slack) / each)
                 fail("element '" + e.name + "' has " + std::to_string(e.count) + " records but the file has " +
                      std::to_string(left) + " bytes left for them (at least " + std::to_string(each) + " each)");
-            left -= e.count * each;
+            left -= std::min(left, e.count * each);
         }
     }
 
@@ -400,24 +415,34 @@ private:
         return n;
     }
 
-    int64_t ascii_int(std::string_view tok, const Type* t, const std::string& what) const {
+    // `what` names the value for a message, built only when there is one to give.
+    template <class What>
+    int64_t ascii_int(std::string_view tok, const Type* t, const What& what) const {
         int64_t v = 0;
         auto [end, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), v);
-        if (ec != std::errc() || end != tok.data() + tok.size() || tok[0] == '+')
-            fail_line(what + " '" + std::string(tok.substr(0, 40)) + "' is not an integer");
+        // assimp reads unsigned values without a sign: "-0" would stop it mid-line.
+        bool sign_ok = t->kind == Kind::kSigned || tok[0] != '-';
+        if (ec != std::errc() || end != tok.data() + tok.size() || !sign_ok)
+            fail_line(what() + " '" + std::string(tok.substr(0, 40)) + "' is not " +
+                      (t->kind == Kind::kSigned ? "an integer" : "an unsigned integer"));
         int64_t lo = t->kind == Kind::kSigned ? -(int64_t(1) << (8 * t->size - 1)) : 0;
         int64_t hi = t->kind == Kind::kSigned ? (int64_t(1) << (8 * t->size - 1)) - 1 : (int64_t(1) << (8 * t->size)) - 1;
-        if (v < lo || v > hi) fail_line(what + " " + std::string(tok) + " is out of range for " + t->name);
+        if (v < lo || v > hi) fail_line(what() + " " + std::string(tok) + " is out of range for " + t->name);
         return v;
     }
 
-    double ascii_number(std::string_view tok, const Type* t, const std::string& what) const {
+    template <class What>
+    double ascii_number(std::string_view tok, const Type* t, const What& what) const {
         if (t->kind != Kind::kFloat) return static_cast<double>(ascii_int(tok, t, what));
-        if (!decimal_syntax(tok)) fail_line(what + " '" + std::string(tok.substr(0, 40)) + "' is not a number");
+        Syntax syntax = decimal_syntax(tok);
+        if (syntax == Syntax::kNotANumber) fail_line(what() + " '" + std::string(tok.substr(0, 40)) + "' is not a number");
+        if (syntax == Syntax::kTooManyDigits)
+            fail_line(what() + " '" + std::string(tok.substr(0, 40)) +
+                      "' has more than 19 digits before its point or in its exponent (write it with an exponent)");
         std::string s(tok);
         errno = 0;
         double v = std::strtod(s.c_str(), nullptr);
-        if (errno == ERANGE && std::isinf(v)) fail_line(what + " '" + s + "' is out of range");
+        if (errno == ERANGE && std::isinf(v)) fail_line(what() + " '" + s + "' is out of range");
         return v;
     }
 
@@ -429,9 +454,8 @@ private:
         }
         std::string_view line;
         for (auto& e : header_) {
-            e.begin = ascii_pos_;
             for (uint64_t r = 0; r < e.count; ++r) {
-                std::string rec = "'" + e.name + "' record " + std::to_string(r);
+                auto rec = [&]() { return "'" + e.name + "' record " + std::to_string(r); };
                 if (!next_line(&line))
                     fail("the file ends after " + std::to_string(r) + " of " + std::to_string(e.count) + " '" + e.name +
                          "' records");
@@ -439,31 +463,42 @@ private:
                 size_t k = 0;
                 float slots[8] = {};
                 for (const auto& p : e.props) {
-                    if (k == t.size()) fail_line(rec + " has too few values");
+                    auto value = [&]() { return rec() + ": '" + p.name + "'"; };
+                    if (k == t.size()) fail_line(rec() + " has too few values");
                     if (!p.count_type) {
-                        double v = ascii_number(t[k++], p.type, rec + ": '" + p.name + "'");
+                        double v = ascii_number(t[k++], p.type, value);
                         if (p.slot >= 0 && &e == vertex_) slots[p.slot] = to_float(v);
                         continue;
                     }
-                    int64_t n = ascii_int(t[k++], p.count_type, rec + ": '" + p.name + "' count");
-                    if (n < 0) fail_line(rec + ": list '" + p.name + "' has " + std::to_string(n) + " items");
-                    if (static_cast<uint64_t>(n) > t.size() - k) fail_line(rec + " has too few values");
+                    int64_t n = ascii_int(t[k++], p.count_type, [&]() { return value() + " count"; });
+                    if (n < 0) fail_line(rec() + ": list '" + p.name + "' has " + std::to_string(n) + " items");
+                    if (static_cast<uint64_t>(n) > t.size() - k) fail_line(rec() + " has too few values");
                     if (&p == face_index_) check_face(r, static_cast<uint64_t>(n));
                     for (int64_t i = 0; i < n; ++i) {
-                        double v = ascii_number(t[k++], p.type, rec + ": '" + p.name + "'");
+                        double v = ascii_number(t[k++], p.type, value);
                         if (&p == face_index_) check_index(r, static_cast<int64_t>(v));
                     }
                 }
-                if (k != t.size()) fail_line(rec + " has " + std::to_string(t.size() - k) + " values too many");
+                if (k != t.size()) fail_line(rec() + " has " + std::to_string(t.size() - k) + " values too many");
+                if (&e == vertex_ || &e == face_) append_line(&e == vertex_ ? ascii_vertices_ : ascii_faces_, t);
                 if (&e == vertex_) {
                     scan_.positions.insert(scan_.positions.end(), slots, slots + 3);
                     if (scan_.normals) scan_.normal_values.insert(scan_.normal_values.end(), slots + 3, slots + 6);
                     if (scan_.uvs) scan_.texcoords.insert(scan_.texcoords.end(), slots + 6, slots + 8);
                 }
             }
-            e.end = std::min(ascii_pos_, body_.size());
         }
         if (next_line(&line)) warn("text after the last element ignored");
+    }
+
+    // assimp reads an ASCII record from exactly one line, and takes a blank line for a record: its
+    // records are written one to a line, values one space apart.
+    static void append_line(std::string& out, const Tokens& t) {
+        for (size_t i = 0; i < t.size(); ++i) {
+            if (i) out += ' ';
+            out.append(t[i]);
+        }
+        out += '\n';
     }
 
     // ---- what assimp reads ----
@@ -471,8 +506,8 @@ private:
     void write_canonical() {
         static const char* kFormats[3] = {"ascii", "binary_little_endian", "binary_big_endian"};
         std::string& out = scan_.canonical;
-        const std::string& body = scan_.ascii ? body_ : bytes_;
-        size_t size = 256 + (vertex_->end - vertex_->begin) + (face_->end - face_->begin);
+        size_t size = 256 + (scan_.ascii ? ascii_vertices_.size() + ascii_faces_.size()
+                                         : (vertex_->end - vertex_->begin) + (face_->end - face_->begin));
         for (const Element* e : {vertex_, face_}) size += 64 * e->props.size();
         out.reserve(size);
         out += "ply\nformat ";
@@ -487,10 +522,12 @@ private:
             }
         }
         out += "end_header\n";
-        for (const Element* e : {vertex_, face_}) {
-            out.append(body, e->begin, e->end - e->begin);
-            if (scan_.ascii && (out.empty() || out.back() != '\n')) out += '\n';
+        if (scan_.ascii) {
+            out += ascii_vertices_;
+            out += ascii_faces_;
+            return;
         }
+        for (const Element* e : {vertex_, face_}) out.append(bytes_, e->begin, e->end - e->begin);
     }
 
     const std::string& path_;
@@ -505,6 +542,7 @@ private:
     Element* face_ = nullptr;
     const Property* face_index_ = nullptr;
     std::string body_;  // ASCII: the body with its line endings normalized
+    std::string ascii_vertices_, ascii_faces_;  // ASCII: the records assimp reads
     size_t ascii_pos_ = 0, ascii_line_ = 0;
 };
 

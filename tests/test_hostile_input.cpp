@@ -387,6 +387,12 @@ TEST(HostileInput, PlyStructureIsStrict) {
         {"zero.ply", ascii(tri.substr(0, 12) + "0 zero 0\n3 0 1 2\n"), "line 12: 'vertex' record 2: 'y' 'zero' is not a number"},
         {"hex.ply", ascii("0x1p3 0 0\n" + tri.substr(6) + "3 0 1 2\n"), "'0x1p3' is not a number"},
         {"e400.ply", ascii("1e400 0 0\n" + tri.substr(6) + "3 0 1 2\n"), "'1e400' is out of range"},
+        // assimp's reader stops short of these (64-bit overflow, a sign on an unsigned value) and would
+        // read the rest of the line from the wrong place.
+        {"digits.ply", ascii("100000000000000000000 0 0\n" + tri.substr(6) + "3 0 1 2\n"),
+         "'100000000000000000000' has more than 19 digits before its point or in its exponent"},
+        {"exp20.ply", ascii("0e99999999999999999999 0 0\n" + tri.substr(6) + "3 0 1 2\n"), "has more than 19 digits"},
+        {"minus0.ply", ascii(tri + "-0 0 1 2\n"), "'vertex_indices' count '-0' is not an unsigned integer"},
         {"idxx.ply", ascii(tri + "3 0 1 x\n"), "'face' record 0: 'vertex_indices' 'x' is not an integer"},
         {"idx25.ply", ascii(tri + "3 0 1 2.5\n"), "'2.5' is not an integer"},
         {"c300.ply", ascii(tri + "300 0 1 2\n"), "'vertex_indices' count 300 is out of range for uchar"},

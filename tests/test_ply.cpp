@@ -191,6 +191,8 @@ TEST(Ply, AsciiNumbersAreCorrectlyRounded) {
     EXPECT_EQ(s.tris[0].v2.z, 9.4214052e+08f);
 }
 
+// Blank lines (assimp would take two in a row, or one of spaces, for a record), tabs, trailing spaces
+// and a last line without its newline.
 TEST(Ply, CrLfAsciiAndWhitespace) {
     TempDir dir;
     PlyMesh m = quad_and_triangle();
@@ -200,7 +202,7 @@ TEST(Ply, CrLfAsciiAndWhitespace) {
     Scene s = load(dir.write("crlf.ply", crlf), 3);
     expect_mesh(s, m, false, false, "crlf.ply");
     std::string spaced = ply_header(m, PlyEncoding::kAscii, {}) +
-                         "  0.1\t0 0 \n1 0 0\n\n1 0.33333333333333331 0\n0 1 0\n0.5 0.5 2\n4 0 1 2 3\n3 0 1 4";
+                         "  0.1\t0 0 \n1 0 0\n\n\n1 0.33333333333333331 0\n  \t\n0 1 0\n0.5 0.5 2\n4 0 1 2 3\n \n3 0 1 4";
     Scene t = load(dir.write("spaced.ply", spaced), 3);
     expect_mesh(t, m, false, false, "spaced.ply");
 }
