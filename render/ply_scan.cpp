@@ -57,6 +57,8 @@ struct Element {
     }
 };
 
+constexpr size_t kMaxProperties = 1000;
+
 using Tokens = std::vector<std::string_view>;
 
 Tokens split(std::string_view line) {
@@ -229,6 +231,11 @@ private:
         int unused = 0;
         for (auto& e : header_) {
             if (e.props.empty()) fail("element '" + e.name + "' has no properties");
+            // The header assimp reads must stay well inside its first 1 MiB read (it finds the data's
+            // start there); real files have a few dozen.
+            if (e.props.size() > kMaxProperties)
+                fail("element '" + e.name + "' has " + std::to_string(e.props.size()) + " properties, more than " +
+                     std::to_string(kMaxProperties));
             for (auto& p : e.props) p.assimp_name = "pkrt_unused_" + std::to_string(unused++);
             if (e.name == "vertex") vertex_ = &e;
             else if (e.name == "face") face_ = &e;
@@ -521,7 +528,9 @@ private:
                 out += std::string(p.type->name) + " " + p.assimp_name + "\n";
             }
         }
-        out += "end_header\n";
+        // assimp drops the first byte of binary data when it is a line feed (meaning to skip the LF of a
+        // CR LF header): a CR LF here makes that byte the header's, whatever the data's first byte is.
+        out += scan_.ascii ? "end_header\n" : "end_header\r\n";
         if (scan_.ascii) {
             out += ascii_vertices_;
             out += ascii_faces_;

@@ -395,6 +395,12 @@ TEST(HostileInput, PlyStructureIsStrict) {
         {"minus0.ply", ascii(tri + "-0 0 1 2\n"), "'vertex_indices' count '-0' is not an unsigned integer"},
         {"idxx.ply", ascii(tri + "3 0 1 x\n"), "'face' record 0: 'vertex_indices' 'x' is not an integer"},
         {"idx25.ply", ascii(tri + "3 0 1 2.5\n"), "'2.5' is not an integer"},
+        {"props.ply", ply_head("ascii", "3", "1", [] {
+             std::string many = "element extra 0\n";
+             for (int i = 0; i < 1001; ++i) many += "property uchar p" + std::to_string(i) + "\n";
+             return many;
+         }()) + tri + "3 0 1 2\n",
+         "element 'extra' has 1001 properties, more than 1000"},
         {"c300.ply", ascii(tri + "300 0 1 2\n"), "'vertex_indices' count 300 is out of range for uchar"},
         {"few.ply", ascii(tri + "4 0 1 2\n"), "'face' record 0 has too few values"},
         {"many.ply", ascii("0 0 0 0\n" + tri.substr(6) + "3 0 1 2\n"), "'vertex' record 0 has 1 values too many"},

@@ -95,6 +95,22 @@ TEST(Ply, EncodingsAndValueTypesGiveTheSameTriangles) {
     }
 }
 
+TEST(Ply, BinaryDataMayStartWithALineFeed) {
+    // assimp drops a first data byte of 0x0a (taking it for the LF of a CR LF header) and reads every
+    // value after it a byte off. x = 1.0000012f is 0a 00 80 3f little-endian; 6.162976e-33f is 0a 00 00 00
+    // big-endian.
+    TempDir dir;
+    PlyMesh m;
+    m.vertices = {{{1.0000011920928955, 0, 0}}, {{2, 0, 0}}, {{0, 2, 0}}};
+    m.faces = {{0, 1, 2}};
+    Scene s = load(dir.write("lf.ply", ply_file(m, PlyEncoding::kLittleEndian)), 1);
+    expect_mesh(s, m, false, false, "lf.ply");
+    PlyMesh b = m;
+    b.vertices[0].p[0] = 6.162975822039155e-33;
+    Scene t = load(dir.write("lf_be.ply", ply_file(b, PlyEncoding::kBigEndian)), 1);
+    expect_mesh(t, b, false, false, "lf_be.ply");
+}
+
 TEST(Ply, ListAndPositionTypes) {
     TempDir dir;
     PlyMesh m;
