@@ -111,6 +111,44 @@ TEST(Ply, BinaryDataMayStartWithALineFeed) {
     expect_mesh(t, b, false, false, "lf_be.ply");
 }
 
+TEST(Ply, ElementsInAnyOrderAndIgnoredLists) {
+    // Faces before vertices (assimp needs the vertices first: it is given them first), an element in
+    // between, and lists in the vertex element that are walked past.
+    TempDir dir;
+    PlyMesh m = quad_and_triangle();
+    for (PlyEncoding e : kEncodings) {
+        std::string h = "ply\nformat " + std::string(ply_format_name(e)) + " 1.0\nelement face 2\n"
+                        "property uchar flags\nproperty list uchar uint vertex_indices\nproperty list int double w\n"
+                        "element material 1\nproperty float shininess\nelement vertex 5\nproperty list ushort int extra\n"
+                        "property double x\nproperty double y\nproperty double z\nend_header\n";
+        std::string body;
+        auto record_end = [&]() {
+            if (e == PlyEncoding::kAscii) body += "\n";
+        };
+        for (const auto& f : m.faces) {
+            put_ply_value(body, e, "uchar", 7);
+            put_ply_value(body, e, "uchar", static_cast<double>(f.size()));
+            for (int64_t i : f) put_ply_value(body, e, "uint", static_cast<double>(i));
+            put_ply_value(body, e, "int", 2);
+            put_ply_value(body, e, "double", 0.5);
+            put_ply_value(body, e, "double", -1e300);
+            record_end();
+        }
+        put_ply_value(body, e, "float", 30);
+        record_end();
+        for (size_t v = 0; v < m.vertices.size(); ++v) {
+            put_ply_value(body, e, "ushort", static_cast<double>(v % 3));
+            for (size_t k = 0; k < v % 3; ++k) put_ply_value(body, e, "int", 10 + k);
+            for (double c : m.vertices[v].p) put_ply_value(body, e, "double", c);
+            record_end();
+        }
+        std::string name = std::string("order_") + ply_format_name(e) + ".ply";
+        Scene s = load(dir.write(name, h + body), 3);
+        expect_mesh(s, m, false, false, name);
+        EXPECT_EQ(s.load_stats.warnings.size(), 4u) << name;  // material; vertex 'extra'; face 'flags', 'w'
+    }
+}
+
 TEST(Ply, ListAndPositionTypes) {
     TempDir dir;
     PlyMesh m;
