@@ -319,7 +319,8 @@ private:
         check_triangle_budget(limits_, path_, used_, scan_.faces);
         for (const auto& e : header_)
             if (e.count >= UINT32_MAX)
-                fail("element '" + e.name + "' has " + std::to_string(e.count) + " records, more than PLY readers index");
+                fail("element '" + e.name + "' has " + std::to_string(e.count) +
+                     " records, more than PLY readers index");
         uint64_t left = bytes_.size() - body_start_;
         const uint64_t slack = scan_.ascii ? 1 : 0;
         for (const auto& e : header_) {
@@ -433,7 +434,8 @@ private:
             fail_line(what() + " '" + std::string(tok.substr(0, 40)) + "' is not " +
                       (t->kind == Kind::kSigned ? "an integer" : "an unsigned integer"));
         int64_t lo = t->kind == Kind::kSigned ? -(int64_t(1) << (8 * t->size - 1)) : 0;
-        int64_t hi = t->kind == Kind::kSigned ? (int64_t(1) << (8 * t->size - 1)) - 1 : (int64_t(1) << (8 * t->size)) - 1;
+        int bits = t->kind == Kind::kSigned ? 8 * t->size - 1 : 8 * t->size;
+        int64_t hi = (int64_t(1) << bits) - 1;
         if (v < lo || v > hi) fail_line(what() + " " + std::string(tok) + " is out of range for " + t->name);
         return v;
     }
@@ -442,7 +444,8 @@ private:
     double ascii_number(std::string_view tok, const Type* t, const What& what) const {
         if (t->kind != Kind::kFloat) return static_cast<double>(ascii_int(tok, t, what));
         Syntax syntax = decimal_syntax(tok);
-        if (syntax == Syntax::kNotANumber) fail_line(what() + " '" + std::string(tok.substr(0, 40)) + "' is not a number");
+        if (syntax == Syntax::kNotANumber)
+            fail_line(what() + " '" + std::string(tok.substr(0, 40)) + "' is not a number");
         if (syntax == Syntax::kTooManyDigits)
             fail_line(what() + " '" + std::string(tok.substr(0, 40)) +
                       "' has more than 19 digits before its point or in its exponent (write it with an exponent)");

@@ -100,7 +100,8 @@ TEST(Cli, BarePlyRendersWithAutomaticCameraAndWarnings) {
     m.vertices = {{{0, 0, 0}}, {{1, 0, 0}}, {{1, 1, 0}}, {{0, 1, 0}}, {{0.5, 0.5, 1}}};
     m.faces = {{0, 1, 2, 3}, {0, 1, 4}, {1, 2, 4}};
     dir.write("mesh.ply", ply_file(m, PlyEncoding::kBigEndian));
-    RunResult r = run_pkrt("render mesh.ply --backend cpu --res 16x12 --spp 2 -o ply.png --stats ply.json", dir.path().string());
+    RunResult r =
+        run_pkrt("render mesh.ply --backend cpu --res 16x12 --spp 2 -o ply.png --stats ply.json", dir.path().string());
     ASSERT_EQ(r.code, 0) << r.err;
     int w = 0, h = 0, c = 0;
     unsigned char* px = stbi_load(dir.file("ply.png").c_str(), &w, &h, &c, 3);
@@ -111,13 +112,14 @@ TEST(Cli, BarePlyRendersWithAutomaticCameraAndWarnings) {
     EXPECT_NE(r.err.find("mesh.ply: 4 triangles"), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
 
-    dir.write("colours.ply", "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
-                             "property uchar red\nproperty uchar green\nproperty uchar blue\nelement face 1\n"
-                             "property list uchar int vertex_indices\nend_header\n0 0 0 1 2 3\n1 0 0 4 5 6\n0 1 0 7 8 9\n"
-                             "3 0 1 2\n");
+    dir.write("colours.ply",
+              "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+              "property uchar red\nproperty uchar green\nproperty uchar blue\nelement face 1\n"
+              "property list uchar int vertex_indices\nend_header\n0 0 0 1 2 3\n1 0 0 4 5 6\n0 1 0 7 8 9\n3 0 1 2\n");
     r = run_pkrt("render colours.ply --backend cpu --res 8x8 --spp 1 -o c.png", dir.path().string());
     ASSERT_EQ(r.code, 0) << r.err;
-    EXPECT_NE(r.err.find("pkrt: warning: colours.ply: 'red/green/blue' vertex colours ignored\n"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("pkrt: warning: colours.ply: 'red/green/blue' vertex colours ignored\n"), std::string::npos)
+        << r.err;
 }
 
 TEST(Cli, AutoBackendSaysWhichItPicked) {

@@ -325,7 +325,8 @@ TEST(HostileInput, PlyCountsAreCheckedBeforeAllocation) {
         {"fhuge.ply", ply_head(bin, "3", "4294967295") + le, "the scene would have 4294967295 triangles"},
         {"vbytes.ply", ply_head(bin, "1000000", "1") + le,
          "element 'vertex' has 1000000 records but the file has 49 bytes left for them (at least 12 each)"},
-        {"fbytes.ply", ply_head(bin, "3", "1000") + le, "element 'face' has 1000 records but the file has 13 bytes left"},
+        {"fbytes.ply", ply_head(bin, "3", "1000") + le,
+         "element 'face' has 1000 records but the file has 13 bytes left"},
         {"edge.ply", ply_head(bin, "3", "1", "element edge 4294967294\nproperty double w\n") + le,
          "element 'edge' has 4294967294 records but the file has 12 bytes left for them (at least 8 each)"},
         {"alist.ply", ply_head("ascii", "3", "1", "element edge 4000000000\nproperty list uint uint e\n") + ascii,
@@ -356,6 +357,8 @@ TEST(HostileInput, PlyStructureIsStrict) {
     count255[36] = '\xff';  // the face's corner count: 255 corners in 12 bytes
     const std::string tri = "0 0 0\n1 0 0\n0 1 0\n";
     auto ascii = [&](const std::string& body) { return ply_head("ascii", "3", "1") + body; };
+    std::string float_indices = ply_head("ascii", "3", "1");
+    float_indices.replace(float_indices.find("uchar int"), 9, "uchar float");
     struct Case { const char* name; std::string ply; const char* message; };
     const Case cases[] = {
         {"trunc.ply", ply_head(bin, "3", "1") + le.substr(0, le.size() - 2),
@@ -366,25 +369,29 @@ TEST(HostileInput, PlyStructureIsStrict) {
         {"index_be.ply", ply_file(ply_triangle({0, 3, 1}), PlyEncoding::kBigEndian), "face 0 uses vertex 3 but"},
         {"negative.ply", ply_file(ply_triangle({0, -1, 1}), PlyEncoding::kLittleEndian), "face 0 uses vertex -1"},
         {"index_a.ply", ascii(tri + "3 0 1 3\n"), "face 0 uses vertex 3 but the file has 3"},
-        {"corners.ply", ply_file(ply_triangle({0, 1}), PlyEncoding::kBigEndian), "face 0 has 2 corners (a face needs 3)"},
+        {"corners.ply", ply_file(ply_triangle({0, 1}), PlyEncoding::kBigEndian),
+         "face 0 has 2 corners (a face needs 3)"},
         {"format.ply", "ply\nformat binary_middle_endian 1.0\nend_header\n", "unknown format 'binary_middle_endian'"},
         {"version.ply", "ply\nformat ascii 2.0\nend_header\n", "unknown PLY version '2.0'"},
         {"noformat.ply", "ply\nelement vertex 3\nend_header\n", "header line 2: an element before the format line"},
         {"noend.ply", ply_head("ascii", "3", "1").substr(0, 120), "no end_header line"},
         {"noend2.ply", "ply\nformat ascii 1.0\nelement vertex 3\n", "no end_header line"},
         {"magic.ply", "PLX\nformat ascii 1.0\nend_header\n", "not a PLY file"},
-        {"junk.ply", "ply\nformat ascii 1.0\nelemental vertex 3\nend_header\n", "header line 3: unknown header line 'elemental"},
-        {"type.ply", "ply\nformat ascii 1.0\nelement vertex 1\nproperty float128 x\nend_header\n", "unknown type 'float128'"},
+        {"junk.ply", "ply\nformat ascii 1.0\nelemental vertex 3\nend_header\n",
+         "header line 3: unknown header line 'elemental"},
+        {"type.ply", "ply\nformat ascii 1.0\nelement vertex 1\nproperty float128 x\nend_header\n",
+         "unknown type 'float128'"},
         {"listf.ply", "ply\nformat ascii 1.0\nelement face 1\nproperty list float int vertex_indices\nend_header\n",
          "a list's count must have an integer type"},
-        {"idxf.ply", ply_head("ascii", "3", "1").replace(ply_head("ascii", "3", "1").find("uchar int"), 9, "uchar float") +
-                         tri + "3 0 1 2\n",
+        {"idxf.ply", float_indices + tri + "3 0 1 2\n",
          "face property 'vertex_indices' must have an integer type"},
         {"noface.ply", "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\n"
                        "end_header\n0 0 0\n", "no 'face' element (point clouds are not supported)"},
         {"noz.ply", "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nelement face 0\n"
-                    "property list uchar int vertex_indices\nend_header\n0 0\n", "the vertex element has no 'z' property"},
-        {"zero.ply", ascii(tri.substr(0, 12) + "0 zero 0\n3 0 1 2\n"), "line 12: 'vertex' record 2: 'y' 'zero' is not a number"},
+                    "property list uchar int vertex_indices\nend_header\n0 0\n",
+         "the vertex element has no 'z' property"},
+        {"zero.ply", ascii(tri.substr(0, 12) + "0 zero 0\n3 0 1 2\n"),
+         "line 12: 'vertex' record 2: 'y' 'zero' is not a number"},
         {"hex.ply", ascii("0x1p3 0 0\n" + tri.substr(6) + "3 0 1 2\n"), "'0x1p3' is not a number"},
         {"e400.ply", ascii("1e400 0 0\n" + tri.substr(6) + "3 0 1 2\n"), "'1e400' is out of range"},
         // assimp's reader stops short of these (64-bit overflow, a sign on an unsigned value) and would
@@ -410,7 +417,8 @@ TEST(HostileInput, PlyStructureIsStrict) {
     // On the command line: one error line, no output.
     TempDir cli;
     cli.write("in_index.ply", ply_file(ply_triangle({0, 1, 7}), PlyEncoding::kBigEndian));
-    expect_clean_failure(cli, "render in_index.ply -o out.png", 1, "in_index.ply: face 0 uses vertex 7 but the file has 3");
+    expect_clean_failure(cli, "render in_index.ply -o out.png", 1,
+                         "in_index.ply: face 0 uses vertex 7 but the file has 3");
     cli.write("in_header.ply", "ply\nformat ascii 1.0\nelement vertex 4294967295\n");
     expect_clean_failure(cli, "render in_header.ply -o out.png", 1, "in_header.ply: no end_header line");
 }

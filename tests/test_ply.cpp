@@ -119,7 +119,8 @@ TEST(Ply, ElementsInAnyOrderAndIgnoredLists) {
     for (PlyEncoding e : kEncodings) {
         std::string h = "ply\nformat " + std::string(ply_format_name(e)) + " 1.0\nelement face 2\n"
                         "property uchar flags\nproperty list uchar uint vertex_indices\nproperty list int double w\n"
-                        "element material 1\nproperty float shininess\nelement vertex 5\nproperty list ushort int extra\n"
+                        "element material 1\nproperty float shininess\nelement vertex 5\n"
+                        "property list ushort int extra\n"
                         "property double x\nproperty double y\nproperty double z\nend_header\n";
         std::string body;
         auto record_end = [&]() {
@@ -163,7 +164,8 @@ TEST(Ply, ListAndPositionTypes) {
                 l.count_type = types[0];
                 l.index_type = types[1];
                 l.position_type = pos;
-                std::string name = std::string(ply_format_name(e)) + "_" + types[0] + "_" + types[1] + "_" + pos + ".ply";
+                std::string name =
+                    std::string(ply_format_name(e)) + "_" + types[0] + "_" + types[1] + "_" + pos + ".ply";
                 Scene s = load(dir.write(name, ply_file(m, e, l)), 5);  // a pentagon is three triangles
                 expect_mesh(s, m, false, false, name);
             }
@@ -256,7 +258,8 @@ TEST(Ply, CrLfAsciiAndWhitespace) {
     Scene s = load(dir.write("crlf.ply", crlf), 3);
     expect_mesh(s, m, false, false, "crlf.ply");
     std::string spaced = ply_header(m, PlyEncoding::kAscii, {}) +
-                         "  0.1\t0 0 \n1 0 0\n\n\n1 0.33333333333333331 0\n  \t\n0 1 0\n0.5 0.5 2\n4 0 1 2 3\n \n3 0 1 4";
+                         "  0.1\t0 0 \n1 0 0\n\n\n1 0.33333333333333331 0\n  \t\n0 1 0\n0.5 0.5 2\n"
+                         "4 0 1 2 3\n \n3 0 1 4";
     Scene t = load(dir.write("spaced.ply", spaced), 3);
     expect_mesh(t, m, false, false, "spaced.ply");
 }

@@ -33,7 +33,8 @@ struct PlyLayout {
 };
 
 inline const char* ply_format_name(PlyEncoding e) {
-    return e == PlyEncoding::kAscii ? "ascii" : e == PlyEncoding::kLittleEndian ? "binary_little_endian" : "binary_big_endian";
+    if (e == PlyEncoding::kAscii) return "ascii";
+    return e == PlyEncoding::kLittleEndian ? "binary_little_endian" : "binary_big_endian";
 }
 
 // One value of a PLY type, as text or as bytes in the file's byte order.
