@@ -109,7 +109,7 @@ void Panels::menu_bar(const PanelData& d, PanelRequests& r) {
         open_popup_ = false;
     }
     if (ImGui::BeginPopupModal("Open scene", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
-        ImGui::TextUnformatted("Path of a .json scene, an .obj mesh or a .gltf/.glb model:");
+        ImGui::TextUnformatted("Path of a .json scene, an .obj or .ply mesh or a .gltf/.glb model:");
         ImGui::SetNextItemWidth(420.0f);
         if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
         bool enter = ImGui::InputText("##path", &open_path_, ImGuiInputTextFlags_EnterReturnsTrue);
