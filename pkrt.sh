@@ -11,6 +11,7 @@ cd "$(dirname "$0")"
 PACKAGES=(cmake ninja-build g++ pkg-config libglm-dev libtinyobjloader-dev libstb-dev libcli11-dev
           libpng-dev libjpeg62-turbo-dev libdeflate-dev
           nlohmann-json3-dev libgtest-dev libopenexr-dev libtinygltf-dev
+          libassimp-dev                                               # PLY meshes (its PLY importer alone)
           libglfw3-dev libimgui-dev libgl-dev libgl1-mesa-dri xvfb   # pkrt-viewer: window, UI, GL; its tests run on Xvfb
           libopenmpi-dev openmpi-bin                                  # mpirun -n K pkrt render (samples split across ranks); its tests run mpirun
           clang libclang-rt-14-dev)                                   # fuzz targets (tests/fuzz/): libFuzzer, ASan, UBSan

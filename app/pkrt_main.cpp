@@ -346,8 +346,8 @@ int run_command(int argc, char** argv, pkrt::Ranks& ranks, std::string& error) {
     app.set_version_flag("--version", PKRT_VERSION);
 
     RenderArgs ra;
-    CLI::App* render = app.add_subcommand("render", "Render a scene (.json, .obj, .gltf or .glb) to an image");
-    render->add_option("scene", ra.scene, "Scene file (.json, .obj, .gltf or .glb); default: the Cornell box");
+    CLI::App* render = app.add_subcommand("render", "Render a scene (.json, .obj, .ply, .gltf or .glb) to an image");
+    render->add_option("scene", ra.scene, "Scene file (.json, .obj, .ply, .gltf or .glb); default: the Cornell box");
     render->add_option("-o,--output", ra.output, "Output PNG (tone-mapped sRGB)")->capture_default_str();
     CLI::Option* spp_opt = render->add_option("--spp", ra.spp, "Samples per pixel (default: the scene's)");
     render->add_option("--res", ra.res, "Resolution WIDTHxHEIGHT (default: the scene's)");
@@ -384,7 +384,7 @@ int run_command(int argc, char** argv, pkrt::Ranks& ranks, std::string& error) {
 
     pkrt::BenchArgs ba;
     CLI::App* bench = app.add_subcommand("bench", "Compare scheduler modes on the same frames (interleaved)");
-    bench->add_option("scenes", ba.scenes, "Scenes (.json, .obj, .gltf or .glb)")->required();
+    bench->add_option("scenes", ba.scenes, "Scenes (.json, .obj, .ply, .gltf or .glb)")->required();
     bench->add_option("--modes", ba.modes, "Modes, comma separated (default: all of the backend's)")->delimiter(',');
     bench->add_option("--res", ba.resolutions, "Resolutions WxH, comma separated (default: the scene's)")->delimiter(',');
     bench->add_option("--max-depth", ba.depths, "Maximum depths, comma separated (default: the scene's)")->delimiter(',');

@@ -1,6 +1,8 @@
 // File loaders that add to a Scene: Wavefront OBJ/MTL (tinyobjloader after a strict pass, obj_scan.h),
-// glTF 2.0 (tinygltf, every file read and every accessor checked here), textures (libpng, libjpeg-turbo), and the procedural shapes that JSON scenes may use. Each throws Error
-// with the file name on bad input, and checks the scene's limits (load_limits.h) before allocating.
+// glTF 2.0 (tinygltf, every file read and every accessor checked here), PLY (assimp's PLY importer after a
+// strict pass, ply_scan.h), textures (libpng, libjpeg-turbo), and the procedural shapes that JSON scenes
+// may use. Each throws Error with the file name on bad input, and checks the scene's limits
+// (load_limits.h) before allocating.
 #pragma once
 
 #include <string>
@@ -27,6 +29,16 @@ struct GltfOptions {
 // glTF 2.0 (.gltf with its buffers and images, or .glb): the default scene's meshes, materials,
 // textures and cameras (render/gltf_loader.cpp). Returns the number of triangles added.
 size_t load_gltf(Scene& scene, const std::string& path, const GltfOptions& options);
+
+struct PlyOptions {
+    glm::mat4 transform{1.0f};
+    int32_t material_override = -1;  // scene material index for every face, or -1 for a default material
+};
+
+// A PLY mesh (ASCII or binary, either byte order): positions, normals and texture coordinates if it has
+// them, polygons fanned into triangles (render/ply_loader.cpp). What pkrt does not use (colours, other
+// elements and properties) becomes one warning line per kind. Returns the number of triangles added.
+size_t load_ply(Scene& scene, const std::string& path, const PlyOptions& options);
 
 // Loads (once per file identity) a PNG or JPEG; returns its index in scene.textures.
 int32_t load_texture(Scene& scene, const std::string& path);

@@ -53,6 +53,15 @@ Scene load_bare_obj(const std::string& path, const LoadLimits& limits) {
     return scene;
 }
 
+Scene load_bare_ply(const std::string& path, const LoadLimits& limits) {
+    Scene scene;
+    scene.source = path;
+    scene.limits = limits;
+    load_ply(scene, path, PlyOptions{});
+    frame_model(scene);
+    return scene;
+}
+
 // The file's first camera where it has one; the sky either way (glTF files carry no environment).
 Scene load_bare_gltf(const std::string& path, const LoadLimits& limits) {
     Scene scene;
@@ -72,7 +81,8 @@ Scene load_scene(const std::string& path, const LoadLimits& limits) {
     check_input_file(path);
     if (ext == ".obj") return load_bare_obj(path, limits);
     if (ext == ".gltf" || ext == ".glb") return load_bare_gltf(path, limits);
-    throw Error(path + ": unknown scene type '" + ext + "' (expected .json, .obj, .gltf or .glb)");
+    if (ext == ".ply") return load_bare_ply(path, limits);
+    throw Error(path + ": unknown scene type '" + ext + "' (expected .json, .obj, .ply, .gltf or .glb)");
 }
 
 int32_t add_texture_view(Scene& scene, const TextureView& view) {

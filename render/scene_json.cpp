@@ -318,7 +318,7 @@ Scene load_scene_json(const InputFile& file, const LoadLimits& limits) {
     for (size_t i = 0; i < meshes.size(); ++i) {
         std::string where = "meshes[" + std::to_string(i) + "]";
         const json& m = meshes[i];
-        r.only_keys(m, where, {"obj", "gltf", "sphere", "quad", "transform", "material"});
+        r.only_keys(m, where, {"obj", "ply", "gltf", "sphere", "quad", "transform", "material"});
         glm::mat4 xf = m.contains("transform") ? read_transform(r, m["transform"], where + ".transform") : glm::mat4(1.0f);
         int32_t mat = -1;
         if (m.contains("material")) {
@@ -327,9 +327,9 @@ Scene load_scene_json(const InputFile& file, const LoadLimits& limits) {
             if (it == named.end()) r.fail(where + ".material", "no material named '" + name + "'");
             mat = it->second;
         }
-        int kinds = (m.contains("obj") ? 1 : 0) + (m.contains("gltf") ? 1 : 0) + (m.contains("sphere") ? 1 : 0) +
-                    (m.contains("quad") ? 1 : 0);
-        if (kinds != 1) r.fail(where, "needs exactly one of \"obj\", \"gltf\", \"sphere\" or \"quad\"");
+        int kinds = 0;
+        for (const char* kind : {"obj", "ply", "gltf", "sphere", "quad"}) kinds += m.contains(kind) ? 1 : 0;
+        if (kinds != 1) r.fail(where, "needs exactly one of \"obj\", \"ply\", \"gltf\", \"sphere\" or \"quad\"");
         auto material_or_default = [&]() {
             if (mat >= 0) return mat;
             scene.materials.push_back(default_material());
@@ -342,6 +342,15 @@ Scene load_scene_json(const InputFile& file, const LoadLimits& limits) {
             opt.material_override = mat;
             try {
                 load_obj(scene, resolve(path, r.string(m["obj"], where + ".obj")), opt);
+            } catch (const Error& e) {
+                throw Error(path + ": " + where + ": " + e.what());
+            }
+        } else if (m.contains("ply")) {
+            PlyOptions opt;
+            opt.transform = xf;
+            opt.material_override = mat;
+            try {
+                load_ply(scene, resolve(path, r.string(m["ply"], where + ".ply")), opt);
             } catch (const Error& e) {
                 throw Error(path + ": " + where + ": " + e.what());
             }

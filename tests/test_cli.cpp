@@ -12,6 +12,7 @@
 #include "render/devices.h"
 #include "render/image.h"
 #include "test_cli_util.h"
+#include "test_ply_util.h"
 
 using namespace pkrt_test;
 namespace fs = std::filesystem;
@@ -91,6 +92,34 @@ TEST(Cli, BareObjRendersWithAutomaticCamera) {
                                " --res 24x24 --spp 1 -o obj.png", dir.path().string());
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_TRUE(fs::exists(dir.file("obj.png")));
+}
+
+TEST(Cli, BarePlyRendersWithAutomaticCameraAndWarnings) {
+    TempDir dir;
+    PlyMesh m;
+    m.vertices = {{{0, 0, 0}}, {{1, 0, 0}}, {{1, 1, 0}}, {{0, 1, 0}}, {{0.5, 0.5, 1}}};
+    m.faces = {{0, 1, 2, 3}, {0, 1, 4}, {1, 2, 4}};
+    dir.write("mesh.ply", ply_file(m, PlyEncoding::kBigEndian));
+    RunResult r =
+        run_pkrt("render mesh.ply --backend cpu --res 16x12 --spp 2 -o ply.png --stats ply.json", dir.path().string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    int w = 0, h = 0, c = 0;
+    unsigned char* px = stbi_load(dir.file("ply.png").c_str(), &w, &h, &c, 3);
+    ASSERT_NE(px, nullptr);
+    EXPECT_EQ(w, 16);
+    EXPECT_EQ(h, 12);
+    stbi_image_free(px);
+    EXPECT_NE(r.err.find("mesh.ply: 4 triangles"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+
+    dir.write("colours.ply",
+              "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+              "property uchar red\nproperty uchar green\nproperty uchar blue\nelement face 1\n"
+              "property list uchar int vertex_indices\nend_header\n0 0 0 1 2 3\n1 0 0 4 5 6\n0 1 0 7 8 9\n3 0 1 2\n");
+    r = run_pkrt("render colours.ply --backend cpu --res 8x8 --spp 1 -o c.png", dir.path().string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("pkrt: warning: colours.ply: 'red/green/blue' vertex colours ignored\n"), std::string::npos)
+        << r.err;
 }
 
 TEST(Cli, AutoBackendSaysWhichItPicked) {

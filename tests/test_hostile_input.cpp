@@ -16,6 +16,7 @@
 #include "render/loaders.h"
 #include "render/scene.h"
 #include "test_cli_util.h"
+#include "test_ply_util.h"
 #include "test_render_util.h"
 
 using namespace pkrt_test;
@@ -293,6 +294,133 @@ TEST(HostileInput, ObjIndicesAndFacesAreStrict) {
         {"cr.obj", "v 0 0 0\rv 1 0 0\rv 0 1 0\rv zz 0 0\rf 1 2 3\r", ":4: vertex coordinate 'zz' is not a number"},
     };
     for (const auto& c : cases) EXPECT_LOAD_ERROR(dir.write(c.name, c.obj), c.message);
+}
+
+// A PLY triangle: its header (any counts) and its records, in each encoding.
+PlyMesh ply_triangle(std::vector<int64_t> face = {0, 1, 2}) {
+    PlyMesh m;
+    m.vertices = {{{0, 0, 0}}, {{1, 0, 0}}, {{0, 1, 0}}};
+    m.faces = {std::move(face)};
+    return m;
+}
+
+std::string ply_head(const char* format, const std::string& vertices, const std::string& faces,
+                     const std::string& extra = "") {
+    return "ply\nformat " + std::string(format) + " 1.0\nelement vertex " + vertices +
+           "\nproperty float x\nproperty float y\nproperty float z\nelement face " + faces +
+           "\nproperty list uchar int vertex_indices\n" + extra + "end_header\n";
+}
+
+TEST(HostileInput, PlyCountsAreCheckedBeforeAllocation) {
+    TempDir dir;
+    const std::string le = ply_body(ply_triangle(), PlyEncoding::kLittleEndian, {});
+    const std::string ascii = ply_body(ply_triangle(), PlyEncoding::kAscii, {});
+    const char* bin = "binary_little_endian";
+    struct Case { const char* name; std::string ply; const char* message; };
+    const Case cases[] = {
+        {"v32.ply", ply_head(bin, "4294967295", "1") + le,
+         "4294967295 vertices, more than 3 for each triangle of the limit of 8388608 (raise it with --max-triangles)"},
+        {"v64.ply", ply_head(bin, "18446744073709551615", "1") + le, "18446744073709551615 vertices, more than 3"},
+        {"vhuge.ply", ply_head(bin, "99999999999999999999999", "1") + le, "element 'vertex' count is too large"},
+        {"fhuge.ply", ply_head(bin, "3", "4294967295") + le, "the scene would have 4294967295 triangles"},
+        {"vbytes.ply", ply_head(bin, "1000000", "1") + le,
+         "element 'vertex' has 1000000 records but the file has 49 bytes left for them (at least 12 each)"},
+        {"fbytes.ply", ply_head(bin, "3", "1000") + le,
+         "element 'face' has 1000 records but the file has 13 bytes left"},
+        {"edge.ply", ply_head(bin, "3", "1", "element edge 4294967294\nproperty double w\n") + le,
+         "element 'edge' has 4294967294 records but the file has 12 bytes left for them (at least 8 each)"},
+        {"alist.ply", ply_head("ascii", "3", "1", "element edge 4000000000\nproperty list uint uint e\n") + ascii,
+         "element 'edge' has 4000000000 records but the file has"},
+        {"avert.ply", ply_head("ascii", "300", "1") + ascii,
+         "element 'vertex' has 300 records but the file has 26 bytes left for them (at least 6 each)"},
+    };
+    for (const auto& c : cases) EXPECT_LOAD_ERROR(dir.write(c.name, c.ply), c.message);
+    // With the limits raised out of the way, the file's size and 32-bit indexing still bound the counts.
+    pkrt::LoadLimits huge;
+    huge.max_triangles = uint64_t(1) << 62;
+    std::string err = load_error(dir.write("v32b.ply", ply_head(bin, "4294967294", "1") + le), huge);
+    EXPECT_NE(err.find("element 'vertex' has 4294967294 records but the file has 49 bytes"), std::string::npos) << err;
+    err = load_error(dir.write("f32.ply", ply_head(bin, "3", "4294967295") + le), huge);
+    EXPECT_NE(err.find("element 'face' has 4294967295 records, more than PLY readers index"), std::string::npos) << err;
+    pkrt::LoadLimits few;
+    few.max_triangles = 1;
+    PlyMesh quad = ply_triangle({0, 1, 2, 1});
+    err = load_error(dir.write("budget.ply", ply_file(quad, PlyEncoding::kBigEndian)), few);
+    EXPECT_NE(err.find("budget.ply: the scene would have 2 triangles"), std::string::npos) << err;
+}
+
+TEST(HostileInput, PlyStructureIsStrict) {
+    TempDir dir;
+    const char* bin = "binary_little_endian";
+    const std::string le = ply_body(ply_triangle(), PlyEncoding::kLittleEndian, {});
+    std::string count255 = le;
+    count255[36] = '\xff';  // the face's corner count: 255 corners in 12 bytes
+    const std::string tri = "0 0 0\n1 0 0\n0 1 0\n";
+    auto ascii = [&](const std::string& body) { return ply_head("ascii", "3", "1") + body; };
+    std::string float_indices = ply_head("ascii", "3", "1");
+    float_indices.replace(float_indices.find("uchar int"), 9, "uchar float");
+    struct Case { const char* name; std::string ply; const char* message; };
+    const Case cases[] = {
+        {"trunc.ply", ply_head(bin, "3", "1") + le.substr(0, le.size() - 2),
+         "the data ends inside 'face' record 0 of 1 (a truncated file?)"},
+        {"count255.ply", ply_head(bin, "3", "1") + count255, "the data ends inside 'face' record 0 of 1"},
+        {"index.ply", ply_file(ply_triangle({0, 1, 7}), PlyEncoding::kLittleEndian),
+         "face 0 uses vertex 7 but the file has 3 (numbered from 0)"},
+        {"index_be.ply", ply_file(ply_triangle({0, 3, 1}), PlyEncoding::kBigEndian), "face 0 uses vertex 3 but"},
+        {"negative.ply", ply_file(ply_triangle({0, -1, 1}), PlyEncoding::kLittleEndian), "face 0 uses vertex -1"},
+        {"index_a.ply", ascii(tri + "3 0 1 3\n"), "face 0 uses vertex 3 but the file has 3"},
+        {"corners.ply", ply_file(ply_triangle({0, 1}), PlyEncoding::kBigEndian),
+         "face 0 has 2 corners (a face needs 3)"},
+        {"format.ply", "ply\nformat binary_middle_endian 1.0\nend_header\n", "unknown format 'binary_middle_endian'"},
+        {"version.ply", "ply\nformat ascii 2.0\nend_header\n", "unknown PLY version '2.0'"},
+        {"noformat.ply", "ply\nelement vertex 3\nend_header\n", "header line 2: an element before the format line"},
+        {"noend.ply", ply_head("ascii", "3", "1").substr(0, 120), "no end_header line"},
+        {"noend2.ply", "ply\nformat ascii 1.0\nelement vertex 3\n", "no end_header line"},
+        {"magic.ply", "PLX\nformat ascii 1.0\nend_header\n", "not a PLY file"},
+        {"junk.ply", "ply\nformat ascii 1.0\nelemental vertex 3\nend_header\n",
+         "header line 3: unknown header line 'elemental"},
+        {"type.ply", "ply\nformat ascii 1.0\nelement vertex 1\nproperty float128 x\nend_header\n",
+         "unknown type 'float128'"},
+        {"listf.ply", "ply\nformat ascii 1.0\nelement face 1\nproperty list float int vertex_indices\nend_header\n",
+         "a list's count must have an integer type"},
+        {"idxf.ply", float_indices + tri + "3 0 1 2\n",
+         "face property 'vertex_indices' must have an integer type"},
+        {"noface.ply", "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\n"
+                       "end_header\n0 0 0\n", "no 'face' element (point clouds are not supported)"},
+        {"noz.ply", "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nelement face 0\n"
+                    "property list uchar int vertex_indices\nend_header\n0 0\n",
+         "the vertex element has no 'z' property"},
+        {"zero.ply", ascii(tri.substr(0, 12) + "0 zero 0\n3 0 1 2\n"),
+         "line 12: 'vertex' record 2: 'y' 'zero' is not a number"},
+        {"hex.ply", ascii("0x1p3 0 0\n" + tri.substr(6) + "3 0 1 2\n"), "'0x1p3' is not a number"},
+        {"e400.ply", ascii("1e400 0 0\n" + tri.substr(6) + "3 0 1 2\n"), "'1e400' is out of range"},
+        // assimp's reader stops short of these (64-bit overflow, a sign on an unsigned value) and would
+        // read the rest of the line from the wrong place.
+        {"digits.ply", ascii("100000000000000000000 0 0\n" + tri.substr(6) + "3 0 1 2\n"),
+         "'100000000000000000000' has more than 19 digits before its point or in its exponent"},
+        {"exp20.ply", ascii("0e99999999999999999999 0 0\n" + tri.substr(6) + "3 0 1 2\n"), "has more than 19 digits"},
+        {"minus0.ply", ascii(tri + "-0 0 1 2\n"), "'vertex_indices' count '-0' is not an unsigned integer"},
+        {"idxx.ply", ascii(tri + "3 0 1 x\n"), "'face' record 0: 'vertex_indices' 'x' is not an integer"},
+        {"idx25.ply", ascii(tri + "3 0 1 2.5\n"), "'2.5' is not an integer"},
+        {"props.ply", ply_head("ascii", "3", "1", [] {
+             std::string many = "element extra 0\n";
+             for (int i = 0; i < 1001; ++i) many += "property uchar p" + std::to_string(i) + "\n";
+             return many;
+         }()) + tri + "3 0 1 2\n",
+         "element 'extra' has 1001 properties, more than 1000"},
+        {"c300.ply", ascii(tri + "300 0 1 2\n"), "'vertex_indices' count 300 is out of range for uchar"},
+        {"few.ply", ascii(tri + "4 0 1 2\n"), "'face' record 0 has too few values"},
+        {"many.ply", ascii("0 0 0 0\n" + tri.substr(6) + "3 0 1 2\n"), "'vertex' record 0 has 1 values too many"},
+        {"short.ply", ply_head("ascii", "3", "2") + tri + "3 0 1 2\n", "the file ends after 1 of 2 'face' records"},
+    };
+    for (const auto& c : cases) EXPECT_LOAD_ERROR(dir.write(c.name, c.ply), c.message);
+    // On the command line: one error line, no output.
+    TempDir cli;
+    cli.write("in_index.ply", ply_file(ply_triangle({0, 1, 7}), PlyEncoding::kBigEndian));
+    expect_clean_failure(cli, "render in_index.ply -o out.png", 1,
+                         "in_index.ply: face 0 uses vertex 7 but the file has 3");
+    cli.write("in_header.ply", "ply\nformat ascii 1.0\nelement vertex 4294967295\n");
+    expect_clean_failure(cli, "render in_header.ply -o out.png", 1, "in_header.ply: no end_header line");
 }
 
 TEST(HostileInput, CrOnlyLineEndingsAreLines) {

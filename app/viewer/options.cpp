@@ -18,7 +18,7 @@ namespace pkrt::viewer {
 int parse_options(int argc, char** argv, ViewerOptions* o) {
     CLI::App app{"pkrt-viewer: interactive progressive path tracing with live scheduler statistics"};
     std::string res;
-    app.add_option("scene", o->scene, "Scene file (.json, .obj, .gltf or .glb); default: the Cornell box");
+    app.add_option("scene", o->scene, "Scene file (.json, .obj, .ply, .gltf or .glb); default: the Cornell box");
     app.add_option("--backend", o->backend, "auto, cpu or cuda")->capture_default_str();
     app.add_option("--mode", o->mode, "GPU scheduler: persistent, relaunch, graph, megakernel or resident (switchable live)");
     pkrt::add_bvh_options(&app, &o->bvh);

@@ -10,7 +10,7 @@
 namespace pkrt::viewer {
 
 struct ViewerOptions {
-    std::string scene;              // .json, .obj, .gltf or .glb; empty: the Cornell box
+    std::string scene;              // .json, .obj, .ply, .gltf or .glb; empty: the Cornell box
     std::string backend = "auto";   // auto | cpu | cuda
     std::string mode;               // scheduler mode; empty: the backend's default
     BvhFlags bvh;                   // layout and build of every scene's BVH (app/bvh_options.h)

@@ -98,7 +98,7 @@ void Panels::menu_bar(const PanelData& d, PanelRequests& r) {
                 "Ctrl+left click: focus the lens on the point under the cursor\n"
                 "R: reset to the scene's camera   F: frame the scene\n"
                 "P: screenshot (image only)   Esc: quit\n"
-                "Drop a .json, .obj, .gltf or .glb file on the window to open it");
+                "Drop a .json, .obj, .ply, .gltf or .glb file on the window to open it");
             ImGui::EndMenu();
         }
         ImGui::TextDisabled("  %s  %dx%d  %u spp", d.scene_name.c_str(), d.render_width, d.render_height, d.samples);
@@ -109,7 +109,7 @@ void Panels::menu_bar(const PanelData& d, PanelRequests& r) {
         open_popup_ = false;
     }
     if (ImGui::BeginPopupModal("Open scene", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
-        ImGui::TextUnformatted("Path of a .json scene, an .obj mesh or a .gltf/.glb model:");
+        ImGui::TextUnformatted("Path of a .json scene, an .obj or .ply mesh or a .gltf/.glb model:");
         ImGui::SetNextItemWidth(420.0f);
         if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
         bool enter = ImGui::InputText("##path", &open_path_, ImGuiInputTextFlags_EnterReturnsTrue);
