@@ -1,9 +1,9 @@
-// Textures: RGBA texels, 8-bit or (HDR and EXR images) linear float, sampled through a view that says how. A view carries the wrap mode per
+// Textures: 8-bit RGBA texels sampled through a view that says how. A view carries the wrap mode per
 // axis (glTF samplers: repeat, clamp to edge, mirrored repeat), whether the texels are sRGB colour
 // (decoded to linear before bilinear filtering) or linear data (metal-rough and normal maps), and an
 // affine uv transform (KHR_texture_transform). Several views may share one image's texels.
-// On the GPU each view is a CUDA texture object with the matching address mode and sRGB flag; a float
-// image is linear whatever the view says.
+// On the GPU each view is a CUDA texture object with the matching address mode and sRGB flag. An image
+// may instead hold linear float RGBA (Radiance .hdr, OpenEXR): it is linear whatever its views say.
 //
 // One uv convention throughout: v up, as in OBJ (v = 0 is the bottom row of the image). The glTF loader
 // flips v (glTF has v down) and conjugates its texture transforms to match.
@@ -33,7 +33,8 @@ static_assert(sizeof(TextureView) == 64, "TextureView is sized for aligned devic
 
 // A repeat, sRGB, untransformed view of `image`: what OBJ and JSON textures use.
 inline TextureView default_texture_view(int32_t image) {
-    return TextureView{{nullptr}, 0, 0, 0, {1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f}, kWrapRepeat, kWrapRepeat, 1, kTextureRgba8, image};
+    return TextureView{{nullptr}, 0, 0, 0, {1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f},
+                       kWrapRepeat, kWrapRepeat, 1, kTextureRgba8, image};
 }
 
 PKRT_HD float srgb_to_linear(float c) {

@@ -55,7 +55,8 @@ void decode_openexr(const InputFile& f, const SizeCheck& check, FloatImage& out)
         if (w <= 0 || h <= 0) throw Error(f.path + ": empty EXR image");
         const Imf::ChannelList& ch = file.header().channels();
         for (const char* name : {"R", "G", "B"})
-            if (!ch.findChannel(name)) throw Error(f.path + ": EXR has no " + name + " channel (pkrt reads RGB or RGBA)");
+            if (!ch.findChannel(name))
+                throw Error(f.path + ": EXR has no " + name + " channel (pkrt reads RGB or RGBA)");
         out.width = static_cast<int>(w);
         out.height = static_cast<int>(h);
         out.texels.assign(static_cast<size_t>(w) * h, splat(0.0f));

@@ -104,10 +104,11 @@ void decode_jpeg(const InputFile& f, const SizeCheck& check, TextureImage& t) {
     // libjpeg converts neither CMYK nor YCCK to RGB; it gives both as CMYK, as wide as RGBA.
     const bool cmyk = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;
     const bool inverted = cinfo.saw_Adobe_marker;
-    cinfo.out_color_space = cmyk ? JCS_CMYK : JCS_EXT_RGBA;  // libjpeg-turbo writes the RGBA8 words the renderer samples
+    cinfo.out_color_space =
+        cmyk ? JCS_CMYK : JCS_EXT_RGBA;  // libjpeg-turbo writes the RGBA8 words the renderer samples
     jpeg_start_decompress(&cinfo);
-    if (cinfo.output_width != static_cast<unsigned>(t.width) || cinfo.output_height != static_cast<unsigned>(t.height) ||
-        cinfo.output_components != 4) {
+    if (cinfo.output_width != static_cast<unsigned>(t.width) ||
+        cinfo.output_height != static_cast<unsigned>(t.height) || cinfo.output_components != 4) {
         std::snprintf(err.message, sizeof err.message, "unexpected output size");
         std::longjmp(err.jump, 1);
     }

@@ -36,7 +36,8 @@ void check_size(const Scene& scene, const std::string& path, uint64_t w, uint64_
 bool named_tga(const std::string& path) {
     if (path.size() < 4) return false;
     std::string ext = path.substr(path.size() - 4);
-    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return ext == ".tga";
 }
 
@@ -74,13 +75,16 @@ void decode(Scene& scene, const InputFile& f, TextureImage& t) {
     if (is_bmp(b)) return decode_bmp(f, rgba8, t);
     if (is_radiance(b) || is_openexr(b)) {
         FloatImage img;
-        if (is_radiance(b)) decode_radiance(f, rgba32f, img);
-        else decode_openexr(f, rgba32f, img);
+        if (is_radiance(b))
+            decode_radiance(f, rgba32f, img);
+        else
+            decode_openexr(f, rgba32f, img);
         return to_float_texture(scene, f.path, img, t);
     }
     const char* tga = named_tga(f.path) ? tga_header_problem(b) : "";
     if (!tga) return decode_tga(f, rgba8, t);
-    throw Error(f.path + ": unsupported texture format (pkrt reads PNG, JPEG, TGA, BMP, Radiance .hdr and OpenEXR .exr)" +
+    throw Error(f.path +
+                ": unsupported texture format (pkrt reads PNG, JPEG, TGA, BMP, Radiance .hdr and OpenEXR .exr)" +
                 (*tga ? std::string("; as a TGA: ") + tga : std::string()));
 }
 

@@ -48,17 +48,20 @@ std::string stb_reason() { return stbi_failure_reason() ? stbi_failure_reason() 
 // stb_image's own reading of the header must agree with the one checked here.
 void stb_info_agrees(const InputFile& f, const char* format, uint64_t w, uint64_t h) {
     int sw = 0, sh = 0, comp = 0;
-    if (!stbi_info_from_memory(reinterpret_cast<const stbi_uc*>(f.bytes.data()), static_cast<int>(f.bytes.size()), &sw, &sh, &comp))
+    if (!stbi_info_from_memory(reinterpret_cast<const stbi_uc*>(f.bytes.data()), static_cast<int>(f.bytes.size()), &sw,
+                               &sh, &comp))
         throw Error(f.path + ": cannot read " + format + ": " + stb_reason());
     const int64_t rows = sh < 0 ? -int64_t(sh) : sh;  // a top-down BMP's height is negative here
-    if (sw < 0 || uint64_t(sw) != w || uint64_t(rows) != h) throw Error(f.path + ": " + format + " decoder disagrees about the size");
+    if (sw < 0 || uint64_t(sw) != w || uint64_t(rows) != h)
+        throw Error(f.path + ": " + format + " decoder disagrees about the size");
 }
 
-// RGBA8 from stb_image into t, which the checks have sized.
+// RGBA8 from stb_image into t, which the checks have sized. For a moment stb_image's buffers (the file's
+// channels, then RGBA) and the texels are all held: one image's, freed before the next loads.
 void stb_decode_rgba(const InputFile& f, const char* format, TextureImage& t) {
     int w = 0, h = 0, comp = 0;
-    StbPixels px(stbi_load_from_memory(reinterpret_cast<const stbi_uc*>(f.bytes.data()), static_cast<int>(f.bytes.size()),
-                                       &w, &h, &comp, 4),
+    StbPixels px(stbi_load_from_memory(reinterpret_cast<const stbi_uc*>(f.bytes.data()),
+                                       static_cast<int>(f.bytes.size()), &w, &h, &comp, 4),
                  stbi_image_free);
     if (!px) throw Error(f.path + ": cannot read " + format + ": " + stb_reason());
     if (w != t.width || h != t.height) throw Error(f.path + ": " + format + " decoder disagrees about the size");
@@ -73,7 +76,7 @@ struct TgaLayout {
     unsigned width = 0, height = 0, bits = 0, descriptor = 0;
     bool rle = false, indexed = false;
     unsigned pixel_bytes = 0;  // a stored pixel, or a colour-map index
-    uint64_t data = 0;         // offset of the pixel data
+    uint64_t data = 0;  // offset of the pixel data
 };
 
 // The header as stb_image reads it, limited to what it decodes right: nullptr when fine, else why not.
@@ -122,15 +125,17 @@ void check_tga_stream(const InputFile& f, const TgaLayout& l) {
     const uint64_t n = uint64_t(l.width) * l.height, pb = l.pixel_bytes;
     uint64_t pos = l.data, done = 0;
     auto truncated = [&] {
-        return Error(f.path + ": truncated TGA pixel data (ends at pixel " + std::to_string(done) + " of " + std::to_string(n) + ")");
+        return Error(f.path + ": truncated TGA pixel data (ends at pixel " + std::to_string(done) + " of " +
+                     std::to_string(n) + ")");
     };
     auto check_indices = [&](uint64_t at, uint64_t count) {
         if (!l.indexed) return;
         for (uint64_t i = 0; i < count; ++i, at += pb) {
             unsigned index = pb == 1 ? static_cast<unsigned char>(b[at]) : le16(b, at);
             if (index >= l.map_length)
-                throw Error(f.path + ": TGA colour-map index " + std::to_string(index) + " at pixel " + std::to_string(done + i) +
-                            " is past the map's " + std::to_string(l.map_length) + " entries");
+                throw Error(f.path + ": TGA colour-map index " + std::to_string(index) + " at pixel " +
+                            std::to_string(done + i) + " is past the map's " + std::to_string(l.map_length) +
+                            " entries");
         }
     };
     if (!l.rle) {
@@ -160,7 +165,7 @@ struct BmpLayout {
     uint32_t offset = 0, header_size = 0, compression = 0;
     int64_t width = 0, height = 0;  // height < 0: rows top to bottom
     unsigned bits = 0;
-    int64_t palette = 0;            // entries, as stb_image counts them
+    int64_t palette = 0;  // entries, as stb_image counts them
 };
 
 const char* parse_bmp(const std::string& b, BmpLayout& l) {
@@ -202,8 +207,8 @@ void check_bmp_stream(const InputFile& f, const BmpLayout& l) {
     const uint64_t w = uint64_t(l.width), h = uint64_t(l.height < 0 ? -l.height : l.height);
     const uint64_t row_bytes = (w * l.bits + 7) / 8, stride = (row_bytes + 3) / 4 * 4;
     if (l.offset > b.size() || b.size() - l.offset < stride * (h - 1) + row_bytes)
-        throw Error(f.path + ": truncated BMP pixel data (" + std::to_string(b.size()) + " bytes for " + std::to_string(w) + "x" +
-                    std::to_string(h) + " pixels of " + std::to_string(l.bits) + " bits)");
+        throw Error(f.path + ": truncated BMP pixel data (" + std::to_string(b.size()) + " bytes for " +
+                    std::to_string(w) + "x" + std::to_string(h) + " pixels of " + std::to_string(l.bits) + " bits)");
     if (l.bits >= 16) return;
     const unsigned per_byte = 8 / l.bits, mask = (1u << l.bits) - 1;
     for (uint64_t y = 0; y < h; ++y) {
@@ -258,8 +263,11 @@ size_t parse_hdr_header(const InputFile& f, HdrLayout& out) {
         // stb_image reads header lines into a 1024-byte buffer and skips the rest of longer ones.
         if (line.size() >= 1023) throw Error(f.path + ": HDR header line longer than 1022 bytes");
         if (line.empty()) break;
-        if (line == "FORMAT=32-bit_rle_rgbe") rgbe = true;
-        else if (line.rfind("FORMAT=", 0) == 0) throw Error(f.path + ": unsupported HDR pixel format '" + line.substr(7) + "' (pkrt reads 32-bit_rle_rgbe)");
+        if (line == "FORMAT=32-bit_rle_rgbe")
+            rgbe = true;
+        else if (line.rfind("FORMAT=", 0) == 0)
+            throw Error(f.path + ": unsupported HDR pixel format '" + line.substr(7) +
+                        "' (pkrt reads 32-bit_rle_rgbe)");
     }
     if (!rgbe) throw Error(f.path + ": HDR header has no FORMAT=32-bit_rle_rgbe line");
     if (!hdr_line(b, pos, line)) throw Error(f.path + ": truncated HDR header (no resolution line)");
@@ -272,7 +280,9 @@ size_t parse_hdr_header(const InputFile& f, HdrLayout& out) {
         i += 3;
         ok = ok && parse_side(line, i, &w) && i == line.size();
     }
-    if (!ok) throw Error(f.path + ": unsupported HDR resolution line '" + line.substr(0, 64) + "' (pkrt reads \"-Y height +X width\")");
+    if (!ok)
+        throw Error(f.path + ": unsupported HDR resolution line '" + line.substr(0, 64) +
+                    "' (pkrt reads \"-Y height +X width\")");
     out.width = w;
     out.height = h;
     return pos;
@@ -284,7 +294,8 @@ void check_hdr_stream(const InputFile& f, const HdrLayout& l, size_t pos) {
     const std::string& b = f.bytes;
     const uint64_t w = static_cast<uint64_t>(l.width), h = static_cast<uint64_t>(l.height);
     auto truncated = [&](uint64_t row) {
-        return Error(f.path + ": truncated HDR pixel data (ends in row " + std::to_string(row) + " of " + std::to_string(h) + ")");
+        return Error(f.path + ": truncated HDR pixel data (ends in row " + std::to_string(row) + " of " +
+                     std::to_string(h) + ")");
     };
     auto flat = [&](uint64_t from_row) {
         uint64_t need = 4 * w * h;
@@ -296,7 +307,8 @@ void check_hdr_stream(const InputFile& f, const HdrLayout& l, size_t pos) {
         auto c = [&](size_t k) { return static_cast<unsigned char>(b[pos + k]); };
         if (c(0) != 2 || c(1) != 2 || (c(2) & 0x80)) {
             if (j == 0) return flat(0);  // a file written without run-length encoding
-            throw Error(f.path + ": HDR row " + std::to_string(j) + " is not run-length encoded like the rows before it");
+            throw Error(f.path + ": HDR row " + std::to_string(j) +
+                        " is not run-length encoded like the rows before it");
         }
         if ((static_cast<uint64_t>(c(2)) << 8 | c(3)) != w)
             throw Error(f.path + ": HDR row " + std::to_string(j) + " has the wrong length");
@@ -310,12 +322,14 @@ void check_hdr_stream(const InputFile& f, const HdrLayout& l, size_t pos) {
                     count -= 128;
                     if (pos >= b.size()) throw truncated(j);
                     ++pos;
-                } else {            // a dump of literal values
-                    if (count == 0) throw Error(f.path + ": HDR row " + std::to_string(j) + " has an empty run (corrupt)");
+                } else {  // a dump of literal values
+                    if (count == 0)
+                        throw Error(f.path + ": HDR row " + std::to_string(j) + " has an empty run (corrupt)");
                     if (b.size() - pos < count) throw truncated(j);
                     pos += count;
                 }
-                if (count > w - i) throw Error(f.path + ": HDR row " + std::to_string(j) + " has a run past its end (corrupt)");
+                if (count > w - i)
+                    throw Error(f.path + ": HDR row " + std::to_string(j) + " has a run past its end (corrupt)");
                 i += count;
             }
         }
@@ -350,7 +364,8 @@ void decode_tga(const InputFile& f, const SizeCheck& check, TextureImage& t) {
     t.height = static_cast<int>(l.height);
     stb_decode_rgba(f, "TGA", t);
     if (l.descriptor & 0x10)  // rows stored right to left: stb_image honours only the top/bottom bit
-        for (int y = 0; y < t.height; ++y) std::reverse(t.texels.begin() + size_t(y) * t.width, t.texels.begin() + size_t(y + 1) * t.width);
+        for (int y = 0; y < t.height; ++y)
+            std::reverse(t.texels.begin() + size_t(y) * t.width, t.texels.begin() + size_t(y + 1) * t.width);
 }
 
 void decode_bmp(const InputFile& f, const SizeCheck& check, TextureImage& t) {
@@ -376,7 +391,8 @@ void decode_radiance(const InputFile& f, const SizeCheck& check, FloatImage& out
     stb_info_agrees(f, "HDR", l.width, l.height);
     int w = 0, h = 0, comp = 0;
     std::unique_ptr<float, void (*)(void*)> px(
-        stbi_loadf_from_memory(reinterpret_cast<const stbi_uc*>(f.bytes.data()), static_cast<int>(f.bytes.size()), &w, &h, &comp, 3),
+        stbi_loadf_from_memory(reinterpret_cast<const stbi_uc*>(f.bytes.data()), static_cast<int>(f.bytes.size()), &w,
+                               &h, &comp, 3),
         stbi_image_free);
     if (!px) throw Error(f.path + ": cannot read HDR: " + stb_reason());
     if (w != l.width || h != l.height) throw Error(f.path + ": HDR decoder disagrees about the size");

@@ -47,12 +47,12 @@ std::string decode_error(const std::string& name, const std::string& bytes, cons
     return "";
 }
 
-#define EXPECT_DECODE_ERROR(name, bytes, needle)                                                      \
-    do {                                                                                             \
-        std::string err_ = decode_error(name, bytes);                                                \
-        EXPECT_NE(err_.find(needle), std::string::npos) << name << " gave: '" << err_ << "'";        \
-        EXPECT_EQ(err_.rfind(std::string(name) + ": ", 0), 0u) << "names the file first: " << err_;  \
-        EXPECT_EQ(err_.find('\n'), std::string::npos) << "one line: " << err_;                       \
+#define EXPECT_DECODE_ERROR(name, bytes, needle)                                                    \
+    do {                                                                                            \
+        std::string err_ = decode_error(name, bytes);                                               \
+        EXPECT_NE(err_.find(needle), std::string::npos) << name << " gave: '" << err_ << "'";       \
+        EXPECT_EQ(err_.rfind(std::string(name) + ": ", 0), 0u) << "names the file first: " << err_; \
+        EXPECT_EQ(err_.find('\n'), std::string::npos) << "one line: " << err_;                      \
     } while (0)
 
 void put16(std::string& s, unsigned v) {
@@ -69,9 +69,9 @@ void put32le(std::string& s, uint32_t v) {
 
 struct Tga {
     int type = 2, width = 0, height = 0, bits = 24;
-    bool top = false;                 // descriptor bit 5: rows top to bottom
+    bool top = false;  // descriptor bit 5: rows top to bottom
     int map_bits = 0, map_length = 0, map_first = 0;
-    std::string id, map, data;        // data already in file order (and encoding)
+    std::string id, map, data;  // data already in file order (and encoding)
     std::string bytes() const {
         std::string s;
         s += static_cast<char>(id.size());
@@ -121,7 +121,9 @@ std::string tga_rle(const std::string& raw, size_t pb) {
     return out;
 }
 
-std::string bgr(unsigned r, unsigned g, unsigned b) { return {static_cast<char>(b), static_cast<char>(g), static_cast<char>(r)}; }
+std::string bgr(unsigned r, unsigned g, unsigned b) {
+    return {static_cast<char>(b), static_cast<char>(g), static_cast<char>(r)};
+}
 
 // 3x2: row 0 (top) red-ish, row 1 a repeated pixel then one more (an RLE run that crosses into it).
 const std::vector<std::string> kRows = {bgr(10, 20, 30) + bgr(40, 50, 60) + bgr(70, 70, 70),
@@ -210,7 +212,7 @@ std::string hdr(int w, int h, const std::string& rgbe) {
 struct PngSpec {
     int width = 0, height = 0, bit_depth = 8, color_type = PNG_COLOR_TYPE_RGB;
     bool interlaced = false;
-    double gamma = 0.0;                    // a gAMA chunk when non-zero (sRGB and cHRM too at 1 / 2.2)
+    double gamma = 0.0;  // a gAMA chunk when non-zero (sRGB and cHRM too at 1 / 2.2)
     std::vector<png_color> palette;
     std::vector<png_byte> trns;
     std::vector<std::vector<png_byte>> rows;  // packed as the file stores them (16-bit big-endian)
@@ -231,7 +233,8 @@ std::string png_file(const PngSpec& p) {
     }
     png_set_write_fn(png, &out, png_append, nullptr);
     png_set_IHDR(png, info, p.width, p.height, p.bit_depth, p.color_type,
-                 p.interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+                 p.interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+                 PNG_FILTER_TYPE_DEFAULT);
     if (!p.palette.empty()) png_set_PLTE(png, info, p.palette.data(), static_cast<int>(p.palette.size()));
     if (!p.trns.empty()) png_set_tRNS(png, info, p.trns.data(), static_cast<int>(p.trns.size()), nullptr);
     if (p.gamma == 0.45455) {
@@ -320,7 +323,8 @@ TEST(TextureTga, ThirtyTwoSixteenAndEightBitPixels) {
     t32.height = 1;
     t32.bits = 32;
     t32.data = bgr(1, 2, 3) + "\x80" + bgr(250, 251, 252) + std::string(1, '\xff');
-    EXPECT_EQ(decode_one("a.tga", t32.bytes()).texels, (std::vector<uint32_t>{rgba(1, 2, 3, 0x80), rgba(250, 251, 252, 255)}));
+    EXPECT_EQ(decode_one("a.tga", t32.bytes()).texels,
+              (std::vector<uint32_t>{rgba(1, 2, 3, 0x80), rgba(250, 251, 252, 255)}));
 
     Tga t16;  // 5-5-5: red, green, blue, and half red (16 * 255 / 31 = 131)
     t16.width = 4;
@@ -346,7 +350,8 @@ TEST(TextureTga, ThirtyTwoSixteenAndEightBitPixels) {
     Tga ga = grey;  // grey + alpha
     ga.bits = 16;
     ga.data = std::string("\x20\x40\x60\x80", 4);
-    EXPECT_EQ(decode_one("a.tga", ga.bytes()).texels, (std::vector<uint32_t>{rgba(0x20, 0x20, 0x20, 0x40), rgba(0x60, 0x60, 0x60, 0x80)}));
+    EXPECT_EQ(decode_one("a.tga", ga.bytes()).texels,
+              (std::vector<uint32_t>{rgba(0x20, 0x20, 0x20, 0x40), rgba(0x60, 0x60, 0x60, 0x80)}));
 }
 
 TEST(TextureTga, ColourMappedIndicesMapRight) {
@@ -365,7 +370,8 @@ TEST(TextureTga, ColourMappedIndicesMapRight) {
 TEST(TextureTga, FormatIsToldByExtensionOnlyForTga) {
     std::string b = tga24(false, false).bytes();
     EXPECT_EQ(decode_one("A.TGA", b).texels, kTexels);  // case-insensitive
-    EXPECT_DECODE_ERROR("a.img", b, "unsupported texture format (pkrt reads PNG, JPEG, TGA, BMP, Radiance .hdr and OpenEXR .exr)");
+    EXPECT_DECODE_ERROR("a.img", b,
+                        "unsupported texture format (pkrt reads PNG, JPEG, TGA, BMP, Radiance .hdr and OpenEXR .exr)");
     EXPECT_DECODE_ERROR("a.tga", std::string(40, '\x07'), "unsupported texture format (pkrt reads PNG");
     EXPECT_DECODE_ERROR("a.tga", std::string(40, '\x07'), "as a TGA: unknown TGA image type");
 }
@@ -377,8 +383,10 @@ TEST(TextureTga, HostileFilesFailNamingTheFile) {
     EXPECT_DECODE_ERROR("a.tga", raw.substr(0, raw.size() - 1), "truncated TGA pixel data");
     EXPECT_DECODE_ERROR("a.tga", raw.substr(0, 10), "shorter than a TGA header");
     // Index 3 into a map of 3 entries: stb_image would read entry 0 without a word.
-    EXPECT_DECODE_ERROR("a.tga", tga_mapped(false, std::string("\x00\x03", 2)).bytes(), "colour-map index 3 at pixel 1 is past the map's 3 entries");
-    EXPECT_DECODE_ERROR("a.tga", tga_mapped(true, std::string("\x01\x07\x07", 3)).bytes(), "colour-map index 7 at pixel 1");
+    EXPECT_DECODE_ERROR("a.tga", tga_mapped(false, std::string("\x00\x03", 2)).bytes(),
+                        "colour-map index 3 at pixel 1 is past the map's 3 entries");
+    EXPECT_DECODE_ERROR("a.tga", tga_mapped(true, std::string("\x01\x07\x07", 3)).bytes(),
+                        "colour-map index 7 at pixel 1");
     Tga cut = tga_mapped(false);
     cut.map.resize(5);
     cut.data.clear();
@@ -411,9 +419,11 @@ TEST(TextureBmp, BottomUpAndTopDownGiveTheSameTexels) {
     }
     // 32 bits: an alpha channel that is all 0 means none (opaque), as writers of BI_RGB leave it.
     std::vector<std::string> rows = {bgr(1, 2, 3) + std::string(1, '\0') + bgr(4, 5, 6) + std::string(1, '\0')};
-    EXPECT_EQ(decode_one("a.bmp", bmp(2, rows, 32, false)).texels, (std::vector<uint32_t>{rgba(1, 2, 3), rgba(4, 5, 6)}));
+    EXPECT_EQ(decode_one("a.bmp", bmp(2, rows, 32, false)).texels,
+              (std::vector<uint32_t>{rgba(1, 2, 3), rgba(4, 5, 6)}));
     rows = {bgr(1, 2, 3) + "\x40" + bgr(4, 5, 6) + "\x80"};
-    EXPECT_EQ(decode_one("a.bmp", bmp(2, rows, 32, true)).texels, (std::vector<uint32_t>{rgba(1, 2, 3, 0x40), rgba(4, 5, 6, 0x80)}));
+    EXPECT_EQ(decode_one("a.bmp", bmp(2, rows, 32, true)).texels,
+              (std::vector<uint32_t>{rgba(1, 2, 3, 0x40), rgba(4, 5, 6, 0x80)}));
     // 8-bit palette.
     EXPECT_EQ(decode_one("a.bmp", bmp8({rgba(9, 8, 7), rgba(1, 2, 3)}, std::string("\x01\x00\x01", 3))).texels,
               (std::vector<uint32_t>{rgba(1, 2, 3), rgba(9, 8, 7), rgba(1, 2, 3)}));
@@ -423,7 +433,8 @@ TEST(TextureBmp, HostileFilesFailNamingTheFile) {
     std::string b = bmp(3, kRows, 24, false);
     EXPECT_DECODE_ERROR("a.bmp", b.substr(0, b.size() - 4), "truncated BMP pixel data");
     EXPECT_DECODE_ERROR("a.bmp", b.substr(0, 30), "truncated BMP header");
-    EXPECT_DECODE_ERROR("a.bmp", bmp8({rgba(9, 8, 7), rgba(1, 2, 3)}, std::string("\x01\x02", 2)), "BMP palette index 2 in row 0 is past the palette's 2 entries");
+    EXPECT_DECODE_ERROR("a.bmp", bmp8({rgba(9, 8, 7), rgba(1, 2, 3)}, std::string("\x01\x02", 2)),
+                        "BMP palette index 2 in row 0 is past the palette's 2 entries");
     std::string huge = b;  // 65535 x -65535 on a few bytes
     for (int k = 0; k < 4; ++k) huge[18 + k] = k < 2 ? '\xff' : '\0';
     for (int k = 0; k < 4; ++k) huge[22 + k] = k < 2 ? '\x01' : '\xff';
@@ -444,12 +455,14 @@ TEST(TexturePng, SixteenBitsScaleToEightWithRounding) {
     // low byte would give 18).
     p.rows = {row16({0x8080, 0x8080, 0x8080, 0xffff, 0, 0x1234, 0x0000, 0x12f0, 0xfeff, 0x0101, 0x0202, 0x0303})};
     TextureImage t = decode_one("a.png", png_file(p));
-    EXPECT_EQ(t.texels, (std::vector<uint32_t>{rgba(0x80, 0x80, 0x80), rgba(255, 0, 18), rgba(0, 19, 254), rgba(1, 2, 3)}));
+    EXPECT_EQ(t.texels,
+              (std::vector<uint32_t>{rgba(0x80, 0x80, 0x80), rgba(255, 0, 18), rgba(0, 19, 254), rgba(1, 2, 3)}));
     // Grey + alpha at 16 bits.
     p.color_type = PNG_COLOR_TYPE_GRAY_ALPHA;
     p.width = 2;
     p.rows = {row16({0x8080, 0xffff, 0x4040, 0x2020})};
-    EXPECT_EQ(decode_one("a.png", png_file(p)).texels, (std::vector<uint32_t>{rgba(0x80, 0x80, 0x80, 255), rgba(0x40, 0x40, 0x40, 0x20)}));
+    EXPECT_EQ(decode_one("a.png", png_file(p)).texels,
+              (std::vector<uint32_t>{rgba(0x80, 0x80, 0x80, 255), rgba(0x40, 0x40, 0x40, 0x20)}));
 }
 
 TEST(TexturePng, GammaAndColourProfileChunksAreIgnored) {
@@ -460,10 +473,12 @@ TEST(TexturePng, GammaAndColourProfileChunksAreIgnored) {
         p.height = 1;
         p.gamma = gamma;
         p.rows = {{0x40, 0x80, 0xc0, 0x10, 0x20, 0x30}};
-        EXPECT_EQ(decode_one("a.png", png_file(p)).texels, (std::vector<uint32_t>{rgba(0x40, 0x80, 0xc0), rgba(0x10, 0x20, 0x30)}));
+        EXPECT_EQ(decode_one("a.png", png_file(p)).texels,
+                  (std::vector<uint32_t>{rgba(0x40, 0x80, 0xc0), rgba(0x10, 0x20, 0x30)}));
         p.bit_depth = 16;
         p.rows = {row16({0x4040, 0x8080, 0xc0c0, 0x1010, 0x2020, 0x3030})};
-        EXPECT_EQ(decode_one("a.png", png_file(p)).texels, (std::vector<uint32_t>{rgba(0x40, 0x80, 0xc0), rgba(0x10, 0x20, 0x30)}));
+        EXPECT_EQ(decode_one("a.png", png_file(p)).texels,
+                  (std::vector<uint32_t>{rgba(0x40, 0x80, 0xc0), rgba(0x10, 0x20, 0x30)}));
     }
 }
 
@@ -485,7 +500,8 @@ TEST(TexturePng, GreyPaletteAndInterlacedImagesExpand) {
     pal.palette = {{255, 0, 0}, {0, 255, 0}, {0, 0, 255}};
     pal.trns = {0x40};  // entry 0 is translucent, the rest opaque
     pal.rows = {{0x21, 0x00}};
-    EXPECT_EQ(decode_one("a.png", png_file(pal)).texels, (std::vector<uint32_t>{rgba(0, 0, 255), rgba(0, 255, 0), rgba(255, 0, 0, 0x40)}));
+    EXPECT_EQ(decode_one("a.png", png_file(pal)).texels,
+              (std::vector<uint32_t>{rgba(0, 0, 255), rgba(0, 255, 0), rgba(255, 0, 0, 0x40)}));
 
     PngSpec il;  // Adam7 over 9x9: every pass has pixels
     il.width = il.height = 9;
@@ -495,7 +511,8 @@ TEST(TexturePng, GreyPaletteAndInterlacedImagesExpand) {
     for (int y = 0; y < 9; ++y) {
         std::vector<png_byte> r;
         for (int x = 0; x < 9; ++x) {
-            png_byte c[4] = {static_cast<png_byte>(x * 20), static_cast<png_byte>(y * 25), static_cast<png_byte>(x * y), static_cast<png_byte>(255 - x - y)};
+            png_byte c[4] = {static_cast<png_byte>(x * 20), static_cast<png_byte>(y * 25), static_cast<png_byte>(x * y),
+                             static_cast<png_byte>(255 - x - y)};
             r.insert(r.end(), c, c + 4);
             want.push_back(rgba(c[0], c[1], c[2], c[3]));
         }
@@ -592,7 +609,8 @@ TEST(TextureFloat, FloatTexelsCountAtTheirWeight) {
     std::string b = hdr(16, 16, std::string(16 * 16 * 4, '\x80'));
     LoadLimits l;
     l.max_texels = 16 * 16 * kFloatTexelWeight - 1;
-    EXPECT_NE(decode_error("a.hdr", b, l).find("a.hdr (a float texel counts as 7)"), std::string::npos) << decode_error("a.hdr", b, l);
+    EXPECT_NE(decode_error("a.hdr", b, l).find("a.hdr (a float texel counts as 7)"), std::string::npos)
+        << decode_error("a.hdr", b, l);
     l.max_texels += 1;
     EXPECT_EQ(decode_error("a.hdr", b, l), "");
     EXPECT_DECODE_ERROR("a.hdr", b.substr(0, b.size() - 1), "truncated HDR pixel data");
@@ -611,7 +629,9 @@ TEST(TextureTga, ObjSceneWithTgaMapKdRendersOnTheCpu) {
     t.data = tga_rle(bgr(255, 0, 0) + bgr(255, 0, 0) + bgr(255, 0, 0) + bgr(255, 0, 0), 3);
     dir.write("red.TGA", t.bytes());
     dir.write("q.mtl", "newmtl m\nKd 1 1 1\nmap_Kd red.TGA\n");
-    dir.write("q.obj", "mtllib q.mtl\nv -1 -1 0\nv 1 -1 0\nv 1 1 0\nv -1 1 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nusemtl m\nf 1/1 2/2 3/3 4/4\n");
+    dir.write("q.obj",
+              "mtllib q.mtl\nv -1 -1 0\nv 1 -1 0\nv 1 1 0\nv -1 1 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nusemtl m\nf 1/1 "
+              "2/2 3/3 4/4\n");
     Scene s = load_scene(dir.file("q.obj"));
     ASSERT_EQ(s.textures.size(), 1u);
     EXPECT_EQ(s.textures[0].texels, std::vector<uint32_t>(4, rgba(255, 0, 0)));
@@ -631,5 +651,6 @@ TEST(TextureTga, HostileTexturesFailCleanlyThroughTheCli) {
     dir.write("in_cut.tga", rle.substr(0, rle.size() - 2));
     dir.write("in_t.json", R"({"materials": {"t": {"texture": "in_cut.tga"}},
         "meshes": [{"quad": [[0,0,0],[1,0,0],[1,1,0],[0,1,0]], "material": "t"}]})");
-    pkrt_test::expect_clean_failure(dir, "render in_t.json --res 4x4 --spp 1 -o out.png", 1, "in_cut.tga: truncated TGA pixel data");
+    pkrt_test::expect_clean_failure(dir, "render in_t.json --res 4x4 --spp 1 -o out.png", 1,
+                                    "in_cut.tga: truncated TGA pixel data");
 }
