@@ -2,7 +2,8 @@
 // axis (glTF samplers: repeat, clamp to edge, mirrored repeat), whether the texels are sRGB colour
 // (decoded to linear before bilinear filtering) or linear data (metal-rough and normal maps), and an
 // affine uv transform (KHR_texture_transform). Several views may share one image's texels.
-// On the GPU each view is a CUDA texture object with the matching address mode and sRGB flag.
+// On the GPU each view is a CUDA texture object with the matching address mode and sRGB flag. An image
+// may instead hold linear float RGBA (Radiance .hdr, OpenEXR): it is linear whatever its views say.
 //
 // One uv convention throughout: v up, as in OBJ (v = 0 is the bottom row of the image). The glTF loader
 // flips v (glTF has v down) and conjugates its texture transforms to match.
@@ -13,21 +14,27 @@
 namespace pkrt {
 
 enum TextureWrap : int32_t { kWrapRepeat = 0, kWrapClamp = 1, kWrapMirror = 2 };
+enum TextureFormat : int16_t { kTextureRgba8 = 0, kTextureRgba32f = 1 };
 
 struct TextureView {
-    const uint32_t* texels;       // host or device pointer, RGBA8, row 0 at the top of the image
+    union {                       // host or device pointer, row 0 at the top of the image
+        const uint32_t* texels;   // kTextureRgba8
+        const float* texels_f;    // kTextureRgba32f: four floats a texel
+    };
     int32_t width, height;
     unsigned long long object;    // cudaTextureObject_t on the GPU, 0 when sampling in software
     float uv[6];                  // u' = uv[0] u + uv[1] v + uv[2], v' = uv[3] u + uv[4] v + uv[5]
     int32_t wrap_u, wrap_v;       // TextureWrap
-    int32_t srgb;                 // 1: sRGB-encoded colour, 0: linear data
+    int16_t srgb;                 // 1: sRGB-encoded colour, 0: linear data
+    int16_t format;               // TextureFormat of the image
     int32_t image;                // the scene's image these texels are (host side: shared device arrays)
 };
 static_assert(sizeof(TextureView) == 64, "TextureView is sized for aligned device loads");
 
 // A repeat, sRGB, untransformed view of `image`: what OBJ and JSON textures use.
 inline TextureView default_texture_view(int32_t image) {
-    return TextureView{nullptr, 0, 0, 0, {1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f}, kWrapRepeat, kWrapRepeat, 1, image};
+    return TextureView{{nullptr}, 0, 0, 0, {1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f},
+                       kWrapRepeat, kWrapRepeat, 1, kTextureRgba8, image};
 }
 
 PKRT_HD float srgb_to_linear(float c) {
@@ -35,7 +42,9 @@ PKRT_HD float srgb_to_linear(float c) {
 }
 
 PKRT_HD Vec3 texel_linear(const TextureView& t, int x, int y) {
-    uint32_t p = t.texels[static_cast<size_t>(y) * t.width + x];
+    const size_t i = static_cast<size_t>(y) * t.width + x;
+    if (t.format == kTextureRgba32f) return {t.texels_f[4 * i], t.texels_f[4 * i + 1], t.texels_f[4 * i + 2]};
+    uint32_t p = t.texels[i];
     Vec3 c = {static_cast<float>(p & 0xffu) * (1.0f / 255.0f), static_cast<float>((p >> 8) & 0xffu) * (1.0f / 255.0f),
               static_cast<float>((p >> 16) & 0xffu) * (1.0f / 255.0f)};
     if (!t.srgb) return c;
@@ -99,7 +108,9 @@ PKRT_HD float texture_alpha_software(const TextureView& t, float u, float v) {
     int xa = wrap_texel(x0, t.width, t.wrap_u), xb = wrap_texel(x0 + 1, t.width, t.wrap_u);
     int ya = wrap_texel(y0, t.height, t.wrap_v), yb = wrap_texel(y0 + 1, t.height, t.wrap_v);
     auto a = [&](int tx, int ty) {
-        return static_cast<float>(t.texels[static_cast<size_t>(ty) * t.width + tx] >> 24) * (1.0f / 255.0f);
+        size_t i = static_cast<size_t>(ty) * t.width + tx;
+        if (t.format == kTextureRgba32f) return t.texels_f[4 * i + 3];
+        return static_cast<float>(t.texels[i] >> 24) * (1.0f / 255.0f);
     };
     float top = a(xa, ya) * (1.0f - ax) + a(xb, ya) * ax;
     float bottom = a(xa, yb) * (1.0f - ax) + a(xb, yb) * ax;

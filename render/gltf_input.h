@@ -43,7 +43,7 @@ std::string fs_expand(const std::string& path, void*);
 bool fs_read(std::vector<unsigned char>* out, std::string* err, const std::string& joined, void* user);
 bool fs_write(std::string* err, const std::string&, const std::vector<unsigned char>&, void*);
 
-// tinygltf's image loader: pkrt's PNG/JPEG decoders instead of stb_image, within the scene's budget.
+// tinygltf's image loader: pkrt's texture decoders instead of tinygltf's stb_image, within the scene's budget.
 bool load_image(tinygltf::Image* image, const int index, std::string* err, std::string*, int, int,
                 const unsigned char* bytes, int size, void* user);
 

@@ -2,7 +2,7 @@
 //   - every file is read through read_input_file (regular files only, recorded as scene inputs) by
 //     tinygltf's file-system callbacks, which also refuse URIs that are absolute or climb out of the
 //     model's directory, and never expand `~` or variables as tinygltf's default does (wordexp);
-//   - images are decoded by pkrt's PNG/JPEG decoders (texture_loader.cpp), not tinygltf's stb_image;
+//   - images are decoded by pkrt's texture decoders (texture_loader.cpp), not tinygltf's stb_image;
 //   - before tinygltf sees the file, the .glb container and the buffers, buffer views and images of the
 //     JSON are checked: tinygltf 2.7 reads an image's buffer view without checking its range, and
 //     copies a zero-length GLB buffer through vector::at;

@@ -29,6 +29,9 @@ constexpr uint64_t kBytesPerTexel = 4;
 // An environment map's texel costs as much as this many texture texels: 28 bytes at the peak, float RGB
 // radiance (12), its sampling table (4) and the decoder's float RGB copy while the file is read (12).
 constexpr uint64_t kEnvironmentTexelWeight = 7;
+// A float texture's texel (Radiance .hdr, OpenEXR) likewise: 28 bytes at the peak, RGBA32F (16) and the
+// decoder's float RGB (12) while the file is read.
+constexpr uint64_t kFloatTexelWeight = 7;
 
 // Per pixel of the frame: accumulation and image (RGB float each), 8-bit copy and the encoded outputs.
 constexpr uint64_t kBytesPerPixel = 64;

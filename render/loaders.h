@@ -1,8 +1,8 @@
 // File loaders that add to a Scene: Wavefront OBJ/MTL (tinyobjloader after a strict pass, obj_scan.h),
 // glTF 2.0 (tinygltf, every file read and every accessor checked here), PLY (assimp's PLY importer after a
-// strict pass, ply_scan.h), textures (libpng, libjpeg-turbo), and the procedural shapes that JSON scenes
-// may use. Each throws Error with the file name on bad input, and checks the scene's limits
-// (load_limits.h) before allocating.
+// strict pass, ply_scan.h), textures (render/texture_decoders.h: PNG, JPEG, TGA, BMP, Radiance .hdr, OpenEXR),
+// and the procedural shapes that JSON scenes may use. Each throws Error with the file name on bad input, and
+// checks the scene's limits (load_limits.h) before allocating.
 #pragma once
 
 #include <string>
@@ -40,15 +40,16 @@ struct PlyOptions {
 // elements and properties) becomes one warning line per kind. Returns the number of triangles added.
 size_t load_ply(Scene& scene, const std::string& path, const PlyOptions& options);
 
-// Loads (once per file identity) a PNG or JPEG; returns its index in scene.textures.
+// Loads (once per file identity) a PNG, JPEG, TGA or BMP (RGBA8), or a Radiance .hdr or OpenEXR (linear
+// RGBA32F), told apart by signature (TGA, which has none, by a .tga name); returns its index in scene.textures.
 int32_t load_texture(Scene& scene, const std::string& path);
 
-// Decodes a PNG or JPEG held in memory (`name` for messages) into a new scene texture, within the
-// scene's texel budget; returns its index in scene.textures.
+// Decodes a texture held in memory (`name` for messages, and its .tga extension as in load_texture) into
+// a new scene texture, within the scene's texel budget; returns its index in scene.textures.
 int32_t decode_texture(Scene& scene, const std::string& name, const unsigned char* bytes, size_t size);
 
-// Texels charged against the scene's budget (LoadLimits::max_texels): textures, and the environment
-// map's at kEnvironmentTexelWeight each.
+// Texels charged against the scene's budget (LoadLimits::max_texels): textures (a float texture's at
+// kFloatTexelWeight each), and the environment map's at kEnvironmentTexelWeight each.
 uint64_t texel_budget_used(const Scene& scene);
 
 // Loads an equirectangular environment map (Radiance .hdr or OpenEXR .exr, told apart by their

@@ -11,6 +11,17 @@ namespace {
 
 uint32_t channel(uint32_t texel, int c) { return (texel >> (8 * c)) & 0xffu; }
 
+uint32_t unit_byte(float v);
+
+// Texel i as RGBA8: a float image's (linear data, as a map's levels are) clamped to [0, 1].
+uint32_t texel8(const TextureImage& img, size_t i) {
+    if (img.format != kTextureRgba32f) return img.texels[i];
+    const float* f = &img.texels_f[4 * i];
+    return unit_byte(f[0]) | unit_byte(f[1]) << 8 | unit_byte(f[2]) << 16 | unit_byte(f[3]) << 24;
+}
+
+size_t texel_count(const TextureImage& img) { return static_cast<size_t>(img.width) * img.height; }
+
 uint32_t rgba(uint32_t r, uint32_t g, uint32_t b, uint32_t a) { return r | g << 8 | b << 16 | a << 24; }
 
 // The derived image named `name`, made by `fill` at width x height unless it exists already.
@@ -44,33 +55,36 @@ uint32_t unit_byte(float v) { return static_cast<uint32_t>(std::lround(std::clam
 }  // namespace
 
 bool looks_like_normal_map(const TextureImage& image) {
-    if (image.texels.empty()) return false;
+    size_t n_texels = texel_count(image);
+    if (n_texels == 0) return false;
     // Tangent-space normals point out of the surface: blue near 1 and above red and green, which
     // scatter around 0.5. A height map (grey, or a colour image reused as bump) fails this.
     double r = 0, g = 0, b = 0;
     size_t blue_top = 0;
-    for (uint32_t p : image.texels) {
+    for (size_t i = 0; i < n_texels; ++i) {
+        uint32_t p = texel8(image, i);
         r += channel(p, 0);
         g += channel(p, 1);
         b += channel(p, 2);
         blue_top += channel(p, 2) >= std::max(channel(p, 0), channel(p, 1));
     }
-    double n = 255.0 * static_cast<double>(image.texels.size());
+    double n = 255.0 * static_cast<double>(n_texels);
     r /= n;
     g /= n;
     b /= n;
     return b > 0.6 && std::fabs(r - 0.5) < 0.15 && std::fabs(g - 0.5) < 0.15 &&
-           blue_top >= image.texels.size() * 9 / 10;
+           blue_top >= n_texels * 9 / 10;
 }
 
 int32_t coverage_image(Scene& scene, int32_t image) {
     const TextureImage& src = scene.textures[static_cast<size_t>(image)];
-    bool has_alpha = std::any_of(src.texels.begin(), src.texels.end(), [](uint32_t p) { return channel(p, 3) != 255; });
+    bool has_alpha = false;
+    for (size_t i = 0; i < texel_count(src) && !has_alpha; ++i) has_alpha = channel(texel8(src, i), 3) != 255;
     if (has_alpha) return image;
     return derived(scene, src.path + " (coverage)", src.width, src.height, [&](TextureImage& t) {
         const TextureImage& s = scene.textures[static_cast<size_t>(image)];
         for (size_t i = 0; i < t.texels.size(); ++i) {
-            uint32_t p = s.texels[i];
+            uint32_t p = texel8(s, i);
             t.texels[i] = (p & 0x00ffffffu) | unit_byte(grey(p)) << 24;
         }
     });
@@ -86,7 +100,7 @@ int32_t normal_map_from_height(Scene& scene, int32_t image, float strength) {
         auto at = [&](int x, int y) {
             x = (x % w + w) % w;
             y = (y % h + h) % h;
-            return grey(s.texels[static_cast<size_t>(y) * w + x]);
+            return grey(texel8(s, static_cast<size_t>(y) * w + x));
         };
         for (int y = 0; y < h; ++y) {
             for (int x = 0; x < w; ++x) {
@@ -113,7 +127,7 @@ int32_t pack_metal_rough(Scene& scene, int32_t roughness, int32_t metallic) {
         auto level = [&](const TextureImage* img, int x, int y) -> uint32_t {
             if (!img) return 255;
             int sx = static_cast<int>(int64_t(x) * img->width / w), sy = static_cast<int>(int64_t(y) * img->height / h);
-            return unit_byte(grey(img->texels[static_cast<size_t>(sy) * img->width + sx]));
+            return unit_byte(grey(texel8(*img, static_cast<size_t>(sy) * img->width + sx)));
         };
         for (int y = 0; y < h; ++y)
             for (int x = 0; x < w; ++x)
@@ -127,7 +141,7 @@ int32_t roughness_from_phong_map(Scene& scene, int32_t image, float ns) {
     return derived(scene, name, src.width, src.height, [&](TextureImage& t) {
         const TextureImage& s = scene.textures[static_cast<size_t>(image)];
         for (size_t i = 0; i < t.texels.size(); ++i) {
-            float perceptual = std::sqrt(alpha_from_phong_exponent(ns * grey(s.texels[i])));
+            float perceptual = std::sqrt(alpha_from_phong_exponent(ns * grey(texel8(s, i))));
             t.texels[i] = rgba(0, unit_byte(perceptual), 255, 255);
         }
     });

@@ -202,7 +202,9 @@ void prepare_scene(Scene& scene, BvhLayout layout, float split_budget, bool spat
 
     for (auto& v : scene.texture_views) {
         const TextureImage& t = scene.textures.at(static_cast<size_t>(v.image));
-        v.texels = t.texels.data();
+        v.format = t.format;
+        if (t.format == kTextureRgba32f) v.texels_f = t.texels_f.data();
+        else v.texels = t.texels.data();
         v.width = t.width;
         v.height = t.height;
         v.object = 0;

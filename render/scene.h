@@ -20,7 +20,9 @@ struct TextureImage {
     std::string path;
     FileIdentity id;  // textures are shared by file identity, not by path string ({0, 0}: embedded in a glTF)
     int width = 0, height = 0;
-    std::vector<uint32_t> texels;  // RGBA8 (sRGB-encoded colour, or linear data), row 0 at the top
+    int16_t format = kTextureRgba8;  // TextureFormat: which of the two holds the texels
+    std::vector<uint32_t> texels;    // RGBA8 (sRGB-encoded colour, or linear data), row 0 at the top
+    std::vector<float> texels_f;     // RGBA32F, linear (Radiance .hdr, OpenEXR), row 0 at the top
 };
 
 // An equirectangular radiance map (kernels/environment.h gives its layout), linear float RGB.

@@ -1,159 +1,105 @@
-// Textures are untrusted input: PNG through libpng's simplified API and JPEG through libjpeg-turbo, both
-// maintained and hardened against hostile files (stb_image, used before, over-read the heap on 16-bit
-// PGMs and wrote out of bounds in its JPEG Huffman decoder). Dimensions are read from the header and
-// checked against the scene's texel budget before any pixel memory is allocated (decompression bombs).
-#include <csetjmp>
-#include <cstdio>
+// Textures are untrusted input. The format is told by the file's signature, never its name, except TGA,
+// which has none: a file named .tga whose header is one pkrt reads. Each format goes to the decoder
+// that suits it (render/texture_decoders.h): PNG to libpng and JPEG to libjpeg-turbo, both maintained
+// and hardened against hostile files; TGA, BMP and Radiance .hdr to stb_image, compiled with only those
+// decoders and fed only streams checked first (texture_stb.cpp says why stb_image no longer reads PNG
+// or JPEG); OpenEXR to OpenEXR. Dimensions are read from the header and checked against the scene's
+// texel budget, and against what the file could hold, before any pixel memory is allocated.
+#include <algorithm>
+#include <cmath>
 #include <cstring>
-
-#include <jpeglib.h>
-#include <jerror.h>
-#include <png.h>
 
 #include "error.h"
 #include "input_file.h"
 #include "loaders.h"
 #include "load_limits.h"
+#include "texture_decoders.h"
 
 namespace pkrt {
 
 namespace {
 
-constexpr int kMaxTextureSide = 32768;      // texel offsets stay within 32 bits on the device
-constexpr int kMaxProgressiveScans = 1000;  // a real JPEG has tens; a hostile one makes each scan cost a pass
+// Float texels above this are refused with the non-finite ones: an emission texture's brightest texel
+// times its strength must stay far from float overflow.
+constexpr float kMaxFloatTexel = 1e20f;
 
-// Throws unless a width x height texture fits the scene's remaining texel budget.
-void check_size(const Scene& scene, const std::string& path, uint64_t w, uint64_t h) {
+// Throws unless a width x height texture, each texel counting `weight`, fits the scene's remaining budget.
+void check_size(const Scene& scene, const std::string& path, uint64_t w, uint64_t h, uint64_t weight) {
     if (w == 0 || h == 0) throw Error(path + ": empty texture");
     if (w > kMaxTextureSide || h > kMaxTextureSide)
         throw Error(path + ": texture of " + std::to_string(w) + "x" + std::to_string(h) + " is larger than " +
                     std::to_string(kMaxTextureSide) + " on a side");
-    check_texel_budget(scene.limits, path, texel_budget_used(scene), w * h);
+    std::string what = weight == 1 ? path : path + " (a float texel counts as " + std::to_string(weight) + ")";
+    check_texel_budget(scene.limits, what, texel_budget_used(scene), w * h * weight);
 }
 
-// Within the budget a header may still claim far more pixels than the file can hold: decoding would
-// allocate the texels and then fail or fill them with nothing. `min_bytes` is a safe lower bound on the
-// size of a file with that many pixels.
+bool named_tga(const std::string& path) {
+    if (path.size() < 4) return false;
+    std::string ext = path.substr(path.size() - 4);
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return ext == ".tga";
+}
+
+// Linear float RGB to RGBA32F. A texel with a NaN, infinite, negative or absurd component would poison
+// every sample that filters it; such texels become black and are reported once per file.
+void to_float_texture(Scene& scene, const std::string& path, FloatImage& img, TextureImage& t) {
+    t.format = kTextureRgba32f;
+    t.width = img.width;
+    t.height = img.height;
+    t.texels_f.resize(img.texels.size() * 4);
+    size_t invalid = 0;
+    for (size_t i = 0; i < img.texels.size(); ++i) {
+        const Vec3 c = img.texels[i];
+        bool ok = true;
+        for (float v : {c.x, c.y, c.z}) ok = ok && v >= 0.0f && v <= kMaxFloatTexel;  // false for NaN too
+        invalid += ok ? 0 : 1;
+        float* out = &t.texels_f[4 * i];
+        out[0] = ok ? c.x : 0.0f;
+        out[1] = ok ? c.y : 0.0f;
+        out[2] = ok ? c.z : 0.0f;
+        out[3] = 1.0f;
+    }
+    img.texels = {};
+    if (invalid)
+        scene.load_stats.warnings.push_back(path + ": set " + std::to_string(invalid) +
+                                            " texels with a NaN, infinite, negative or above 1e20 component to 0");
+}
+
+void decode(Scene& scene, const InputFile& f, TextureImage& t) {
+    SizeCheck rgba8 = [&](uint64_t w, uint64_t h) { check_size(scene, f.path, w, h, 1); };
+    SizeCheck rgba32f = [&](uint64_t w, uint64_t h) { check_size(scene, f.path, w, h, kFloatTexelWeight); };
+    const std::string& b = f.bytes;
+    if (is_png(b)) return decode_png(f, rgba8, t);
+    if (is_jpeg(b)) return decode_jpeg(f, rgba8, t);
+    if (is_bmp(b)) return decode_bmp(f, rgba8, t);
+    if (is_radiance(b) || is_openexr(b)) {
+        FloatImage img;
+        if (is_radiance(b))
+            decode_radiance(f, rgba32f, img);
+        else
+            decode_openexr(f, rgba32f, img);
+        return to_float_texture(scene, f.path, img, t);
+    }
+    const char* tga = named_tga(f.path) ? tga_header_problem(b) : "";
+    if (!tga) return decode_tga(f, rgba8, t);
+    throw Error(f.path +
+                ": unsupported texture format (pkrt reads PNG, JPEG, TGA, BMP, Radiance .hdr and OpenEXR .exr)" +
+                (*tga ? std::string("; as a TGA: ") + tga : std::string()));
+}
+
+}  // namespace
+
 void check_plausible(const InputFile& f, uint64_t w, uint64_t h, uint64_t min_bytes) {
     if (f.bytes.size() < min_bytes)
         throw Error(f.path + ": claims " + std::to_string(w) + "x" + std::to_string(h) + " pixels but has only " +
                     std::to_string(f.bytes.size()) + " bytes (truncated, or a decompression bomb)");
 }
 
-void decode_png(const Scene& scene, const InputFile& f, TextureImage& t) {
-    png_image img;
-    std::memset(&img, 0, sizeof img);
-    img.version = PNG_IMAGE_VERSION;
-    if (!png_image_begin_read_from_memory(&img, f.bytes.data(), f.bytes.size()))
-        throw Error(f.path + ": cannot read PNG: " + img.message);
-    try {
-        check_size(scene, f.path, img.width, img.height);
-        // Rows of at least 1 bit a pixel plus a filter byte, deflated at most 1032:1 (zlib's limit).
-        check_plausible(f, img.width, img.height, uint64_t(img.height) * (1 + (uint64_t(img.width) + 7) / 8) / 1032);
-    } catch (...) {
-        png_image_free(&img);
-        throw;
-    }
-    img.format = PNG_FORMAT_RGBA;  // any bit depth, palette or grey converted by libpng; sRGB-encoded bytes
-    t.width = static_cast<int>(img.width);
-    t.height = static_cast<int>(img.height);
-    t.texels.resize(static_cast<size_t>(t.width) * t.height);
-    if (!png_image_finish_read(&img, nullptr, t.texels.data(), 0, nullptr))
-        throw Error(f.path + ": cannot read PNG: " + img.message);
-}
-
-struct JpegError {
-    jpeg_error_mgr mgr;
-    std::jmp_buf jump;
-    char message[JMSG_LENGTH_MAX];
-};
-
-void jpeg_fail(j_common_ptr cinfo) {
-    auto* err = reinterpret_cast<JpegError*>(cinfo->err);
-    cinfo->err->format_message(cinfo, err->message);
-    std::longjmp(err->jump, 1);
-}
-
-// libjpeg only warns about corrupt or truncated data and fills the missing pixels with grey: a JPEG cut
-// after its header would decode to a silently wrong texture. Such warnings are errors here, except
-// extraneous bytes between markers, which some cameras write and which lose no data.
-void jpeg_warning(j_common_ptr cinfo, int level) {
-    if (level >= 0 || cinfo->err->msg_code == JWRN_EXTRANEOUS_DATA) return;  // trace messages; padding
-    jpeg_fail(cinfo);
-}
-
-void jpeg_limit_scans(j_common_ptr cinfo) {
-    auto* d = reinterpret_cast<j_decompress_ptr>(cinfo);
-    if (d->input_scan_number > kMaxProgressiveScans) {
-        auto* err = reinterpret_cast<JpegError*>(cinfo->err);
-        std::snprintf(err->message, sizeof err->message, "more than %d progressive scans", kMaxProgressiveScans);
-        std::longjmp(err->jump, 1);
-    }
-}
-
-// No C++ object with a destructor may live between setjmp and longjmp here; the texels vector is
-// sized before and only written through a raw pointer.
-void decode_jpeg(const Scene& scene, const InputFile& f, TextureImage& t) {
-    jpeg_decompress_struct cinfo;
-    JpegError err;
-    jpeg_progress_mgr progress;
-    std::string size_error;
-    cinfo.err = jpeg_std_error(&err.mgr);
-    err.mgr.error_exit = jpeg_fail;
-    err.mgr.emit_message = jpeg_warning;
-    err.message[0] = '\0';
-    if (setjmp(err.jump)) {
-        jpeg_destroy_decompress(&cinfo);
-        throw Error(f.path + ": cannot read JPEG: " + err.message);
-    }
-    jpeg_create_decompress(&cinfo);
-    progress.progress_monitor = jpeg_limit_scans;
-    cinfo.progress = &progress;
-    jpeg_mem_src(&cinfo, reinterpret_cast<const unsigned char*>(f.bytes.data()), f.bytes.size());
-    jpeg_read_header(&cinfo, TRUE);
-    try {
-        check_size(scene, f.path, cinfo.image_width, cinfo.image_height);
-        // Every 8x8 block of the first component costs at least one bit (its DC Huffman code).
-        uint64_t blocks = ((uint64_t(cinfo.image_width) + 7) / 8) * ((uint64_t(cinfo.image_height) + 7) / 8);
-        check_plausible(f, cinfo.image_width, cinfo.image_height, blocks / 8);
-        t.width = static_cast<int>(cinfo.image_width);
-        t.height = static_cast<int>(cinfo.image_height);
-        t.texels.resize(static_cast<size_t>(t.width) * t.height);
-    } catch (const std::exception& e) {  // also bad_alloc: nothing may unwind past the setjmp
-        size_error = e.what();
-    }
-    if (!size_error.empty()) {
-        jpeg_destroy_decompress(&cinfo);
-        throw Error(size_error);
-    }
-    cinfo.out_color_space = JCS_EXT_RGBA;  // libjpeg-turbo writes the RGBA8 words the renderer samples
-    jpeg_start_decompress(&cinfo);
-    if (cinfo.output_width != static_cast<unsigned>(t.width) || cinfo.output_height != static_cast<unsigned>(t.height) ||
-        cinfo.output_components != 4) {
-        std::snprintf(err.message, sizeof err.message, "unexpected output size");
-        std::longjmp(err.jump, 1);
-    }
-    unsigned char* base = reinterpret_cast<unsigned char*>(t.texels.data());
-    while (cinfo.output_scanline < cinfo.output_height) {
-        unsigned char* row = base + static_cast<size_t>(cinfo.output_scanline) * t.width * 4;
-        jpeg_read_scanlines(&cinfo, &row, 1);
-    }
-    jpeg_finish_decompress(&cinfo);
-    jpeg_destroy_decompress(&cinfo);
-}
-
-void decode(const Scene& scene, const InputFile& f, TextureImage& t) {
-    const auto* b = reinterpret_cast<const unsigned char*>(f.bytes.data());
-    if (f.bytes.size() >= 8 && png_sig_cmp(b, 0, 8) == 0) decode_png(scene, f, t);
-    else if (f.bytes.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF) decode_jpeg(scene, f, t);
-    else throw Error(f.path + ": unsupported texture format (pkrt reads PNG and JPEG)");
-}
-
-}  // namespace
-
 uint64_t texel_budget_used(const Scene& scene) {
     uint64_t used = 0;
-    for (const auto& t : scene.textures) used += static_cast<uint64_t>(t.width) * t.height;
+    for (const auto& t : scene.textures)
+        used += static_cast<uint64_t>(t.width) * t.height * (t.format == kTextureRgba32f ? kFloatTexelWeight : 1);
     return used + static_cast<uint64_t>(scene.env_map.texels.size()) * kEnvironmentTexelWeight;
 }
 

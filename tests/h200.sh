@@ -59,7 +59,7 @@ stage() {
     find .stage -maxdepth 2 -type f ! -name '*.so*' ! -name '*.xz' -exec xz -T0 -f {} \;
     # Libraries the device's Ubuntu lacks (GL, GLFW and X come from .gpu and .gpu-x there).
     ldd build/pkrt | awk '/=>/ {print $3}' |
-        grep -E "tinyobj|tinygltf|libstb|OpenEXR|Imath|Iex|IlmThread|cudart|libjpeg|libpng|libdeflate|libmpi|open-rte|open-pal|hwloc|libevent|libudev" | xargs -r -I{} cp -L {} .stage/lib/
+        grep -E "tinyobj|tinygltf|libstb|OpenEXR|Imath|Iex|IlmThread|cudart|libjpeg|libpng|libdeflate|libmpi|open-rte|open-pal|hwloc|libevent|libudev|assimp|draco|minizip" | xargs -r -I{} cp -L {} .stage/lib/
     mkdir -p .scenes/crytek-sponza-geometry
     cp -r ../shared/scenes/cornell-box ../shared/scenes/dabrovic-sponza ../shared/scenes/stanford-bunny .scenes/
     mkdir -p .scenes/gltf/DamagedHelmet && cp -r ../shared/scenes/gltf/MetalRoughSpheresNoTextures ../shared/scenes/gltf/TextureTransformTest \
@@ -432,12 +432,14 @@ cutouts() {
                 --max-depth 4 --repeat 10 -q --modes persistent --csv "$out/cut_s_${name}_$round.csv" >/dev/null 2>&1
             timeout 150 $bin bench scenes/bench/metal-rough-spheres.json --res 512x512,1920x1080 --max-depth 4 --repeat 10 -q \
                 --modes $modes --csv "$out/cut_f_${name}_$round.csv" >/dev/null 2>&1
+            timeout 100 $bin bench scenes/bench/dabrovic-sponza.json --res 128x128,512x512,1920x1080 --max-depth 8 --repeat 10 -q \
+                --modes persistent --csv "$out/cut_d_${name}_$round.csv" >/dev/null 2>&1
             echo "round $round $name done"
         done
         save
     done
-    csvs() { local r p l=""; for r in 1 2; do for p in c s f; do l+="${l:+,}$out/cut_${p}_${1}_$r.csv"; done; done; echo "$l"; }
-    echo "=== new against base (scenes without cut-outs)"
+    csvs() { local r p l=""; for r in 1 2; do for p in c s f d; do l+="${l:+,}$out/cut_${p}_${1}_$r.csv"; done; done; echo "$l"; }
+    echo "=== new against base (scenes without cut-outs; Dabrovic Sponza and the bunnies now render their bump maps)"
     python3 tests/bench_compare.py "$(csvs base)" "$(csvs new)" | tee "$out/cutout_cost.md"
     echo "=== Crytek Sponza opaque against every surface cut out (new build)"
     timeout 200 $P bench scenes/bench/crytek-sponza.json scenes/bench/crytek-sponza-cutout-solid.json \

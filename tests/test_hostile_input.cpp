@@ -123,7 +123,7 @@ const std::string kTriangle = "v 0 0 0\nv 1 0 0\nv 0 1 0\n";
 
 TEST(HostileInput, SixteenBitGreyTexturesNeverReachAVulnerableDecoder) {
     TempDir dir;
-    // 16-bit PGM: stb_image over-read the heap converting it to 8 bits. Only PNG and JPEG are decoded now.
+    // 16-bit PGM: stb_image over-read the heap converting it to 8 bits. Its PNM decoder is no longer compiled in.
     std::string pgm = "P5\n1024 1024\n65535\n" + std::string(2u * 1024 * 1024, '\x7f');
     dir.write("in_grey.pgm", pgm);
     textured_scene(dir, "in_pgm.json", "in_grey.pgm");

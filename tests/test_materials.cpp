@@ -325,6 +325,15 @@ TEST(Cutouts, TheExporterSceneRendersItsCheckeredLeafOnTheCpu) {
     }
     EXPECT_EQ(cut, 1);
     EXPECT_EQ(mapped, 2);
+    int float_emission = 0, tga = 0;
+    for (const auto& m : s.materials) {
+        if (m.emission_texture >= 0)
+            float_emission += s.textures[static_cast<size_t>(s.texture_views[m.emission_texture].image)].format == kTextureRgba32f;
+        if (m.albedo_texture >= 0)
+            tga += s.textures[static_cast<size_t>(s.texture_views[m.albedo_texture].image)].path.find(".tga") != std::string::npos;
+    }
+    EXPECT_EQ(float_emission, 1) << "the light's map_Ke is a float EXR";
+    EXPECT_EQ(tga, 1) << "the leaf's colour is a TGA";
     // Looking straight at the leaf (z = 0, x in [-1, 1], y in [0.2, 1.8], uv 2 x 2 over the 8 x 8 checker,
     // so 16 x 16 cells over it) through the centres of one row's cells: leaf and wall alternate.
     SceneView v = view_scene(s);

@@ -12,6 +12,7 @@
 #include <png.h>
 
 #include "render/backend.h"
+#include "render/image.h"
 #include "render/error.h"
 #include "render/scene.h"
 
@@ -85,9 +86,28 @@ inline bool write_rgba_png(const std::string& path, int w, int h, const std::vec
 
 inline uint32_t rgba(uint32_t r, uint32_t g, uint32_t b, uint32_t a = 255) { return r | g << 8 | b << 16 | a << 24; }
 
+// An uncompressed 24-bit TGA of w x h texels (RGBA words as above, alpha dropped), row 0 at the top,
+// stored bottom-up as most TGA writers do.
+inline void write_tga24(const std::string& path, int w, int h, const std::vector<uint32_t>& texels) {
+    std::string b(18, '\0');
+    b[2] = 2;  // uncompressed true colour
+    b[12] = static_cast<char>(w & 0xff), b[13] = static_cast<char>(w >> 8);
+    b[14] = static_cast<char>(h & 0xff), b[15] = static_cast<char>(h >> 8);
+    b[16] = 24;
+    for (int y = h - 1; y >= 0; --y)
+        for (int x = 0; x < w; ++x) {
+            uint32_t p = texels[static_cast<size_t>(y) * w + x];
+            b += static_cast<char>((p >> 16) & 0xff);
+            b += static_cast<char>((p >> 8) & 0xff);
+            b += static_cast<char>(p & 0xff);
+        }
+    std::ofstream(path, std::ios::binary) << b;
+}
+
 // A textured OBJ scene as exporters write them, in `dir`: its MTL names textures with backslashes and
-// the wrong case; a leaf quad cut out by a checker mask (map_d), a normal-mapped floor (norm) and a
-// bump-mapped back wall (a height map), under a quad light. Returns the scene file.
+// the wrong case; a leaf quad with a TGA colour cut out by a checker mask (map_d), a normal-mapped floor
+// (norm), a bump-mapped back wall (a height map), under a quad light whose emission is a float OpenEXR
+// texture (map_Ke, values above 1). Returns the scene file.
 inline std::string write_cutout_scene(const std::string& dir) {
     std::vector<uint32_t> mask, normals, heights, colour;
     for (int y = 0; y < 8; ++y)
@@ -104,11 +124,15 @@ inline std::string write_cutout_scene(const std::string& dir) {
     write_rgba_png(dir + "/Maps/leaf_mask.png", 8, 8, mask);
     write_rgba_png(dir + "/Maps/floor_nrm.png", 8, 8, normals);
     write_rgba_png(dir + "/Maps/wall_height.png", 8, 8, heights);
-    write_rgba_png(dir + "/Maps/leaf.png", 8, 8, colour);
-    std::ofstream(dir + "/s.mtl") << "newmtl leaf\nKd 1 1 1\nmap_Kd maps\\LEAF.png\nmap_d maps\\leaf_mask.png\n"
+    write_tga24(dir + "/Maps/leaf.tga", 8, 8, colour);
+    pkrt::Image glow;
+    glow.width = glow.height = 4;
+    for (int i = 0; i < 16; ++i) glow.pixels.push_back({4.0f + i, 3.0f + 0.5f * i, 2.0f});
+    pkrt::write_exr(dir + "/Maps/glow.exr", glow);
+    std::ofstream(dir + "/s.mtl") << "newmtl leaf\nKd 1 1 1\nmap_Kd maps\\LEAF.TGA\nmap_d maps\\leaf_mask.png\n"
                                      "newmtl floor\nKd 0.7 0.7 0.7\nnorm -bm 1.0 maps\\floor_nrm.png\n"
                                      "newmtl wall\nKd 0.6 0.5 0.4\nbump -bm 4 Maps\\wall_height.png\n"
-                                     "newmtl light\nKd 0 0 0\nKe 8 8 8\n";
+                                     "newmtl light\nKd 0 0 0\nKe 1 1 1\nmap_Ke maps\\glow.exr\n";
     std::ofstream(dir + "/s.obj")
         << "mtllib s.mtl\n"
            "v -2 0 -2\nv 2 0 -2\nv 2 0 2\nv -2 0 2\n"              // floor 1-4

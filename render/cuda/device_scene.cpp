@@ -23,14 +23,17 @@ void DeviceScene::upload(const Scene& s) {
     tri_pmf_.upload(s.tri_light_pmf);
     release_textures();
     // One array per image; one texture object per view over it, with the view's address modes and
-    // sRGB flag (colour maps decode sRGB before filtering, metal-rough and normal maps do not).
+    // sRGB flag (colour maps decode sRGB before filtering, metal-rough and normal maps do not). A float
+    // image is a float4 array, read as it is stored (linear): tex2D<float4> samples either kind.
     for (const auto& t : s.textures) {
-        cudaChannelFormatDesc fmt = cudaCreateChannelDesc<uchar4>();
+        const bool f32 = t.format == kTextureRgba32f;
+        cudaChannelFormatDesc fmt = f32 ? cudaCreateChannelDesc<float4>() : cudaCreateChannelDesc<uchar4>();
         cudaArray_t arr = nullptr;
         check(cudaMallocArray(&arr, &fmt, t.width, t.height), "cudaMallocArray");
         arrays_.push_back(arr);
-        check(cudaMemcpy2DToArray(arr, 0, 0, t.texels.data(), t.width * 4, t.width * 4, t.height, cudaMemcpyHostToDevice),
-              "texture upload");
+        const size_t row = static_cast<size_t>(t.width) * (f32 ? 16 : 4);
+        const void* src = f32 ? static_cast<const void*>(t.texels_f.data()) : static_cast<const void*>(t.texels.data());
+        check(cudaMemcpy2DToArray(arr, 0, 0, src, row, row, t.height, cudaMemcpyHostToDevice), "texture upload");
     }
     auto address_mode = [](int32_t wrap) {
         return wrap == kWrapClamp ? cudaAddressModeClamp : wrap == kWrapMirror ? cudaAddressModeMirror : cudaAddressModeWrap;
@@ -44,14 +47,16 @@ void DeviceScene::upload(const Scene& s) {
         td.addressMode[0] = address_mode(host.wrap_u);
         td.addressMode[1] = address_mode(host.wrap_v);
         td.filterMode = cudaFilterModeLinear;
-        td.readMode = cudaReadModeNormalizedFloat;
+        const bool f32 = s.textures.at(static_cast<size_t>(host.image)).format == kTextureRgba32f;
+        td.readMode = f32 ? cudaReadModeElementType : cudaReadModeNormalizedFloat;
         td.normalizedCoords = 1;
-        td.sRGB = host.srgb ? 1 : 0;
+        td.sRGB = host.srgb && !f32 ? 1 : 0;
         cudaTextureObject_t obj = 0;
         check(cudaCreateTextureObject(&obj, &res, &td, nullptr), "cudaCreateTextureObject");
         objects_.push_back(obj);
         TextureView v = host;
         v.texels = nullptr;
+        v.format = f32 ? kTextureRgba32f : kTextureRgba8;
         v.object = static_cast<unsigned long long>(obj);
         views.push_back(v);
     }

@@ -60,9 +60,9 @@ inline pkrt::LoadLimits small_limits() {
 
 // Loads and prepares; the errors pkrt reports as `pkrt: error:` lines are expected outcomes. Anything
 // else (a crash, a sanitizer report, an unexpected exception type) is a finding.
-inline void load_and_prepare(const std::string& path) {
+inline void load_and_prepare(const std::string& path, const pkrt::LoadLimits& limits = small_limits()) {
     try {
-        pkrt::Scene s = pkrt::load_scene(path, small_limits());
+        pkrt::Scene s = pkrt::load_scene(path, limits);
         pkrt::prepare_scene(s);
     } catch (const pkrt::Error&) {
     } catch (const std::bad_alloc&) {

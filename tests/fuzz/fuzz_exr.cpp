@@ -1,0 +1,6 @@
+// libFuzzer target: an OpenEXR float texture (render/texture_exr.cpp).
+#include "fuzz_texture.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    return pkrt_fuzz::fuzz_texture("fuzz.exr", data, size);
+}
