@@ -458,6 +458,17 @@ void Reader::load() {
     for (const auto& [mode, n] : skipped_modes_)
         warn("skipped " + std::to_string(n) + " primitives of mode " + std::to_string(mode) + " (pkrt renders triangles only)");
     if (uv_conflict_) warn("a material reads several texture coordinate sets (or one beyond TEXCOORD_1): pkrt uses one per material");
+    // What pkrt does not render, one line each, so that nothing is dropped silently.
+    size_t occlusion = 0, targets = 0;
+    for (const auto& gm : m_.materials) occlusion += gm.occlusionTexture.index >= 0;
+    for (const auto& mesh : m_.meshes)
+        for (const auto& p : mesh.primitives) targets += !p.targets.empty();
+    auto count = [](size_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); };
+    if (occlusion) warn("occlusionTexture ignored (" + count(occlusion, "material", "materials") + "; a path tracer traces occlusion)");
+    if (targets) warn("morph targets ignored (" + count(targets, "primitive", "primitives") + "; the base shape renders)");
+    if (!m_.skins.empty()) warn("skins ignored (" + count(m_.skins.size(), "skin", "skins") + "; the bind pose renders)");
+    if (!m_.animations.empty())
+        warn("animations ignored (" + count(m_.animations.size(), "animation", "animations") + "; the nodes' own transforms render)");
     std::stable_sort(cameras_.begin(), cameras_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     for (auto& c : cameras_) scene_.cameras.push_back(std::move(c.second));
     if (added_ == 0 && scene_.tris.empty()) fail("no valid triangles in the default scene (none, or all degenerate or non-finite)");

@@ -558,5 +558,14 @@ TEST(GltfCli, CameraFlag) {
     EXPECT_TRUE(fs::exists(dir.file("b.png")));
     EXPECT_NE(r.err.find("warning: "), std::string::npos) << "the unsupported extensions are named";
     EXPECT_NE(r.err.find("KHR_materials_clearcoat, KHR_materials_sheen"), std::string::npos) << r.err;
-    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("occlusionTexture ignored"), std::string::npos) << r.err;
+    EXPECT_EQ(count_lines(r.err), 2) << r.err;
+}
+
+TEST(Gltf, WhatIsNotRenderedIsOneWarningEach) {
+    REQUIRE_SHARED_SCENE("gltf/DamagedHelmet/glTF-Binary/DamagedHelmet.glb");
+    Scene s = load_scene(pkrt_test::shared_scene("gltf/DamagedHelmet/glTF-Binary/DamagedHelmet.glb"));
+    int occlusion = 0;
+    for (const auto& w : s.load_stats.warnings) occlusion += w.find("occlusionTexture ignored (1 material") != std::string::npos;
+    EXPECT_EQ(occlusion, 1);
 }
