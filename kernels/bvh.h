@@ -76,22 +76,7 @@ PKRT_HD void load_node(const BvhNode* nodes, int32_t i, BvhNode& n) {
 #endif
 }
 
-PKRT_HD void load_tri(const TriVerts* tris, int32_t i, Vec3& p0, Vec3& p1, Vec3& p2) {
-#if defined(__CUDA_ARCH__)
-    const float4* p = reinterpret_cast<const float4*>(tris + i);
-    float4 a = __ldg(p), b = __ldg(p + 1), c = __ldg(p + 2);
-    p0 = {a.x, a.y, a.z};
-    p1 = {b.x, b.y, b.z};
-    p2 = {c.x, c.y, c.z};
-#else
-    p0 = tris[i].v0;
-    p1 = tris[i].v1;
-    p2 = tris[i].v2;
-#endif
-}
-
-// The same, with the spare words that hold the triangle's coverage rule (kernels/cutout.h): the loads are
-// the same three rows, so a traversal that ignores them compiles to the code above.
+// A triangle's three vertex rows, with the spare words that hold its coverage rule (kernels/cutout.h).
 PKRT_HD void load_tri(const TriVerts* tris, int32_t i, Vec3& p0, Vec3& p1, Vec3& p2, int32_t& rule, float& cutoff,
                       float& factor) {
 #if defined(__CUDA_ARCH__)
@@ -111,6 +96,13 @@ PKRT_HD void load_tri(const TriVerts* tris, int32_t i, Vec3& p0, Vec3& p1, Vec3&
     cutoff = tris[i].pad1;
     factor = tris[i].pad2;
 #endif
+}
+
+// The vertices alone: the same three loads, the rule's words left unused (compiled away).
+PKRT_HD void load_tri(const TriVerts* tris, int32_t i, Vec3& p0, Vec3& p1, Vec3& p2) {
+    int32_t rule;
+    float cutoff, factor;
+    load_tri(tris, i, p0, p1, p2, rule, cutoff, factor);
 }
 
 // A leaf as a child reference and a traversal stack entry: ~(first << 4 | count), so one 32-bit stack

@@ -80,41 +80,42 @@ PKRT_HD Vec2 texture_uv(const TextureView& t, float u, float v) {
     return {t.uv[0] * u + t.uv[1] * v + t.uv[2], t.uv[3] * u + t.uv[4] * v + t.uv[5]};
 }
 
-// (u, v) already transformed.
-PKRT_HD Vec3 texture_sample_software(const TextureView& t, float u, float v) {
+// The four texels bilinear filtering reads at (u, v) (already transformed), wrapped, and their weights.
+struct BilinearFootprint {
+    int xa, xb, ya, yb;
+    float ax, ay;
+};
+
+PKRT_HD BilinearFootprint bilinear_footprint(const TextureView& t, float u, float v) {
     u = wrap_coord(u, t.wrap_u);
     v = wrap_coord(v, t.wrap_v);
     float x = u * static_cast<float>(t.width) - 0.5f;
     float y = (1.0f - v) * static_cast<float>(t.height) - 0.5f;
     float fx = floorf(x), fy = floorf(y);
-    float ax = x - fx, ay = y - fy;
     int x0 = static_cast<int>(fx), y0 = static_cast<int>(fy);
-    int xa = wrap_texel(x0, t.width, t.wrap_u), xb = wrap_texel(x0 + 1, t.width, t.wrap_u);
-    int ya = wrap_texel(y0, t.height, t.wrap_v), yb = wrap_texel(y0 + 1, t.height, t.wrap_v);
-    Vec3 top = lerp(texel_linear(t, xa, ya), texel_linear(t, xb, ya), ax);
-    Vec3 bottom = lerp(texel_linear(t, xa, yb), texel_linear(t, xb, yb), ax);
-    return lerp(top, bottom, ay);
+    return {wrap_texel(x0, t.width, t.wrap_u), wrap_texel(x0 + 1, t.width, t.wrap_u), wrap_texel(y0, t.height, t.wrap_v),
+            wrap_texel(y0 + 1, t.height, t.wrap_v), x - fx, y - fy};
+}
+
+// (u, v) already transformed.
+PKRT_HD Vec3 texture_sample_software(const TextureView& t, float u, float v) {
+    BilinearFootprint f = bilinear_footprint(t, u, v);
+    Vec3 top = lerp(texel_linear(t, f.xa, f.ya), texel_linear(t, f.xb, f.ya), f.ax);
+    Vec3 bottom = lerp(texel_linear(t, f.xa, f.yb), texel_linear(t, f.xb, f.yb), f.ax);
+    return lerp(top, bottom, f.ay);
 }
 
 // Coverage (the alpha channel, always linear) at (u, v) already transformed, filtered like the colour.
 PKRT_HD float texture_alpha_software(const TextureView& t, float u, float v) {
-    u = wrap_coord(u, t.wrap_u);
-    v = wrap_coord(v, t.wrap_v);
-    float x = u * static_cast<float>(t.width) - 0.5f;
-    float y = (1.0f - v) * static_cast<float>(t.height) - 0.5f;
-    float fx = floorf(x), fy = floorf(y);
-    float ax = x - fx, ay = y - fy;
-    int x0 = static_cast<int>(fx), y0 = static_cast<int>(fy);
-    int xa = wrap_texel(x0, t.width, t.wrap_u), xb = wrap_texel(x0 + 1, t.width, t.wrap_u);
-    int ya = wrap_texel(y0, t.height, t.wrap_v), yb = wrap_texel(y0 + 1, t.height, t.wrap_v);
+    BilinearFootprint f = bilinear_footprint(t, u, v);
     auto a = [&](int tx, int ty) {
         size_t i = static_cast<size_t>(ty) * t.width + tx;
         if (t.format == kTextureRgba32f) return t.texels_f[4 * i + 3];
         return static_cast<float>(t.texels[i] >> 24) * (1.0f / 255.0f);
     };
-    float top = a(xa, ya) * (1.0f - ax) + a(xb, ya) * ax;
-    float bottom = a(xa, yb) * (1.0f - ax) + a(xb, yb) * ax;
-    return top * (1.0f - ay) + bottom * ay;
+    float top = a(f.xa, f.ya) * (1.0f - f.ax) + a(f.xb, f.ya) * f.ax;
+    float bottom = a(f.xa, f.yb) * (1.0f - f.ax) + a(f.xb, f.yb) * f.ax;
+    return top * (1.0f - f.ay) + bottom * f.ay;
 }
 
 // Coverage at the surface's (u, v), before the view's transform; 0 where the coordinates are not finite.
