@@ -452,8 +452,26 @@ cutouts() {
         --spp 64 -q -o "$final/texture_encoding.png"; echo "texture encoding render exit $?"
 }
 
+# A GPU test that failed once, FILTER run REPEAT times by this build's test_gpu and, when staged
+# (.stage/base/test_gpu), by the base's: whether the failure came with a change or was there before it.
+repeat_test() {
+    begin_results
+    gpu_tests 150
+    local bin
+    for bin in .stage/base/test_gpu .stage/test_gpu; do
+        [ -f "$bin" ] || continue
+        chmod +x "$bin"
+        timeout 200 "$bin" --gtest_color=no --gtest_filter="$1" --gtest_repeat="$2" >"$out/repeat_$(basename "$(dirname "$bin")").txt" 2>&1
+        echo "$bin $1 x$2: exit $?, $(grep -c '^\[       OK \]' "$out/repeat_$(basename "$(dirname "$bin")").txt") passed," \
+             "$(grep -c '^\[  FAILED  \] Gpu' "$out/repeat_$(basename "$(dirname "$bin")").txt") failed"
+        grep -A4 "Failure" "$out/repeat_$(basename "$(dirname "$bin")").txt" | head -12
+    done
+    save
+}
+
 case "${1:-}" in
     stage) shift; stage "$@" ;;
+    repeat_test) shift; repeat_test "$@" ;;
     cutouts) cutouts ;;
     run) run ;;
     check) check ;;
