@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "asset_path.h"
 #include "error.h"
 #include "input_file.h"
 #include "loaders.h"
@@ -207,9 +208,12 @@ Material read_material(const Reader& r, const json& j, const std::string& where,
         m.metallic = r.number(j["metallic"], where + ".metallic");
         if (!(m.metallic >= 0.0f && m.metallic <= 1.0f)) r.fail(where + ".metallic", "must be between 0 and 1");
     }
-    if (j.contains("texture"))
-        m.albedo_texture = add_texture_view(
-            scene, default_texture_view(load_texture(scene, resolve(scene_path, r.string(j["texture"], where + ".texture")))));
+    if (j.contains("texture")) {
+        // As an MTL's maps: exporters' spellings, and --missing-textures warn renders the colour alone.
+        std::string dir = std::filesystem::path(scene_path).parent_path().string();
+        int32_t image = load_asset_texture(scene, scene_path, dir, r.string(j["texture"], where + ".texture"));
+        if (image >= 0) m.albedo_texture = add_texture_view(scene, default_texture_view(image));
+    }
     if (j.contains("emission")) {
         m.emission = r.colour(j["emission"], where + ".emission");
         if (max_component(m.emission) > kMaxRadiance) r.fail(where + ".emission", "must be at most 1e20");

@@ -368,3 +368,15 @@ TEST(Cutouts, JsonMaterialsTakeAnAlphaTextureAndCutoff) {
     dir.write("bad2.json", R"({"materials": {"m": {"alpha": "mask.png", "alpha_cutoff": 2}}, "meshes": [{"sphere": {}, "material": "m"}]})");
     EXPECT_NE(pkrt_test::load_error(dir.file("bad2.json")).find("must be in (0, 1]"), std::string::npos);
 }
+
+TEST(AssetPaths, JsonTexturesFollowTheSamePolicy) {
+    TempDir dir;
+    dir.write("s.json", R"({"materials": {"m": {"albedo": 0.3, "texture": "gone.png"}},
+        "meshes": [{"quad": [[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]], "material": "m"}]})");
+    EXPECT_NE(pkrt_test::load_error(dir.file("s.json")).find("gone.png: texture file not found"), std::string::npos);
+    LoadLimits warn;
+    warn.missing_textures = MissingTextures::kWarn;
+    Scene s = load_scene(dir.file("s.json"), warn);
+    EXPECT_EQ(s.materials[0].albedo_texture, -1);
+    EXPECT_TRUE(any_warning(s, "'gone.png' not found")) << warnings(s);
+}
