@@ -19,9 +19,11 @@ std::string lower(std::string s) {
     return s;
 }
 
+// Whether there is an entry of that name: a dangling link or a symlink loop counts (read_input_file
+// then says which), so only an absent name is "not found".
 bool path_exists(const fs::path& p) {
     std::error_code ec;
-    return fs::exists(p, ec);
+    return fs::exists(fs::symlink_status(p, ec));
 }
 
 // The entry of `dir` whose name equals `name` ignoring ASCII case; empty when none or several
