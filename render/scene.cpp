@@ -44,32 +44,14 @@ void frame_model(Scene& scene) {
     scene.environment.ground = {0.3f, 0.28f, 0.25f};
 }
 
-Scene load_bare_obj(const std::string& path, const LoadLimits& limits) {
+// A mesh file alone under the sky, framed by the automatic camera.
+template <class Load>
+Scene load_bare_mesh(const std::string& path, const LoadLimits& limits, Load&& load) {
     Scene scene;
     scene.source = path;
     scene.limits = limits;
-    load_obj(scene, path, ObjOptions{});
+    load(scene);
     frame_model(scene);
-    return scene;
-}
-
-Scene load_bare_ply(const std::string& path, const LoadLimits& limits) {
-    Scene scene;
-    scene.source = path;
-    scene.limits = limits;
-    load_ply(scene, path, PlyOptions{});
-    frame_model(scene);
-    return scene;
-}
-
-// The file's first camera where it has one; the sky either way (glTF files carry no environment).
-Scene load_bare_gltf(const std::string& path, const LoadLimits& limits) {
-    Scene scene;
-    scene.source = path;
-    scene.limits = limits;
-    load_gltf(scene, path, GltfOptions{});
-    frame_model(scene);
-    if (!scene.cameras.empty()) scene.camera = scene.cameras[0].spec;
     return scene;
 }
 
@@ -79,9 +61,14 @@ Scene load_scene(const std::string& path, const LoadLimits& limits) {
     std::string ext = lower_extension(path);
     if (ext == ".json") return load_scene_json(read_input_file(path), limits);
     check_input_file(path);
-    if (ext == ".obj") return load_bare_obj(path, limits);
-    if (ext == ".gltf" || ext == ".glb") return load_bare_gltf(path, limits);
-    if (ext == ".ply") return load_bare_ply(path, limits);
+    if (ext == ".obj") return load_bare_mesh(path, limits, [&](Scene& s) { load_obj(s, path, ObjOptions{}); });
+    if (ext == ".ply") return load_bare_mesh(path, limits, [&](Scene& s) { load_ply(s, path, PlyOptions{}); });
+    if (ext == ".gltf" || ext == ".glb") {
+        // The file's first camera where it has one; the sky either way (glTF files carry no environment).
+        Scene scene = load_bare_mesh(path, limits, [&](Scene& s) { load_gltf(s, path, GltfOptions{}); });
+        if (!scene.cameras.empty()) scene.camera = scene.cameras[0].spec;
+        return scene;
+    }
     throw Error(path + ": unknown scene type '" + ext + "' (expected .json, .obj, .ply, .gltf or .glb)");
 }
 
@@ -251,10 +238,14 @@ bool has_cutout(const Scene& scene, int32_t material) {
            scene.material_cutouts[static_cast<size_t>(material)].rule != 0;
 }
 
-bool needs_full_shading(const Scene& scene) {
-    if (scene.environment.type == kEnvMap) return true;
+bool has_cutouts(const Scene& scene) {
     for (size_t m = 0; m < scene.materials.size(); ++m)
         if (has_cutout(scene, static_cast<int32_t>(m))) return true;
+    return false;
+}
+
+bool needs_full_shading(const Scene& scene) {
+    if (scene.environment.type == kEnvMap || has_cutouts(scene)) return true;
     for (const Material& m : scene.materials)
         if (m.type == kMetalRough || m.emission_texture >= 0 || m.metal_rough_texture >= 0 || m.normal_texture >= 0)
             return true;
@@ -275,8 +266,7 @@ SceneView view_scene(const Scene& scene) {
     v.lights.env_select = scene.env_select;
     v.env = environment_view(scene);
     v.full_shading = needs_full_shading(scene) ? 1 : 0;
-    v.cutouts = 0;
-    for (size_t m = 0; m < scene.materials.size() && !v.cutouts; ++m) v.cutouts = has_cutout(scene, static_cast<int32_t>(m));
+    v.cutouts = has_cutouts(scene) ? 1 : 0;
     return v;
 }
 

@@ -120,8 +120,9 @@ int32_t add_texture_view(Scene& scene, const TextureView& view);
 // at and above `cutoff`, or blended stochastically when `cutoff` is 0.
 void set_material_cutout(Scene& scene, int32_t material, int32_t view, float factor, float cutoff);
 
-// Whether a material has a coverage rule other than opaque.
+// Whether a material has a coverage rule other than opaque; whether any material has.
 bool has_cutout(const Scene& scene, int32_t material);
+bool has_cutouts(const Scene& scene);
 
 // Makes the file camera given by index or name the scene's camera. Throws Error listing what exists.
 void select_camera(Scene& scene, const std::string& which);

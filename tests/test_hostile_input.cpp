@@ -16,6 +16,7 @@
 #include "render/loaders.h"
 #include "render/scene.h"
 #include "test_cli_util.h"
+#include "test_jpeg_util.h"
 #include "test_ply_util.h"
 #include "test_render_util.h"
 
@@ -68,26 +69,7 @@ std::string png_bomb(uint32_t w, uint32_t h) {
 
 // A real 8x8 JPEG whose frame header is then rewritten to claim w x h.
 std::string jpeg_bytes(uint16_t claim_w = 0, uint16_t claim_h = 0) {
-    jpeg_compress_struct c;
-    jpeg_error_mgr err;
-    c.err = jpeg_std_error(&err);
-    jpeg_create_compress(&c);
-    unsigned char* mem = nullptr;
-    unsigned long size = 0;
-    jpeg_mem_dest(&c, &mem, &size);
-    c.image_width = 8;
-    c.image_height = 8;
-    c.input_components = 3;
-    c.in_color_space = JCS_RGB;
-    jpeg_set_defaults(&c);
-    jpeg_start_compress(&c, TRUE);
-    unsigned char row[8 * 3] = {0};
-    JSAMPROW r = row;
-    while (c.next_scanline < 8) jpeg_write_scanlines(&c, &r, 1);
-    jpeg_finish_compress(&c);
-    jpeg_destroy_compress(&c);
-    std::string out(reinterpret_cast<char*>(mem), size);
-    free(mem);
+    std::string out = pkrt_test::encode_jpeg(8, 8, std::vector<unsigned char>(8 * 8 * 3, 0));
     if (claim_w) {
         size_t sof = out.find("\xFF\xC0");
         out[sof + 5] = static_cast<char>(claim_h >> 8);

@@ -35,10 +35,7 @@ void write_quad_obj(const TempDir& dir, const std::string& mtl_text, const std::
 }
 
 Scene load_prepared_obj(const std::string& path, const LoadLimits& limits = {}) {
-    Scene s;
-    s.limits = limits;
-    s.source = path;
-    load_obj(s, path, ObjOptions{});
+    Scene s = load_scene(path, limits);
     prepare_scene(s);
     return s;
 }
@@ -193,11 +190,15 @@ TEST(Cutouts, GltfAlphaModesBecomeCoverageRules) {
         if (name.find("Cutoff") != std::string::npos) {
             ++mask;
             EXPECT_TRUE(cut) << name;
-            if (cut) EXPECT_GT(s.material_cutouts[m].cutoff, 0.0f) << name;
+            if (cut) {
+                EXPECT_GT(s.material_cutouts[m].cutoff, 0.0f) << name;
+            }
         } else if (name.find("Blend") != std::string::npos) {
             ++blend;
             EXPECT_TRUE(cut) << name;
-            if (cut) EXPECT_EQ(s.material_cutouts[m].cutoff, 0.0f) << name;
+            if (cut) {
+                EXPECT_EQ(s.material_cutouts[m].cutoff, 0.0f) << name;
+            }
         } else if (name.find("Opaque") != std::string::npos) {
             ++opaque;
             EXPECT_FALSE(cut) << name;
@@ -207,8 +208,12 @@ TEST(Cutouts, GltfAlphaModesBecomeCoverageRules) {
     EXPECT_EQ(blend, 1);
     EXPECT_EQ(opaque, 1);
     for (size_t m = 0; m < s.materials.size(); ++m) {
-        if (s.material_names[m] == "MatCutoff25") EXPECT_FLOAT_EQ(s.material_cutouts[m].cutoff, 0.25f);
-        if (s.material_names[m] == "MatCutoffDefault") EXPECT_FLOAT_EQ(s.material_cutouts[m].cutoff, 0.5f);
+        if (s.material_names[m] == "MatCutoff25") {
+            EXPECT_FLOAT_EQ(s.material_cutouts[m].cutoff, 0.25f);
+        }
+        if (s.material_names[m] == "MatCutoffDefault") {
+            EXPECT_FLOAT_EQ(s.material_cutouts[m].cutoff, 0.5f);
+        }
     }
 }
 

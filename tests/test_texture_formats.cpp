@@ -16,6 +16,7 @@
 #include "render/loaders.h"
 #include "render/scene.h"
 #include "test_cli_util.h"
+#include "test_jpeg_util.h"
 #include "test_render_util.h"
 
 using namespace pkrt;
@@ -264,31 +265,9 @@ std::vector<png_byte> row16(const std::vector<unsigned>& samples) {
 
 // 16x16 of one CMYK colour (as stored in the file), in `space` (CMYK or YCCK), with or without the Adobe marker.
 std::string jpeg_cmyk(const unsigned char cmyk[4], J_COLOR_SPACE space, bool adobe) {
-    jpeg_compress_struct c;
-    jpeg_error_mgr err;
-    c.err = jpeg_std_error(&err);
-    jpeg_create_compress(&c);
-    unsigned char* mem = nullptr;
-    unsigned long size = 0;
-    jpeg_mem_dest(&c, &mem, &size);
-    c.image_width = 16;
-    c.image_height = 16;
-    c.input_components = 4;
-    c.in_color_space = JCS_CMYK;
-    jpeg_set_defaults(&c);
-    jpeg_set_colorspace(&c, space);
-    jpeg_set_quality(&c, 100, TRUE);
-    c.write_Adobe_marker = adobe ? TRUE : FALSE;
-    jpeg_start_compress(&c, TRUE);
-    unsigned char row[16 * 4];
-    for (int i = 0; i < 16; ++i) std::memcpy(row + 4 * i, cmyk, 4);
-    JSAMPROW r = row;
-    while (c.next_scanline < 16) jpeg_write_scanlines(&c, &r, 1);
-    jpeg_finish_compress(&c);
-    jpeg_destroy_compress(&c);
-    std::string out(reinterpret_cast<char*>(mem), size);
-    free(mem);
-    return out;
+    std::vector<unsigned char> pixels;
+    for (int i = 0; i < 16 * 16; ++i) pixels.insert(pixels.end(), cmyk, cmyk + 4);
+    return pkrt_test::encode_jpeg(16, 16, pixels, 4, JCS_CMYK, 100, space, adobe);
 }
 
 // Within `tol` per channel (JPEG is lossy; flat 8x8 blocks at quality 100 come back within 1 or 2).

@@ -23,6 +23,7 @@
 
 #include "render/loaders.h"
 #include "render/scene.h"
+#include "test_jpeg_util.h"
 
 namespace {
 
@@ -62,32 +63,11 @@ std::string png(int side, int depth) {
 }
 
 std::string jpeg(int side) {
-    jpeg_compress_struct c;
-    jpeg_error_mgr err;
-    c.err = jpeg_std_error(&err);
-    jpeg_create_compress(&c);
-    unsigned char* mem = nullptr;
-    unsigned long size = 0;
-    jpeg_mem_dest(&c, &mem, &size);
-    c.image_width = side;
-    c.image_height = side;
-    c.input_components = 3;
-    c.in_color_space = JCS_RGB;
-    jpeg_set_defaults(&c);
-    jpeg_set_quality(&c, 90, TRUE);
-    jpeg_start_compress(&c, TRUE);
-    std::vector<unsigned char> row(static_cast<size_t>(side) * 3);
-    while (c.next_scanline < c.image_height) {
+    std::vector<unsigned char> pixels(static_cast<size_t>(side) * side * 3);
+    for (int y = 0; y < side; ++y)
         for (int x = 0; x < side; ++x)
-            for (int k = 0; k < 3; ++k) row[3 * x + k] = channel(k, x, c.next_scanline, side);
-        JSAMPROW r = row.data();
-        jpeg_write_scanlines(&c, &r, 1);
-    }
-    jpeg_finish_compress(&c);
-    jpeg_destroy_compress(&c);
-    std::string out(reinterpret_cast<char*>(mem), size);
-    free(mem);
-    return out;
+            for (int k = 0; k < 3; ++k) pixels[(static_cast<size_t>(y) * side + x) * 3 + k] = channel(k, x, y, side);
+    return pkrt_test::encode_jpeg(side, side, pixels, 3, JCS_RGB, 90);
 }
 
 void put16(std::string& s, unsigned v) {
