@@ -385,3 +385,14 @@ TEST(AssetPaths, JsonTexturesFollowTheSamePolicy) {
     EXPECT_EQ(s.materials[0].albedo_texture, -1);
     EXPECT_TRUE(any_warning(s, "'gone.png' not found")) << warnings(s);
 }
+
+TEST(MtlMaps, PbrValuesOutOfRangeNameTheFileAndLine) {
+    TempDir dir;
+    dir.write("m.mtl", "newmtl a\nKd 0.5 0.5 0.5\nPr 1.5\n");
+    dir.write("m.obj", "mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl a\nf 1 2 3\n");
+    std::string e = pkrt_test::load_error(dir.file("m.obj"));
+    EXPECT_NE(e.find("m.mtl:3: Pr 1.5: must be between 0 and 1"), std::string::npos) << e;
+    dir.write("m.mtl", "newmtl a\nPm -0.1\n");
+    e = pkrt_test::load_error(dir.file("m.obj"));
+    EXPECT_NE(e.find("m.mtl:2: Pm -0.1: must be between 0 and 1"), std::string::npos) << e;
+}
