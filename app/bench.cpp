@@ -1,4 +1,4 @@
-#include "bench.h"
+#include "app/bench.h"
 
 #include <algorithm>
 #include <chrono>
@@ -14,11 +14,11 @@
 #include "render/backend.h"
 #include "render/devices.h"
 #include "render/error.h"
-#include "render/image.h"
-#include "render/output_files.h"
-#include "render/plot.h"
+#include "render/image/image.h"
+#include "render/image/output_files.h"
+#include "render/image/plot.h"
 #include "render/progress.h"
-#include "render/scene.h"
+#include "render/scene/scene.h"
 
 namespace pkrt {
 

@@ -1,4 +1,4 @@
-#include "frame_writer.h"
+#include "app/frame_writer.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-// The flags that raise a scene's resource limits (render/load_limits.h), shared by pkrt render, pkrt
+// The flags that raise a scene's resource limits (render/scene/load_limits.h), shared by pkrt render, pkrt
 // bench and pkrt-viewer.
 #pragma once
 
@@ -8,7 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "render/load_limits.h"
+#include "render/scene/load_limits.h"
 
 namespace pkrt {
 

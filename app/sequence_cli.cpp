@@ -1,4 +1,4 @@
-#include "sequence_cli.h"
+#include "app/sequence_cli.h"
 
 #include <atomic>
 #include <chrono>
@@ -8,10 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "frame_writer.h"
+#include "app/frame_writer.h"
 #include "render/error.h"
-#include "render/image.h"
-#include "render/output_files.h"
+#include "render/image/image.h"
+#include "render/image/output_files.h"
 #include "render/progress.h"
 #include "render/sequence.h"
 #include "render/stats.h"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "render/backend.h"
-#include "render/camera_path.h"
+#include "render/scene/camera_path.h"
 
 namespace pkrt {
 

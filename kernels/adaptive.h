@@ -20,10 +20,10 @@
 // On the GPU a round is one frame: its parts (the classes, each a run of the work list) are an
 // AdaptivePlan in device memory, which the device's scan writes for the next round, and the frame's
 // odd-numbered samples go to a second half of the framebuffer (pixel + width * height), so that the
-// scan can tell the two sums apart (kernels/adaptive_scan.cuh).
+// scan can tell the two sums apart (kernels/gpu/adaptive_scan.cuh).
 #pragma once
 
-#include "vec3.h"
+#include "kernels/vec3.h"
 
 namespace pkrt {
 

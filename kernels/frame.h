@@ -4,7 +4,7 @@
 // graph stays valid, and a kernel that outlives a frame can read the next one).
 #pragma once
 
-#include "camera.h"
+#include "kernels/shading/camera.h"
 
 namespace pkrt {
 

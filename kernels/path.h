@@ -10,10 +10,10 @@
 // and the environment; Russian roulette after kRussianRouletteDepth bounces.
 #pragma once
 
-#include "bsdf.h"
-#include "frame.h"
-#include "lights.h"
-#include "rng.h"
+#include "kernels/shading/bsdf.h"
+#include "kernels/frame.h"
+#include "kernels/shading/lights.h"
+#include "kernels/shading/rng.h"
 
 namespace pkrt {
 
@@ -78,7 +78,7 @@ PKRT_HD float mis_weight_bsdf(float prev_pdf, float light_pdf) {
     return prev_pdf == 0.0f ? 1.0f : power_heuristic(prev_pdf, light_pdf);
 }
 
-// kFull: see kernels/environment.h.
+// kFull: see kernels/shading/environment.h.
 template <bool kFull = true>
 PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& path, const Hit& hit, ShadeResult& out) {
     out.radiance = splat(0.0f);

@@ -14,8 +14,8 @@
 // static Hit closest(const SceneView&, const Ray&) and static bool occluded(const SceneView&, const Ray&, float tmax).
 #pragma once
 
-#include "adaptive.h"
-#include "path.h"
+#include "kernels/adaptive.h"
+#include "kernels/path.h"
 
 namespace pkrt {
 

@@ -1,7 +1,7 @@
 // Rays, hits and the spawn-offset that keeps secondary rays off the surface they leave.
 #pragma once
 
-#include "vec3.h"
+#include "kernels/vec3.h"
 
 namespace pkrt {
 

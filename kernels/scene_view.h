@@ -3,10 +3,10 @@
 // cannot tell the difference.
 #pragma once
 
-#include "bvh_traverse.h"
-#include "environment.h"
-#include "material.h"
-#include "texture.h"
+#include "kernels/traversal/bvh_traverse.h"
+#include "kernels/shading/environment.h"
+#include "kernels/shading/material.h"
+#include "kernels/shading/texture.h"
 
 namespace pkrt {
 
@@ -27,9 +27,9 @@ struct SceneView {
     LightsView lights;
     Environment env;
     // Whether the scene uses an environment map, metal-rough materials, textures other than a base
-    // colour or cut-outs: the GPU kernels without them are built apart (kernels/environment.h, kFull).
+    // colour or cut-outs: the GPU kernels without them are built apart (kernels/shading/environment.h, kFull).
     int32_t full_shading;
-    // Whether some triangle is a cut-out (kernels/cutout.h); such a scene is also a full one. Kernels
+    // Whether some triangle is a cut-out (kernels/traversal/cutout.h); such a scene is also a full one. Kernels
     // whose traversal is out of line or built apart test cut-outs only then, so that a full scene
     // without them traverses as fast as before.
     int32_t cutouts;

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "common.h"
+#include "kernels/common.h"
 
 namespace pkrt {
 

@@ -1,14 +1,14 @@
-#include "adaptive.h"
+#include "render/adaptive.h"
 
 #include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdio>
 
-#include "canvas.h"
-#include "error.h"
-#include "image.h"
-#include "progress.h"
+#include "render/image/canvas.h"
+#include "render/error.h"
+#include "render/image/image.h"
+#include "render/progress.h"
 
 namespace pkrt {
 

@@ -9,13 +9,13 @@
 #include <optional>
 #include <string>
 
-#include "adaptive.h"
-#include "devices.h"
-#include "image.h"
-#include "mode.h"
-#include "scene.h"
-#include "scheduler_options.h"
-#include "stats.h"
+#include "render/adaptive.h"
+#include "render/devices.h"
+#include "render/image/image.h"
+#include "render/mode.h"
+#include "render/scene/scene.h"
+#include "render/scheduler_options.h"
+#include "render/stats.h"
 
 namespace pkrt {
 

@@ -1,5 +1,5 @@
 // Built when nvcc was not found: the binary has no GPU code, so there are no usable devices.
-#include "devices.h"
+#include "render/devices.h"
 
 namespace pkrt {
 

@@ -1,6 +1,6 @@
-#include "mode.h"
+#include "render/mode.h"
 
-#include "error.h"
+#include "render/error.h"
 
 namespace pkrt {
 

@@ -1,4 +1,4 @@
-#include "policy_tuner.h"
+#include "render/policy_tuner.h"
 
 #include <algorithm>
 #include <cmath>

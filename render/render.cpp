@@ -2,13 +2,13 @@
 #include <cctype>
 #include <chrono>
 
-#include "backend.h"
-#include "devices.h"
-#include "error.h"
-#include "progress.h"
+#include "render/backend.h"
+#include "render/devices.h"
+#include "render/error.h"
+#include "render/progress.h"
 
 #if defined(PKRT_HAVE_CUDA)
-#include "cuda/cuda_backend.h"
+#include "render/cuda/cuda_backend.h"
 #endif
 
 namespace pkrt {

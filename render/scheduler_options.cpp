@@ -1,9 +1,9 @@
-#include "scheduler_options.h"
+#include "render/scheduler_options.h"
 
 #include <charconv>
 #include <functional>
 
-#include "error.h"
+#include "render/error.h"
 
 namespace pkrt {
 

@@ -1,10 +1,10 @@
-#include "sequence.h"
+#include "render/sequence.h"
 
 #include <chrono>
 #include <deque>
 
-#include "error.h"
-#include "progress.h"
+#include "render/error.h"
+#include "render/progress.h"
 
 namespace pkrt {
 

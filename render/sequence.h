@@ -6,8 +6,8 @@
 #include <functional>
 #include <string>
 
-#include "backend.h"
-#include "camera_path.h"
+#include "render/backend.h"
+#include "render/scene/camera_path.h"
 
 namespace pkrt {
 

@@ -1,11 +1,11 @@
-#include "stats.h"
+#include "render/stats.h"
 
 #include <algorithm>
 
 #include <nlohmann/json.hpp>
 
-#include "error.h"
-#include "image.h"
+#include "render/error.h"
+#include "render/image/image.h"
 
 namespace pkrt {
 

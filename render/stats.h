@@ -8,7 +8,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "adaptive.h"
+#include "render/adaptive.h"
 
 namespace pkrt {
 
@@ -42,7 +42,7 @@ struct RenderStats {
     uint64_t inline_shadows = 0;         // shadow rays traced where cast (policy, or the queue was full)
     uint64_t paths_generated = 0, paths_completed = 0;
     std::vector<uint64_t> rays_per_sm;
-    std::vector<uint64_t> phase_cycles;  // persistent: SM cycles per phase (kernels/gpu_records.h)
+    std::vector<uint64_t> phase_cycles;  // persistent: SM cycles per phase (kernels/gpu/gpu_records.h)
     struct TimelinePoint {
         double t_us;
         int path_queue, shadow_queue, in_flight;
@@ -67,7 +67,7 @@ struct RenderStats {
     std::vector<DeviceShare> devices;
     std::string work_sharing;
 
-    // A render across MPI ranks (render/distributed.h): what each rank rendered, rank by rank; empty
+    // A render across MPI ranks (render/distributed/distributed.h): what each rank rendered, rank by rank; empty
     // otherwise. The counters above are then the sums over all ranks, and the scheduler statistics (frames
     // and below) rank 0's own.
     struct RankShare {

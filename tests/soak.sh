@@ -4,7 +4,7 @@
 # both stay flat within 2% after a warm-up of a fifth of the run (see the peak comparison at the end).
 #   tests/soak.sh VIEWER SECONDS OUT MODES [viewer flags...]
 # MODES: the scheduler modes to cycle through, comma separated, or - for none (the CPU backend). DISPLAY
-# must be set (an X server, or run it under tests/viewer_xvfb.sh).
+# must be set (an X server, or run it under tests/viewer/viewer_xvfb.sh).
 set -u
 viewer=$1 seconds=$2 out=$3 modes=$4
 shift 4

@@ -11,7 +11,7 @@
 #include "kernels/path_stages.h"
 #include "render/adaptive.h"
 #include "render/backend.h"
-#include "test_render_util.h"
+#include "tests/test_render_util.h"
 
 using namespace pkrt;
 

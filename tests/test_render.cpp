@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "render/backend.h"
-#include "render/image.h"
-#include "render/scene.h"
+#include "render/image/image.h"
+#include "render/scene/scene.h"
 #include "render/sequence.h"
-#include "test_render_util.h"
-#include "test_util.h"
+#include "tests/test_render_util.h"
+#include "tests/test_util.h"
 
 using namespace pkrt;
 
@@ -317,9 +317,9 @@ TEST(Sequence, FramesEqualSingleRendersOfTheirCameras) {
     EXPECT_GT(pkrt_test::rms_difference(frames[0], frames[2]), 1e-3) << "the camera moved";
 }
 
-// The layouts find the same closest hit for every ray (tests/test_bvh.cpp), so a render with cwbvh is
+// The layouts find the same closest hit for every ray (tests/bvh/test_bvh.cpp), so a render with cwbvh is
 // the bvh2 render sample for sample: same seed, same random numbers, same hits. Light tables do not
-// depend on the triangle order (render/scene.cpp), so light sampling agrees too. Two things may still
+// depend on the triangle order (render/scene/scene.cpp), so light sampling agrees too. Two things may still
 // tell them apart, both at the precision limit of the triangle test rather than in the traversal:
 // - ties: a ray through an edge shared by two triangles hits both at the same t, and the layouts test
 //   them in different orders, so each keeps a different one;

@@ -12,9 +12,9 @@
 #include <png.h>
 
 #include "render/backend.h"
-#include "render/image.h"
+#include "render/image/image.h"
 #include "render/error.h"
-#include "render/scene.h"
+#include "render/scene/scene.h"
 
 namespace pkrt_test {
 

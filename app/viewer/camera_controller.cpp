@@ -1,4 +1,4 @@
-#include "camera_controller.h"
+#include "app/viewer/camera_controller.h"
 
 #include <algorithm>
 #include <cmath>

@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "render/scene.h"
+#include "render/scene/scene.h"
 
 namespace pkrt::viewer {
 

@@ -1,4 +1,4 @@
-#include "compare.h"
+#include "app/viewer/compare.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "cuda_gl_buffer.h"
+#include "app/viewer/cuda_gl_buffer.h"
 
 #include <cuda_gl_interop.h>
 #include <cuda_runtime_api.h>

@@ -1,4 +1,4 @@
-#include "display_pass.h"
+#include "app/viewer/display_pass.h"
 
 #include <cmath>
 #include <fstream>
@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "render/error.h"
-#include "render/input_file.h"
+#include "render/scene/input_file.h"
 
 namespace pkrt::viewer {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "gl_loader.h"
+#include "app/viewer/gl_loader.h"
 
 namespace pkrt::viewer {
 

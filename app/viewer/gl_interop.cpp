@@ -1,4 +1,4 @@
-#include "gl_interop.h"
+#include "app/viewer/gl_interop.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -7,7 +7,7 @@
 #include "render/error.h"
 
 #if defined(PKRT_HAVE_CUDA)
-#include "cuda_gl_buffer.h"
+#include "app/viewer/cuda_gl_buffer.h"
 #endif
 
 namespace pkrt::viewer {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "gl_loader.h"
+#include "app/viewer/gl_loader.h"
 
 namespace pkrt {
 class Backend;

@@ -1,4 +1,4 @@
-#include "gl_loader.h"
+#include "app/viewer/gl_loader.h"
 
 #include <GLFW/glfw3.h>
 

@@ -1,10 +1,10 @@
-#include "gl_window.h"
+#include "app/viewer/gl_window.h"
 
 #include <cstdlib>
 
 #include <GLFW/glfw3.h>
 
-#include "gl_loader.h"
+#include "app/viewer/gl_loader.h"
 #include "render/error.h"
 
 namespace pkrt::viewer {

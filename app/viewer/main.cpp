@@ -4,9 +4,9 @@
 #include <exception>
 #include <new>
 
-#include "options.h"
+#include "app/viewer/options.h"
 #include "render/error.h"
-#include "viewer_app.h"
+#include "app/viewer/viewer_app.h"
 
 int main(int argc, char** argv) {
     pkrt::viewer::ViewerOptions options;

@@ -1,4 +1,4 @@
-#include "options.h"
+#include "app/viewer/options.h"
 
 #include "render/adaptive.h"
 
@@ -7,11 +7,11 @@
 
 #include <CLI/CLI.hpp>
 
-#include "render/bvh_layout.h"
+#include "render/bvh/bvh_layout.h"
 #include "render/error.h"
 #include "render/scheduler_options.h"
 #include "app/limit_options.h"
-#include "render/image.h"
+#include "render/image/image.h"
 
 namespace pkrt::viewer {
 

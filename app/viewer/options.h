@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "app/bvh_options.h"
-#include "render/load_limits.h"
+#include "render/scene/load_limits.h"
 
 namespace pkrt::viewer {
 

@@ -1,4 +1,4 @@
-#include "panels.h"
+#include "app/viewer/panels.h"
 
 #include <algorithm>
 #include <cfloat>

@@ -9,10 +9,10 @@
 
 #include <optional>
 
-#include "compare.h"
-#include "display_pass.h"
+#include "app/viewer/compare.h"
+#include "app/viewer/display_pass.h"
 #include "render/stats.h"
-#include "stats_history.h"
+#include "app/viewer/stats_history.h"
 
 namespace pkrt::viewer {
 

@@ -1,4 +1,4 @@
-#include "progressive.h"
+#include "app/viewer/progressive.h"
 
 #include <chrono>
 

@@ -1,13 +1,13 @@
-#include "screenshot.h"
+#include "app/viewer/screenshot.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <vector>
 
-#include "gl_loader.h"
+#include "app/viewer/gl_loader.h"
 #include "render/error.h"
-#include "render/image.h"
+#include "render/image/image.h"
 
 namespace pkrt::viewer {
 

@@ -1,4 +1,4 @@
-#include "script.h"
+#include "app/viewer/script.h"
 
 #include <fstream>
 #include <map>
@@ -7,7 +7,7 @@
 #include <GLFW/glfw3.h>
 
 #include "render/error.h"
-#include "render/input_file.h"
+#include "render/scene/input_file.h"
 
 namespace pkrt::viewer {
 

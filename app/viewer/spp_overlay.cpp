@@ -1,4 +1,4 @@
-#include "spp_overlay.h"
+#include "app/viewer/spp_overlay.h"
 
 #include <cstdint>
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "gl_loader.h"
+#include "app/viewer/gl_loader.h"
 
 namespace pkrt::viewer {
 

@@ -1,4 +1,4 @@
-#include "stats_history.h"
+#include "app/viewer/stats_history.h"
 
 namespace pkrt::viewer {
 

@@ -1,4 +1,4 @@
-#include "viewer_app.h"
+#include "app/viewer/viewer_app.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,15 +12,15 @@
 #include <imgui_impl_opengl3.h>
 #include <imgui_internal.h>
 
-#include "display_pass.h"
-#include "gl_interop.h"
-#include "gl_loader.h"
-#include "gl_window.h"
-#include "kernels/bvh_traverse.h"
+#include "app/viewer/display_pass.h"
+#include "app/viewer/gl_interop.h"
+#include "app/viewer/gl_loader.h"
+#include "app/viewer/gl_window.h"
+#include "kernels/traversal/bvh_traverse.h"
 #include "render/devices.h"
 #include "render/error.h"
 #include "render/progress.h"
-#include "screenshot.h"
+#include "app/viewer/screenshot.h"
 
 namespace pkrt::viewer {
 

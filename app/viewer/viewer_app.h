@@ -9,16 +9,16 @@
 #include <string>
 #include <vector>
 
-#include "camera_controller.h"
-#include "compare.h"
-#include "options.h"
-#include "panels.h"
-#include "progressive.h"
+#include "app/viewer/camera_controller.h"
+#include "app/viewer/compare.h"
+#include "app/viewer/options.h"
+#include "app/viewer/panels.h"
+#include "app/viewer/progressive.h"
 #include "render/backend.h"
-#include "render/scene.h"
-#include "script.h"
-#include "spp_overlay.h"
-#include "stats_history.h"
+#include "render/scene/scene.h"
+#include "app/viewer/script.h"
+#include "app/viewer/spp_overlay.h"
+#include "app/viewer/stats_history.h"
 
 namespace pkrt::viewer {
 

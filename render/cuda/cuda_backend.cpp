@@ -8,15 +8,15 @@
 // end waits for the read-back (the persistent scheduler watches its kernel's progress meanwhile) and
 // turns the counters into RenderStats. Display packing and framebuffer read-back run on a second
 // stream that waits for the frame's done event, so they never queue behind the next frame's work.
-#include "cuda_backend.h"
+#include "render/cuda/cuda_backend.h"
 
 #include <algorithm>
 #include <array>
 #include <deque>
 
-#include "device_scene.h"
-#include "frame_stats.h"
-#include "scheduler.h"
+#include "render/cuda/device_scene.h"
+#include "render/cuda/frame_stats.h"
+#include "render/cuda/scheduler.h"
 
 namespace pkrt {
 
@@ -322,7 +322,7 @@ public:
         if (paths_ > 0 && ms > 0.0f) ns_per_path_ = ms * 1e6 / static_cast<double>(paths_);
     }
 
-    // Rounds of one frame each, the device's scan behind every one (kernels/adaptive_scan.cu): the
+    // Rounds of one frame each, the device's scan behind every one (kernels/gpu/adaptive_scan.cu): the
     // scan writes the next round's plan and work list in device memory, and the host reads back only
     // its log, to report progress and to stop. Resident mode queues its rounds ahead, blind: the kernel
     // itself scans once a round drains and sizes the next from the plan it wrote.

@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "render/backend.h"
-#include "kernels/gpu_records.h"
+#include "kernels/gpu/gpu_records.h"
 #include "render/devices.h"
 
 namespace pkrt {

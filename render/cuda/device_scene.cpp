@@ -1,4 +1,4 @@
-#include "device_scene.h"
+#include "render/cuda/device_scene.h"
 
 namespace pkrt::cuda {
 

@@ -3,8 +3,8 @@
 // linear before filtering as the software path does), and the environment map with its sampling tables.
 #pragma once
 
-#include "device_memory.h"
-#include "render/scene.h"
+#include "render/cuda/device_memory.h"
+#include "render/scene/scene.h"
 
 namespace pkrt::cuda {
 

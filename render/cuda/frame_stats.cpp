@@ -1,4 +1,4 @@
-#include "frame_stats.h"
+#include "render/cuda/frame_stats.h"
 
 #include <algorithm>
 #include <utility>

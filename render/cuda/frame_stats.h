@@ -1,7 +1,7 @@
-// A frame's device counters (kernels/gpu_records.h) as RenderStats.
+// A frame's device counters (kernels/gpu/gpu_records.h) as RenderStats.
 #pragma once
 
-#include "kernels/gpu_records.h"
+#include "kernels/gpu/gpu_records.h"
 #include "render/stats.h"
 
 namespace pkrt::cuda {

@@ -1,5 +1,5 @@
-// The megakernel (kernels/megakernel.cu): one launch per wave, one thread per path, start to end.
-#include "wave_scheduler.h"
+// The megakernel (kernels/gpu/megakernel.cu): one launch per wave, one thread per path, start to end.
+#include "render/cuda/wave_scheduler.h"
 
 namespace pkrt::cuda {
 

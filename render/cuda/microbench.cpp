@@ -1,11 +1,11 @@
 // Microbenchmarks that place the schedulers against the machine's limits (`pkrt bench --micro`): the
-// timing around the kernels of kernels/microbench.cu.
+// timing around the kernels of kernels/gpu/microbench.cu.
 #include <algorithm>
 #include <chrono>
 
-#include "device_memory.h"
-#include "kernels/gpu_launch.h"
-#include "kernels/microbench.h"
+#include "render/cuda/device_memory.h"
+#include "kernels/gpu/gpu_launch.h"
+#include "kernels/gpu/microbench.h"
 #include "render/devices.h"
 
 namespace pkrt::cuda {

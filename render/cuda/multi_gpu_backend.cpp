@@ -4,7 +4,7 @@
 // Work is shared, never split in advance, so a faster or less loaded GPU takes more:
 //   persistent frames  every worker's grid renders the same frame record; its warps take the frame's
 //                      paths in chunks from one counter in the first GPU's memory, which the others
-//                      reach over peer access (kernels/gpu_records.h, SharedFrame). One launch per
+//                      reach over peer access (kernels/gpu/gpu_records.h, SharedFrame). One launch per
 //                      GPU, all running at once.
 //   the other modes    the host hands out chunks of whole samples per pixel: a worker that finishes
 //                      one is given the next (the frame record's first sample and count say which).
@@ -17,9 +17,9 @@
 #include <optional>
 #include <thread>
 
-#include "cuda_backend.h"
-#include "device_memory.h"
-#include "render/sample_chunks.h"
+#include "render/cuda/cuda_backend.h"
+#include "render/cuda/device_memory.h"
+#include "render/distributed/sample_chunks.h"
 
 namespace pkrt {
 
@@ -214,7 +214,7 @@ private:
         uint32_t chunk_paths = 1;
     };
 
-    // Chunks of whole samples per pixel (render/sample_chunks.h) from one queue: a host thread per
+    // Chunks of whole samples per pixel (render/distributed/sample_chunks.h) from one queue: a host thread per
     // worker, since a frame of the wave schedulers blocks its caller between waves. The first error
     // ends every thread's loop and is rethrown here. Returns the chunks each worker took.
     std::vector<uint64_t> host_chunks(const Pending& p, std::vector<RenderStats>& per) {

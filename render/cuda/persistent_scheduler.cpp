@@ -1,5 +1,5 @@
 // The persistent scheduler's host side: one launch per frame of a grid that stays resident
-// (kernels/persistent.cu), the scheduling policy per frame (render/policy_tuner.h), and a watchdog
+// (kernels/gpu/persistent.cu), the scheduling policy per frame (render/policy_tuner.h), and a watchdog
 // that turns a kernel that stops making progress into an error instead of a hang.
 #include <algorithm>
 #include <array>
@@ -7,9 +7,9 @@
 #include <map>
 #include <thread>
 
-#include "ray_queues.h"
+#include "render/cuda/ray_queues.h"
 #include "render/policy_tuner.h"
-#include "scheduler.h"
+#include "render/cuda/scheduler.h"
 
 namespace pkrt::cuda {
 

@@ -1,13 +1,13 @@
-// Storage of one device ray queue (kernels/gpu_queue.cuh): counters, per-slot sequence numbers, slots;
+// Storage of one device ray queue (kernels/gpu/gpu_queue.cuh): counters, per-slot sequence numbers, slots;
 // and the kernel parameters of the persistent loop that uses them.
 #pragma once
 
 #include <algorithm>
 #include <vector>
 
-#include "device_memory.h"
-#include "kernels/gpu_launch.h"
-#include "scheduler.h"
+#include "render/cuda/device_memory.h"
+#include "kernels/gpu/gpu_launch.h"
+#include "render/cuda/scheduler.h"
 
 namespace pkrt::cuda {
 

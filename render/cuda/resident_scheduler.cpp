@@ -1,4 +1,4 @@
-// Resident mode's host side: the persistent loop launched once (kernels/resident.cuh) and fed one job
+// Resident mode's host side: the persistent loop launched once (kernels/gpu/resident.cuh) and fed one job
 // per frame through a ring in mapped host memory, so a frame costs no launch at all. The kernel lives
 // until quit(): another mode, a new scene or size, or the backend's end. Completion, progress and the
 // frame's device time come back through mapped memory; counters are read with copy-engine copies,
@@ -13,9 +13,9 @@
 #include <vector>
 #include <thread>
 
-#include "ray_queues.h"
+#include "render/cuda/ray_queues.h"
 #include "render/policy_tuner.h"
-#include "scheduler.h"
+#include "render/cuda/scheduler.h"
 
 namespace pkrt::cuda {
 

@@ -16,7 +16,7 @@
 #include <memory>
 #include <string>
 
-#include "kernels/gpu_launch.h"
+#include "kernels/gpu/gpu_launch.h"
 #include "render/devices.h"
 #include "render/scheduler_options.h"
 #include "render/stats.h"

@@ -1,4 +1,4 @@
-#include "wave_scheduler.h"
+#include "render/cuda/wave_scheduler.h"
 
 #include <algorithm>
 

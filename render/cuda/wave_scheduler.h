@@ -6,8 +6,8 @@
 
 #include <array>
 
-#include "device_memory.h"
-#include "scheduler.h"
+#include "render/cuda/device_memory.h"
+#include "render/cuda/scheduler.h"
 
 namespace pkrt::cuda {
 

@@ -1,10 +1,10 @@
-// The classic wavefront (kernels/wavefront_stages.cu): generate, then extend / shade / shadow launches
+// The classic wavefront (kernels/gpu/wavefront_stages.cu): generate, then extend / shade / shadow launches
 // per bounce, queue sizes kept on the device. Two launch strategies: relaunch enqueues the launches one
 // by one; graph captures the same sequence once in a CUDA Graph and replays it.
 #include <cstring>
 #include <vector>
 
-#include "wave_scheduler.h"
+#include "render/cuda/wave_scheduler.h"
 
 namespace pkrt::cuda {
 

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "render/error.h"
-#include "render/scene.h"
+#include "render/scene/scene.h"
 
 namespace pkrt_fuzz {
 

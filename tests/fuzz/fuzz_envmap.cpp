@@ -1,6 +1,6 @@
 // libFuzzer target: an environment map file (Radiance .hdr, OpenEXR or anything else) lighting a
 // one-sphere scene, through the header checks, the stream walk, the decoders and the distribution build.
-#include "fuzz_common.h"
+#include "tests/fuzz/fuzz_common.h"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
     static const char kScene[] = R"({"environment": {"type": "map", "file": "env.img"}, "meshes": [{"sphere": {}}]})";

@@ -3,7 +3,7 @@
 // tex.png (2x2 RGB), for URIs to refer to; data: URIs and a .glb's BIN chunk reach the same paths.
 #include <cstring>
 
-#include "fuzz_common.h"
+#include "tests/fuzz/fuzz_common.h"
 
 namespace {
 

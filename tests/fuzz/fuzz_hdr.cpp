@@ -1,5 +1,5 @@
-// libFuzzer target: a Radiance .hdr float texture through the stream walk and stb_image (render/texture_stb.cpp).
-#include "fuzz_texture.h"
+// libFuzzer target: a Radiance .hdr float texture through the stream walk and stb_image (render/texture/texture_stb.cpp).
+#include "tests/fuzz/fuzz_texture.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return pkrt_fuzz::fuzz_texture("fuzz.hdr", data, size);

@@ -1,5 +1,5 @@
 // libFuzzer target: a JSON scene (it may name the fixture files tri.obj, tri.mtl, tri.ply and tex.png beside it).
-#include "fuzz_common.h"
+#include "tests/fuzz/fuzz_common.h"
 
 namespace {
 

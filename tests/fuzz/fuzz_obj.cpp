@@ -8,7 +8,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "fuzz_common.h"
+#include "tests/fuzz/fuzz_common.h"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
     pkrt_fuzz::write_tiny_png("tex.png");

@@ -7,9 +7,9 @@
 
 #include <new>
 
-#include "fuzz_common.h"
-#include "kernels/texture.h"
-#include "render/loaders.h"
+#include "tests/fuzz/fuzz_common.h"
+#include "kernels/shading/texture.h"
+#include "render/scene/loaders.h"
 
 namespace pkrt_fuzz {
 

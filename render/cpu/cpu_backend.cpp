@@ -1,0 +1,257 @@
+// The CPU backend: every (pixel, sample) path runs start to end on one thread through the same stage
+// functions the GPU schedulers use (kernels/path.h), so its images are the reference the GPU modes
+// are tested against. Threads take 8x8 tiles from a shared counter.
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+
+#include "render/backend.h"
+#include "render/error.h"
+#include "kernels/path_stages.h"
+#include "render/cpu/parallel.h"
+
+namespace pkrt {
+
+namespace {
+
+constexpr int kTile = kAdaptiveTile;  // adaptive sampling's tiles are the CPU's work items
+constexpr size_t kMinWorkItems = 64;  // below this many tiles, frames are split along samples too
+
+class CpuBackend final : public Backend {
+public:
+    explicit CpuBackend(unsigned threads) : threads_(threads == 0 ? worker_count() : threads) {}
+
+    std::string name() const override { return "cpu"; }
+    std::string device() const override { return std::to_string(threads_) + " CPU threads"; }
+    void set_scene(const Scene& scene) override {
+        scene_ = &scene;
+        camera_ = scene.camera;
+    }
+
+    void reset(int width, int height) override {
+        width_ = width;
+        height_ = height;
+        block_ = 1;
+        sum_.assign(static_cast<size_t>(width) * height, Vec3{0.0f, 0.0f, 0.0f});
+        odd_.assign(static_cast<size_t>(width) * height, Vec3{0.0f, 0.0f, 0.0f});
+        count_.assign(static_cast<size_t>(width) * height, 0u);
+        adaptive_ = Adaptive{};
+    }
+
+    void accumulate(const RenderSettings& rs, uint32_t first_sample, uint32_t samples, RenderStats& stats) override {
+        FrameRecord fp = make_frame_record(camera_, width_, height_, rs, first_sample, samples, 0);
+        block_ = std::max(1, rs.preview);
+        std::vector<TileSpan> spans(adaptive_tiles(fp.width) * static_cast<size_t>(adaptive_tiles(fp.height)));
+        for (size_t t = 0; t < spans.size(); ++t) spans[t] = TileSpan{static_cast<uint32_t>(t), first_sample};
+        render_tiles(fp, spans, samples, stats);
+    }
+
+    // Rounds of tiles by class (kernels/adaptive.h), one step size each; the first round every tile at
+    // min_spp. After each, the rule decides the next round's tiles.
+    void begin_adaptive(const RenderSettings& rs, const AdaptiveSettings& as) override {
+        adaptive_ = Adaptive{};
+        adaptive_.on = true;
+        adaptive_.rule = as.rule();
+        adaptive_.frame = make_frame_record(camera_, width_, height_, rs, 0, 0, 0);
+        block_ = 1;
+        const size_t tiles = static_cast<size_t>(adaptive_tiles(width_)) * adaptive_tiles(height_);
+        adaptive_.classes.assign(kAdaptiveClasses + 1, {});
+        adaptive_.classes[kAdaptiveClasses].resize(tiles);
+        for (size_t t = 0; t < tiles; ++t) adaptive_.classes[kAdaptiveClasses][t] = TileSpan{static_cast<uint32_t>(t), 0u};
+    }
+
+    // Rounds run in end_adaptive_round (the CPU has nothing to overlap).
+    void begin_adaptive_round() override {
+        if (!adaptive_.on) throw Error("internal: an adaptive round without begin_adaptive");
+    }
+
+    AdaptiveStep end_adaptive_round(RenderStats& stats) override {
+        if (!adaptive_.on) throw Error("internal: an adaptive round without begin_adaptive");
+        const AdaptiveRule& rule = adaptive_.rule;
+        auto& classes = adaptive_.classes;
+        auto class_samples = [&](int c) { return c == kAdaptiveClasses ? rule.min_spp : 2u << c; };
+        AdaptiveStep step;
+        for (int c = 0; c <= kAdaptiveClasses; ++c) {
+            if (classes[c].empty()) continue;
+            render_tiles(adaptive_.frame, classes[c], class_samples(c), stats);
+            step.tiles_sampled += static_cast<uint32_t>(classes[c].size());
+            step.samples_per_tile = std::max(step.samples_per_tile, class_samples(c));
+        }
+        step.converged_pixels = converged_pixels(width_, height_, &sum_[0].x, &odd_[0].x, count_.data(), rule);
+        const int tiles_x = adaptive_tiles(width_);
+        std::vector<unsigned char> needs(static_cast<size_t>(tiles_x) * adaptive_tiles(height_));
+        parallel_chunks(needs.size(), 16, [&](unsigned, size_t b, size_t e) {
+            for (size_t t = b; t < e; ++t)
+                needs[t] = tile_needs_samples(static_cast<int>(t % tiles_x), static_cast<int>(t / tiles_x), width_, height_,
+                                              AllAndOddSums{&sum_[0].x, &odd_[0].x, count_.data()}, rule);
+        }, threads_);
+        for (auto& c : classes) c.clear();
+        for (size_t t = 0; t < needs.size(); ++t) {
+            if (!needs[t]) continue;
+            // Every pixel of a tile has the tile's count; its first pixel's says it.
+            uint32_t n = count_[(t / tiles_x) * kTile * static_cast<size_t>(width_) + (t % tiles_x) * kTile];
+            classes[adaptive_class(adaptive_tile_samples(n, rule.max_spp))].push_back(TileSpan{static_cast<uint32_t>(t), n});
+            step.more = true;
+        }
+        return step;
+    }
+
+    void end_adaptive() override { adaptive_ = Adaptive{}; }
+
+    using Backend::accumulation;  // the copy-returning one beside the override below
+
+    std::vector<uint32_t> sample_counts() const override { return accumulation().counts; }
+
+    void copy_accumulation(float* rgba) const override {
+        for (int y = 0; y < height_; ++y) {
+            for (int x = 0; x < width_; ++x) {
+                size_t i = static_cast<size_t>(y) * width_ + x, s = preview_source(x, y, width_, block_);
+                rgba[4 * i + 0] = sum_[s].x;
+                rgba[4 * i + 1] = sum_[s].y;
+                rgba[4 * i + 2] = sum_[s].z;
+                rgba[4 * i + 3] = static_cast<float>(count_[s]);
+            }
+        }
+    }
+
+    void accumulation(Accumulation& a) const override {
+        a.width = width_;
+        a.height = height_;
+        a.rgba.clear();
+        auto flatten = [](const std::vector<Vec3>& from, std::vector<float>& to) {
+            to.resize(3 * from.size());
+            for (size_t i = 0; i < from.size(); ++i) {
+                to[3 * i] = from[i].x;
+                to[3 * i + 1] = from[i].y;
+                to[3 * i + 2] = from[i].z;
+            }
+        };
+        flatten(sum_, a.sums);
+        flatten(odd_, a.odd_sums);
+        a.counts.assign(count_.begin(), count_.end());
+        expand_preview(a, block_);
+    }
+
+private:
+    // Samples [first_sample, first_sample + n) of every pixel of one 8x8 tile (n is the caller's).
+    struct TileSpan {
+        uint32_t tile, first_sample;
+    };
+
+    // Small frames are also split along the sample range, so that every core has work. The number of
+    // chunks depends on the work alone, never on the thread count, and a pixel's chunk sums are added
+    // in chunk order: the image is the same whatever the number of threads. Odd-numbered samples are
+    // summed apart as well, for adaptive sampling's error estimate (kernels/adaptive.h).
+    void render_tiles(const FrameRecord& frame, const std::vector<TileSpan>& spans, uint32_t samples, RenderStats& stats) {
+        SceneView view = view_scene(*scene_);
+        const int width = frame.width, height = frame.height;  // a preview's, smaller (RenderSettings::preview)
+        const int tiles_x = adaptive_tiles(width);
+        uint32_t chunks = spans.size() >= kMinWorkItems
+                              ? 1u
+                              : static_cast<uint32_t>(std::min<size_t>(samples, (kMinWorkItems + spans.size() - 1) / spans.size()));
+        uint32_t chunk_len = (samples + chunks - 1) / chunks;
+        chunks = (samples + chunk_len - 1) / chunk_len;
+        constexpr size_t kTilePixels = kTile * kTile;
+        // Per (span, chunk): the tile's pixel sums, all and odd, when the span is split.
+        std::vector<Vec3> partial(chunks > 1 ? 2 * spans.size() * chunks * kTilePixels : 0, Vec3{0.0f, 0.0f, 0.0f});
+        std::vector<RenderStats> local(threads_);
+        parallel_chunks(spans.size() * chunks, 1, [&](unsigned w, size_t b, size_t e) {
+            RenderStats& st = local[w];
+            for (size_t item = b; item < e; ++item) {
+                const TileSpan& span = spans[item / chunks];
+                uint32_t chunk = static_cast<uint32_t>(item % chunks);
+                uint32_t s0 = span.first_sample + chunk * chunk_len;
+                uint32_t s1 = std::min(span.first_sample + samples, s0 + chunk_len);
+                int tx = static_cast<int>(span.tile % tiles_x) * kTile, ty = static_cast<int>(span.tile / tiles_x) * kTile;
+                for (int y = ty; y < std::min(ty + kTile, height); ++y) {
+                    for (int x = tx; x < std::min(tx + kTile, width); ++x) {
+                        uint32_t pixel = static_cast<uint32_t>(y) * width + x;
+                        Vec3 sum = splat(0.0f), odd = splat(0.0f);
+                        for (uint32_t s = s0; s < s1; ++s) {
+                            Vec3 l = trace_path(view, frame, pixel, s, st);
+                            if (!all_finite(l)) {
+                                ++st.nonfinite_samples;
+                                continue;
+                            }
+                            sum += l;
+                            if (s & 1u) odd += l;
+                        }
+                        if (chunks > 1) {
+                            size_t slot = 2 * ((item * kTilePixels) + static_cast<size_t>(y - ty) * kTile + (x - tx));
+                            partial[slot] = sum;
+                            partial[slot + 1] = odd;
+                        } else {
+                            sum_[pixel] += sum;
+                            odd_[pixel] += odd;
+                        }
+                        st.samples += s1 - s0;
+                    }
+                }
+            }
+        }, threads_);
+        for (size_t i = 0; i < spans.size(); ++i) {
+            int tx = static_cast<int>(spans[i].tile % tiles_x) * kTile, ty = static_cast<int>(spans[i].tile / tiles_x) * kTile;
+            for (int y = ty; y < std::min(ty + kTile, height); ++y) {
+                for (int x = tx; x < std::min(tx + kTile, width); ++x) {
+                    size_t pixel = static_cast<size_t>(y) * width + x;
+                    for (uint32_t c = 0; c < chunks && chunks > 1; ++c) {
+                        size_t slot = 2 * (((i * chunks + c) * kTilePixels) + static_cast<size_t>(y - ty) * kTile + (x - tx));
+                        sum_[pixel] += partial[slot];
+                        odd_[pixel] += partial[slot + 1];
+                    }
+                    count_[pixel] += samples;
+                }
+            }
+        }
+        for (const auto& st : local) stats.merge(st);
+    }
+
+    // The CPU's Sink for the path stages: one path's radiance, summed in the order it arrives.
+    struct PathSum {
+        Vec3 l = splat(0.0f);
+        void add(uint32_t, Vec3 v) { l += v; }
+        void finish(uint32_t) {}
+    };
+
+    static Vec3 trace_path(const SceneView& view, const FrameRecord& fp, uint32_t pixel, uint32_t sample,
+                           RenderStats& st) {
+        PathState path = generate_path(fp, PathIndex{pixel, sample});
+        PathSum sum;
+        for (;;) {
+            st.count_extension(path.depth);
+            Hit hit = InlineTraversal::closest(view, Ray{path.origin, path.dir});
+            ShadeResult r{};
+            shade_path(view, fp, path, hit, r);
+            add_shading(sum, pixel, r);
+            if (r.dropped) ++st.nonfinite_samples;
+            if (r.has_shadow) {
+                ++st.shadow_rays;
+                resolve_shadow<InlineTraversal>(sum, view, r.shadow);
+            }
+            if (!r.continues) break;
+        }
+        return sum.l;
+    }
+
+    unsigned threads_;
+    const Scene* scene_ = nullptr;
+    int width_ = 0, height_ = 0;
+    int block_ = 1;  // the image's preview block (RenderSettings::preview), 1 for a full image
+    std::vector<Vec3> sum_, odd_;  // all samples' radiance per pixel, and the odd-numbered samples'
+    std::vector<uint32_t> count_;
+    // Between begin_adaptive and end_adaptive: the rule, the frame, and the next round's tiles by class
+    // (the last one: every tile at min_spp, the first round).
+    struct Adaptive {
+        bool on = false;
+        AdaptiveRule rule{};
+        FrameRecord frame{};
+        std::vector<std::vector<TileSpan>> classes;
+    };
+    Adaptive adaptive_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend(unsigned threads) { return std::make_unique<CpuBackend>(threads); }
+
+}  // namespace pkrt

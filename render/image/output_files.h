@@ -1,0 +1,35 @@
+// Outputs are all-or-nothing: every file a command writes is encoded in memory, checked against every
+// input (by device and inode, so a hard link or ../ path to the scene is caught), written to a sibling
+// temporary file and renamed into place only when all of them were written. A SIGINT or SIGTERM meanwhile
+// removes the temporary files and exits 130 or 143; a temporary file left by a process that no longer
+// exists (killed by SIGKILL, a power cut) is removed by the next write of the same output.
+// An output that is a symbolic link is written through: the link's target is replaced, the link kept.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "render/scene/scene.h"
+
+namespace pkrt {
+
+struct OutputFile {
+    std::string flag;   // "-o", "--hdr", ... for messages
+    std::string path;
+    std::string bytes;
+};
+
+// Throws Error when an output is one of the inputs or two outputs are the same file. Cheap: call it
+// before a long render as well as at the end.
+void check_outputs(const std::vector<OutputFile>& outputs, const std::vector<SceneInput>& inputs);
+
+// check_outputs, then writes all or none. Throws Error.
+void write_outputs(const std::vector<OutputFile>& outputs, const std::vector<SceneInput>& inputs);
+
+// SIGINT and SIGTERM remove the temporary files being written, then exit 128 + signal.
+void install_output_signal_handlers();
+
+// The file a write to `path` replaces: a symlink's final target, else the path itself.
+std::string output_target(const std::string& path);
+
+}  // namespace pkrt

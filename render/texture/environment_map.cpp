@@ -1,0 +1,111 @@
+// Environment maps: equirectangular Radiance .hdr and OpenEXR, decoded as float textures are
+// (render/texture/texture_decoders.h: stb_image after a walk of the HDR stream, OpenEXR from memory) within
+// the texel budget at an environment texel's weight, and their sampling distribution.
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+#include "render/error.h"
+#include "render/scene/input_file.h"
+#include "render/scene/load_limits.h"
+#include "render/scene/loaders.h"
+#include "render/texture/texture_decoders.h"
+
+namespace pkrt {
+
+namespace {
+
+constexpr int kMaxMapSide = kMaxTextureSide;
+
+void check_map_size(const Scene& scene, const std::string& path, int64_t w, int64_t h) {
+    if (w <= 0 || h <= 0) throw Error(path + ": empty environment map");
+    if (w > kMaxMapSide || h > kMaxMapSide)
+        throw Error(path + ": environment map of " + std::to_string(w) + "x" + std::to_string(h) + " is larger than " +
+                    std::to_string(kMaxMapSide) + " on a side");
+    check_texel_budget(scene.limits, path + " (an environment texel counts as " + std::to_string(kEnvironmentTexelWeight) + ")",
+                       texel_budget_used(scene), static_cast<uint64_t>(w) * static_cast<uint64_t>(h) * kEnvironmentTexelWeight);
+}
+
+void decode_map(const Scene& scene, const InputFile& f, EnvironmentMap& m) {
+    SizeCheck check = [&](uint64_t w, uint64_t h) { check_map_size(scene, f.path, int64_t(w), int64_t(h)); };
+    FloatImage img;
+    if (is_radiance(f.bytes)) decode_radiance(f, check, img);
+    else if (is_openexr(f.bytes)) decode_openexr(f, check, img);
+    else throw Error(f.path + ": unsupported environment map format (pkrt reads Radiance .hdr and OpenEXR .exr)");
+    m.width = img.width;
+    m.height = img.height;
+    m.texels = std::move(img.texels);
+}
+
+}  // namespace
+
+void set_environment_map(Scene& scene, const std::string& path, float intensity, float rotation_degrees) {
+    // The largest map that fits a 32-bit read; far beyond the default texel budget anyway.
+    InputFile f = read_input_file(path, "environment map not found", uint64_t(INT_MAX));
+    scene.env_map = EnvironmentMap{};  // a replaced map no longer counts against the budget
+    EnvironmentMap m;
+    m.path = path;
+    decode_map(scene, f, m);
+    scene.inputs.push_back({f.path, f.id});
+
+    // Negative or non-finite radiance has no physical meaning, and one NaN texel would poison every
+    // sample that reads it. A few such texels are common in real EXRs (a resampling filter's ringing, a
+    // renderer's stray NaN), so they become black and are counted rather than refusing the whole map.
+    size_t invalid = 0;
+    float max_c = 0.0f;
+    for (Vec3& t : m.texels) {
+        bool bad = false;
+        for (float* c : {&t.x, &t.y, &t.z}) {
+            if (!std::isfinite(*c) || *c < 0.0f) {
+                *c = 0.0f;
+                bad = true;
+            }
+            max_c = std::max(max_c, *c);
+        }
+        invalid += bad ? 1 : 0;
+    }
+    m.max_component = max_c;
+    // In double: the brightest texel and the intensity are each finite, their product may not be.
+    if (static_cast<double>(max_c) * intensity > 1e20)
+        throw Error(path + ": the brightest texel times the intensity is " + std::to_string(double(max_c) * intensity) +
+                    ", more than 1e20");
+    scene.load_stats.invalid_environment_texels = invalid;
+    scene.env_map = std::move(m);
+
+    Environment& env = scene.environment;
+    env.type = kEnvMap;
+    env.intensity = intensity;
+    double rad = static_cast<double>(rotation_degrees) * 3.14159265358979323846 / 180.0;
+    env.sin_rotation = static_cast<float>(std::sin(rad));
+    env.cos_rotation = static_cast<float>(std::cos(rad));
+}
+
+void build_environment_distribution(EnvironmentMap& map) {
+    const int w = map.width, h = map.height;
+    map.conditional_cdf.assign(static_cast<size_t>(w + 1) * h, 0.0f);
+    map.marginal_cdf.assign(static_cast<size_t>(h) + 1, 0.0f);
+    std::vector<double> row_sum(h, 0.0), partial(static_cast<size_t>(w) + 1, 0.0);
+    for (int j = 0; j < h; ++j) {
+        // A texel's solid angle is proportional to sin(theta) at its row; the row's centre stands for it.
+        double sin_theta = std::sin(3.14159265358979323846 * (j + 0.5) / h);
+        const Vec3* row = map.texels.data() + static_cast<size_t>(j) * w;
+        for (int i = 0; i < w; ++i) partial[i + 1] = partial[i] + static_cast<double>(luminance(row[i])) * sin_theta;
+        double sum = partial[w];
+        row_sum[j] = sum;
+        float* cdf = map.conditional_cdf.data() + static_cast<size_t>(j) * (w + 1);
+        // A black row is never chosen; a uniform CDF keeps its entries well defined all the same.
+        for (int i = 1; i <= w; ++i) cdf[i] = static_cast<float>(sum > 0.0 ? partial[i] / sum : double(i) / w);
+        cdf[w] = 1.0f;
+    }
+    double total = 0.0;
+    for (int j = 0; j < h; ++j) total += row_sum[j];
+    if (!(total > 0.0)) return;  // all black: the marginal stays 0 and the map is no light
+    double acc = 0.0;
+    for (int j = 0; j < h; ++j) {
+        acc += row_sum[j];
+        map.marginal_cdf[j + 1] = static_cast<float>(acc / total);
+    }
+    map.marginal_cdf[h] = 1.0f;
+}
+
+}  // namespace pkrt
