@@ -124,11 +124,12 @@ PKRT_HD ShadeResult shade_step(Step& st, PathState& path, const Hit& hit, bool a
     return r;
 }
 
-// Returns whether the path goes on (its next bounce is in `path`).
+// Returns whether the path goes on (its next bounce is in `path`). Every lane runs both sub-steps, with a
+// path or without (a short-circuit here would skip the warp-collective calls on lanes without one).
 template <class Step>
 PKRT_HD bool advance_path(Step& st, PathState& path, bool active) {
     Hit hit = extend_step(st, path, active);
-    return active && shade_step(st, path, hit, active).continues;
+    return shade_step(st, path, hit, active).continues;  // false for a lane without a path
 }
 
 template <class Traversal, class Sink>

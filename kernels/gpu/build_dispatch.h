@@ -21,7 +21,9 @@ decltype(auto) with_flag(bool flag, F&& f) {
 
 template <class F>
 decltype(auto) with_build(BvhViewLayout layout, bool flag, F&& f) {
-    return with_flag(flag, [&](auto fl) { return layout == BvhViewLayout::kCwbvh ? f(CwbvhBuild{}, fl) : f(Bvh2Build{}, fl); });
+    return with_flag(flag, [&](auto fl) {
+        return layout == BvhViewLayout::kCwbvh ? f(CwbvhBuild{}, fl) : f(Bvh2Build{}, fl);
+    });
 }
 
 // f for every build (layout x flag), in a fixed order: what a grid sized before the scene is known must fit.

@@ -32,7 +32,9 @@ cudaError_t launch_persistent(const PersistentParams& p, int blocks, int blocks_
 
 int resident_occupancy() {
     int blocks = std::numeric_limits<int>::max();
-    for_each_build([&](auto layout, auto full) { blocks = std::min(blocks, resident_occupancy_as<layout.value, full.value>()); });
+    for_each_build([&](auto layout, auto full) {
+        blocks = std::min(blocks, resident_occupancy_as<layout.value, full.value>());
+    });
     return blocks;
 }
 

@@ -88,7 +88,8 @@ struct FrameClaim {
     __device__ __forceinline__ void control(bool) {}
     __device__ __forceinline__ void refresh(unsigned, bool&) {}
     __device__ __forceinline__ unsigned long long end() const { return p.control->end_sample; }
-    __device__ __forceinline__ bool claim(BlockCounters& bc, unsigned need, bool& exhausted, unsigned long long& number) {
+    __device__ __forceinline__ bool claim(BlockCounters& bc, unsigned need, bool& exhausted,
+                                          unsigned long long& number) {
         FrameControl* ctl = p.control;
         int k = __popc(need);
         unsigned long long base = 0;
@@ -121,22 +122,26 @@ struct FrameClaim {
 struct SharedFrameClaim : FrameClaim {
     using FrameClaim::FrameClaim;
     __device__ __forceinline__ unsigned long long end() const { return load_volatile(&p.control->end_sample); }
-    __device__ __forceinline__ bool claim(BlockCounters& bc, unsigned need, bool& exhausted, unsigned long long& number) {
+    __device__ __forceinline__ bool claim(BlockCounters& bc, unsigned need, bool& exhausted,
+                                          unsigned long long& number) {
         FrameControl* ctl = p.control;
         const SharedFrame& sf = p.shared;
         int k = __popc(need);
         unsigned long long base = 0;
         int n = 0;
-        uint32_t chunk0 = 0, chunk1 = 0;  // lead lane: the chunks (chunk_map values) of the claim's first and last numbers
+        // Lead lane: the chunks (chunk_map values) of the claim's first and last numbers.
+        uint32_t chunk0 = 0, chunk1 = 0;
         if (lane_id() == 0) {
             count_in_flight(ctl, k);
             base = atomicAdd(&ctl->next_sample, static_cast<unsigned long long>(k));
             unsigned long long e = end();
             n = base >= e ? 0 : static_cast<int>(e - base < static_cast<unsigned long long>(k) ? e - base : k);
             const unsigned long long cp = sf.chunk_paths, c0 = base / cp, c1 = (base + k - 1) / cp;  // k <= chunk_paths
-            chunk0 = shared_chunk(sf.next_chunk, sf.chunk_map, sf.chunk_base, sf.chunks, sf.chunk_paths, ctl, c0, base % cp == 0);
+            chunk0 = shared_chunk(sf.next_chunk, sf.chunk_map, sf.chunk_base, sf.chunks, sf.chunk_paths, ctl, c0,
+                                  base % cp == 0);
             chunk1 = c1 == c0 ? chunk0
-                              : shared_chunk(sf.next_chunk, sf.chunk_map, sf.chunk_base, sf.chunks, sf.chunk_paths, ctl, c1, true);
+                              : shared_chunk(sf.next_chunk, sf.chunk_map, sf.chunk_base, sf.chunks, sf.chunk_paths,
+                                             ctl, c1, true);
         }
         n = __shfl_sync(kFullMask, n, 0);
         // Local number -> the frame's: its chunk's place in the frame. A chunk none was left for, and the
@@ -194,7 +199,8 @@ struct ResidentClaim {
             if (running != claimed) exhausted = false;
         }
     }
-    __device__ __forceinline__ bool claim(BlockCounters& bc, unsigned need, bool& exhausted, unsigned long long& number) {
+    __device__ __forceinline__ bool claim(BlockCounters& bc, unsigned need, bool& exhausted,
+                                          unsigned long long& number) {
         FrameControl* ctl = p.control;
         int k = __popc(need);
         unsigned long long base = 0;

@@ -209,7 +209,9 @@ struct PersistentWarp {
     }
 
     // ---- the Step of advance_path (kernels/path_stages.h) ----
-    __device__ __forceinline__ Hit closest(const Ray& ray) { return OutOfLineTraversal<L, kFull>::closest(p.scene, ray); }
+    __device__ __forceinline__ Hit closest(const Ray& ray) {
+        return OutOfLineTraversal<L, kFull>::closest(p.scene, ray);
+    }
     __device__ __forceinline__ void extended(bool active, const PathState& path) {
         __syncwarp();
         clk.charge(bc, kPhaseTrace);
