@@ -219,9 +219,9 @@ PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& pat
     out.continues = true;
 }
 
-// The same, as one out-of-line function. Whether that pays depends on the kernel: measured on the H200
-// (Crytek Sponza 1080p), the megakernel runs 20% faster with it, the wavefront shade kernel and the
-// persistent kernel slower, so each scheduler picks its own.
+// The same, as one out-of-line function. Whether that pays depends on the kernel (the megakernel gains,
+// the wavefront shade kernel and the persistent kernel lose: BENCHMARKS.md, "Timings that left the code
+// comments"), so each scheduler picks its own.
 template <bool kFull = true>
 PKRT_HD_OUTLINE void shade_path_outlined(const SceneView& s, const FrameRecord& f, PathState& path, const Hit& hit,
                                          ShadeResult& out) {

@@ -3,7 +3,8 @@
 //
 //   path_index      a frame's path number -> (pixel, sample)
 //   generate_path   the camera path of that number
-//   add_shading     what shading gave the pixel; a path that does not continue finishes its sample
+//   advance_path    one step of a path: extend_step (trace its ray), then shade_step (shade the hit, its
+//                   shadow ray, the end of its sample or the next bounce); the sequence every scheduler runs
 //   resolve_shadow  trace a shadow ray; unoccluded, its contribution reaches the pixel
 //
 // Radiance and finished samples go to a Sink (the CPU's per-pixel sum, the GPU framebuffer):
@@ -50,8 +51,7 @@ struct PathIndex {
 // plan: five dependent loads, where a walk through the classes took up to twenty. kL2: the plan is read
 // through L2 (a resident kernel, whose SMs may hold the last round's plan in L1); a kernel that lives
 // for one round reads it through L1. Out of line: frames that do not sample adaptively then run as
-// fast as before rounds had a plan (H200, Cornell box 1080p d16, persistent, against the commit before
-// in one run: 1.033 inlined, 0.982 out of line).
+// fast as before rounds had a plan (BENCHMARKS.md, "Timings that left the code comments").
 template <bool kL2>
 PKRT_HD_OUTLINE PathIndex adaptive_path_index(const FrameRecord& f, unsigned long long i) {
     auto load = [](const auto* p) { return kL2 ? load_l2(p) : *p; };
@@ -85,10 +85,51 @@ PKRT_HD PathState generate_path(const FrameRecord& f, PathIndex k) {
     return s;
 }
 
-template <class Sink>
-PKRT_HD void add_shading(Sink& sink, uint32_t pixel, const ShadeResult& r) {
-    sink.add(pixel, r.radiance);
-    if (!r.continues) sink.finish(pixel);
+// ---- One step of a path ----
+// The sub-steps, in the order every scheduler runs them (the wavefront stages run extend_step and
+// shade_step in kernels of their own). What differs between schedulers is a Step: how it traces, shades,
+// counts and where a shadow ray goes (traced at once, or queued for another stage), with
+//   Sink sink;                                                  radiance and finished samples
+//   Hit closest(const Ray&);                                    active lanes only
+//   void extended(bool active, const PathState&);               after the trace: count the ray
+//   void shade(PathState&, const Hit&, ShadeResult&);           active lanes only; the next bounce into the path
+//   void dropped(bool);                                         a non-finite contribution was dropped
+//   void shadow(bool want, const ShadowRay&, int depth);        trace it now or queue it
+//   void finish(bool ended, const PathState&);                  a path that ended finishes its sample
+// GPU Steps are warp-collective: every lane calls them, `active` says whether it holds a path, and the
+// calls other than closest and shade come from every lane.
+template <class Step>
+PKRT_HD Hit extend_step(Step& st, const PathState& path, bool active) {
+    Hit hit = no_hit();
+    if (active) hit = st.closest(Ray{path.origin, path.dir});
+    st.extended(active, path);
+    return hit;
+}
+
+template <class Step>
+PKRT_HD ShadeResult shade_step(Step& st, PathState& path, const Hit& hit, bool active) {
+    ShadeResult r;
+    r.has_shadow = false;
+    r.continues = false;
+    r.dropped = false;
+    int depth = path.depth;  // the shadow ray's: shading moves the path to its next bounce
+    if (active) {
+        uint32_t pixel = path.pixel;
+        st.shade(path, hit, r);
+        st.sink.add(pixel, r.radiance);
+    }
+    st.dropped(r.dropped);
+    st.shadow(active && r.has_shadow, r.shadow, depth);
+    st.finish(active && !r.continues, path);
+    return r;
+}
+
+// Returns whether the path goes on (its next bounce is in `path`). Every lane runs both sub-steps, with a
+// path or without (a short-circuit here would skip the warp-collective calls on lanes without one).
+template <class Step>
+PKRT_HD bool advance_path(Step& st, PathState& path, bool active) {
+    Hit hit = extend_step(st, path, active);
+    return shade_step(st, path, hit, active).continues;  // false for a lane without a path
 }
 
 template <class Traversal, class Sink>

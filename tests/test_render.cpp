@@ -11,6 +11,7 @@
 #include <map>
 #include <vector>
 
+#include "kernels/path_stages.h"
 #include "render/backend.h"
 #include "render/image/image.h"
 #include "render/scene/scene.h"
@@ -438,4 +439,94 @@ TEST(Image, SrgbCodesFollowTheCurve) {
     EXPECT_EQ(linear_to_srgb8(std::nanf("")), 0);
     EXPECT_EQ(linear_to_srgb8(1.0f), 255);
     EXPECT_EQ(linear_to_srgb8(INFINITY), 255);
+}
+
+namespace {
+
+// A CPU Step (kernels/path_stages.h) that logs its calls and sums like the CPU backend's.
+struct LoggingStep {
+    const SceneView& view;
+    const FrameRecord& frame;
+    std::string log;
+    struct Sum {
+        Vec3 l = splat(0.0f);
+        std::string* log;
+        void add(uint32_t, Vec3 v) { l += v; }
+        void finish(uint32_t) { *log += 'F'; }
+    } sink;
+    Hit closest(const Ray& ray) {
+        log += 'c';
+        return InlineTraversal::closest(view, ray);
+    }
+    void extended(bool, const PathState&) { log += 'e'; }
+    void shade(PathState& path, const Hit& hit, ShadeResult& r) {
+        log += 's';
+        shade_path(view, frame, path, hit, r);
+    }
+    void dropped(bool) { log += 'd'; }
+    void shadow(bool want, const ShadowRay& s, int) {
+        log += want ? 'S' : '-';
+        if (want) resolve_shadow<InlineTraversal>(sink, view, s);
+    }
+    void finish(bool ended, const PathState& path) {
+        log += 'f';
+        if (ended) sink.finish(path.pixel);
+    }
+};
+
+}  // namespace
+
+// One step of a path runs its sub-steps in one order, a lane without a path neither traces nor shades
+// (but joins the warp-collective calls), and the radiance is the former CPU loop's, bit for bit.
+TEST(PathStep, AdvancePathRunsTheSubStepsInOrderAndMatchesTheInlineLoop) {
+    Scene s = load_prepared(kScenes + "/cornell.json");
+    SceneView view = view_scene(s);
+    const int w = 16, h = 16;
+    FrameRecord f = make_frame_record(s.camera, w, h, settings(w, h, 4, 8, 7), 0, 4, 0);
+
+    PathState idle_path = generate_path(f, PathIndex{0, 0});
+    LoggingStep idle{view, f, {}, {}};
+    idle.sink.log = &idle.log;
+    EXPECT_FALSE(advance_path(idle, idle_path, false));
+    EXPECT_EQ(idle.log, "ed-f") << "an inactive lane: no trace, no shading, no shadow, no finished sample";
+
+    int shadows = 0, steps = 0;
+    for (uint32_t pixel = 0; pixel < static_cast<uint32_t>(w * h); pixel += 7) {
+        for (uint32_t sample = 0; sample < 4; ++sample) {
+            // The CPU loop as it was written before advance_path.
+            PathState a = generate_path(f, PathIndex{pixel, sample});
+            Vec3 expected = splat(0.0f);
+            for (;;) {
+                Hit hit = InlineTraversal::closest(view, Ray{a.origin, a.dir});
+                ShadeResult r{};
+                shade_path(view, f, a, hit, r);
+                expected += r.radiance;
+                if (r.has_shadow && !InlineTraversal::occluded(view, Ray{r.shadow.origin, r.shadow.dir}, r.shadow.tmax))
+                    expected += r.shadow.contribution;
+                if (!r.continues) break;
+            }
+            PathState b = generate_path(f, PathIndex{pixel, sample});
+            LoggingStep step{view, f, {}, {}};
+            step.sink.log = &step.log;
+            while (advance_path(step, b, true)) {
+            }
+            EXPECT_EQ(std::memcmp(&expected, &step.sink.l, sizeof(Vec3)), 0) << "pixel " << pixel << " sample " << sample;
+            // Every step: trace, count, shade, drop count, shadow; the path's last also finishes its sample.
+            for (size_t i = 0; i < step.log.size();) {
+                ASSERT_EQ(step.log.substr(i, 4), "cesd") << step.log;
+                ASSERT_TRUE(step.log[i + 4] == 'S' || step.log[i + 4] == '-') << step.log;
+                shadows += step.log[i + 4] == 'S';
+                ++steps;
+                ASSERT_EQ(step.log[i + 5], 'f') << step.log;
+                bool last = i + 6 < step.log.size() && step.log[i + 6] == 'F';
+                i += last ? 7 : 6;
+                if (last) {
+                    EXPECT_EQ(i, step.log.size()) << "only the last step finishes the sample: " << step.log;
+                }
+            }
+            EXPECT_EQ(step.log.back(), 'F');
+        }
+    }
+    EXPECT_GT(shadows, 0);
+    EXPECT_GT(steps, shadows / 2);
 }

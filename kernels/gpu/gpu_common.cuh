@@ -2,8 +2,7 @@
 // and the %globaltimer timeline sampler.
 #pragma once
 
-#include <type_traits>
-
+#include "kernels/gpu/build_dispatch.h"
 #include "kernels/gpu/gpu_queue.cuh"
 #include "kernels/path_stages.h"
 
@@ -27,18 +26,6 @@ __device__ __forceinline__ unsigned sm_id() {
     unsigned id;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
     return id;
-}
-
-// Calls f(layout, flag) with std::integral_constant arguments for the build a scene needs: its BVH
-// layout (kernels/traversal/bvh_traverse.h) and `flag`, whether it needs the full per-ray code (kernels/shading/environment.h)
-// or, for the kernels that only traverse, whether it has cut-outs.
-template <class F>
-cudaError_t with_scene_build(const SceneView& s, bool flag, F&& f) {
-    using Bvh2 = std::integral_constant<BvhViewLayout, BvhViewLayout::kBvh2>;
-    using Cwbvh = std::integral_constant<BvhViewLayout, BvhViewLayout::kCwbvh>;
-    bool wide = s.bvh.layout == BvhViewLayout::kCwbvh;
-    if (flag) return wide ? f(Cwbvh{}, std::true_type{}) : f(Bvh2{}, std::true_type{});
-    return wide ? f(Cwbvh{}, std::false_type{}) : f(Bvh2{}, std::false_type{});
 }
 
 // The GPU's Sink for the path stages (kernels/path_stages.h): radiance and finished samples straight

@@ -7,50 +7,57 @@ namespace pkrt {
 
 namespace {
 
+// The megakernel's Step (kernels/path_stages.h): the layout's traversal inline, the shading out of
+// line, shadow rays traced at once.
+template <BvhViewLayout L, bool kFull>
+struct MegaStep {
+    const WavefrontParams& p;
+    const FrameRecord& f;
+    FramebufferSink sink;
+    RayCounts& counts;
+    uint32_t pixel = 0;  // held across the out-of-line shading, for the sample's end
+    // The full build tests cut-outs, used or not: inline, a branch between the two loops would keep both.
+    __device__ __forceinline__ Hit closest(const Ray& ray) { return LayoutTraversal<L, kFull>::closest(p.scene, ray); }
+    __device__ __forceinline__ void extended(bool active, const PathState& path) {
+        count_sm_rays(p.counters, count_extension_rays(counts, active, active ? path.depth : 0));
+    }
+    __device__ __forceinline__ void shade(PathState& path, const Hit& hit, ShadeResult& r) {
+        pixel = path.pixel;
+        shade_path_outlined<kFull>(p.scene, f, path, hit, r);
+    }
+    __device__ __forceinline__ void dropped(bool d) { count_dropped(counts, d); }
+    __device__ __forceinline__ void shadow(bool want, const ShadowRay& s, int) {
+        if (want) resolve_shadow<LayoutTraversal<L, kFull>>(sink, p.scene, s);
+        unsigned n = popc_ballot(want);
+        count_shadow_rays(counts, n);
+        count_sm_rays(p.counters, n);
+    }
+    __device__ __forceinline__ void finish(bool ended, const PathState&) { finish_samples(sink, counts, ended, pixel); }
+};
+
 // Three blocks of 256 threads per SM need at most 80 registers a thread (85, rounded down to the
-// allocation unit of 8); at 81 only two fit, and the kernel ran 20-28% slower (H200, Cornell and Crytek
-// Sponza at 1080p) when the glTF material inputs and environment maps grew shading past that line.
+// allocation unit of 8); at 81 only two fit, and the kernel ran much slower (BENCHMARKS.md,
+// "Timings that left the code comments") when the glTF
+// material inputs and environment maps grew shading past that line.
 template <BvhViewLayout L, bool kFull>
 __global__ void __launch_bounds__(kWavefrontThreads, 3) megakernel(WavefrontParams p) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     const WaveParams w = *p.wave;
     if (blockIdx.x * blockDim.x >= w.count) return;
     const FrameRecord f = *p.frame;  // a copy: the out-of-line shading reads it from the stack, not through a live pointer
-    FramebufferSink sink{p.fb};
-    RayCounts& counts = p.counters->rays;
+    MegaStep<L, kFull> step{p, f, FramebufferSink{p.fb}, p.counters->rays};
     bool active = i < w.count;
     PathState path;
     if (active) path = generate_path(f, path_index(f, w.first_index + i));
-    if (i == 0) atomicAdd(&counts.paths_generated, static_cast<unsigned long long>(w.count));
-    while (__any_sync(kFullMask, active)) {
-        Hit hit = no_hit();
-        // The full build tests cut-outs, used or not: inline, a branch between the two loops would keep both.
-        if (active) hit = LayoutTraversal<L, kFull>::closest(p.scene, Ray{path.origin, path.dir});
-        count_sm_rays(p.counters, count_extension_rays(counts, active, active ? path.depth : 0));
-        ShadeResult r;
-        r.has_shadow = false;
-        r.continues = false;
-        r.dropped = false;
-        uint32_t pixel = active ? path.pixel : 0;
-        if (active) {
-            shade_path_outlined<kFull>(p.scene, f, path, hit, r);
-            sink.add(pixel, r.radiance);
-            if (r.has_shadow) resolve_shadow<LayoutTraversal<L, kFull>>(sink, p.scene, r.shadow);
-        }
-        unsigned shadows = popc_ballot(active && r.has_shadow);
-        count_shadow_rays(counts, shadows);
-        count_sm_rays(p.counters, shadows);
-        finish_samples(sink, counts, active && !r.continues, pixel);
-        count_dropped(counts, r.dropped);
-        active = active && r.continues;
-    }
+    if (i == 0) atomicAdd(&step.counts.paths_generated, static_cast<unsigned long long>(w.count));
+    while (__any_sync(kFullMask, active)) active = advance_path(step, path, active);
 }
 
 }  // namespace
 
 cudaError_t launch_megakernel(const WavefrontParams& p, cudaStream_t stream) {
     unsigned blocks = (p.capacity + kWavefrontThreads - 1) / kWavefrontThreads;
-    return with_scene_build(p.scene, p.scene.full_shading != 0, [&](auto layout, auto full) {
+    return with_build(p.scene.bvh.layout, p.scene.full_shading != 0, [&](auto layout, auto full) {
         megakernel<layout.value, full.value><<<blocks, kWavefrontThreads, 0, stream>>>(p);
         return cudaGetLastError();
     });

@@ -2,7 +2,9 @@
 // without the full shading (kernels/gpu/persistent_body.cuh, compiled per layout in persistent_bvh2.cu and
 // persistent_cwbvh.cu).
 #include <algorithm>
+#include <limits>
 
+#include "kernels/gpu/build_dispatch.h"
 #include "kernels/gpu/gpu_launch.h"
 
 namespace pkrt {
@@ -13,31 +15,33 @@ cudaError_t launch_persistent_as(const PersistentParams& p, int blocks, int bloc
 template <BvhViewLayout L, bool kFull> int resident_occupancy_as();
 template <BvhViewLayout L, bool kFull> cudaError_t launch_resident_as(const PersistentParams& p, int blocks, cudaStream_t stream);
 
-constexpr BvhViewLayout kBvh2 = BvhViewLayout::kBvh2, kCwbvh = BvhViewLayout::kCwbvh;
-
 // A grid is sized before a scene (its layout and shading) is known: what every build holds resident.
 int persistent_occupancy(int blocks_per_sm) {
-    return std::min({persistent_occupancy_as<kBvh2, false>(blocks_per_sm), persistent_occupancy_as<kBvh2, true>(blocks_per_sm),
-                     persistent_occupancy_as<kCwbvh, false>(blocks_per_sm), persistent_occupancy_as<kCwbvh, true>(blocks_per_sm)});
+    int blocks = std::numeric_limits<int>::max();
+    for_each_build([&](auto layout, auto full) {
+        blocks = std::min(blocks, persistent_occupancy_as<layout.value, full.value>(blocks_per_sm));
+    });
+    return blocks;
 }
 
 cudaError_t launch_persistent(const PersistentParams& p, int blocks, int blocks_per_sm, cudaStream_t stream) {
-    bool wide = p.scene.bvh.layout == kCwbvh, full = p.scene.full_shading != 0;
-    if (wide) return full ? launch_persistent_as<kCwbvh, true>(p, blocks, blocks_per_sm, stream)
-                          : launch_persistent_as<kCwbvh, false>(p, blocks, blocks_per_sm, stream);
-    return full ? launch_persistent_as<kBvh2, true>(p, blocks, blocks_per_sm, stream)
-                : launch_persistent_as<kBvh2, false>(p, blocks, blocks_per_sm, stream);
+    return with_build(p.scene.bvh.layout, p.scene.full_shading != 0, [&](auto layout, auto full) {
+        return launch_persistent_as<layout.value, full.value>(p, blocks, blocks_per_sm, stream);
+    });
 }
 
 int resident_occupancy() {
-    return std::min({resident_occupancy_as<kBvh2, false>(), resident_occupancy_as<kBvh2, true>(),
-                     resident_occupancy_as<kCwbvh, false>(), resident_occupancy_as<kCwbvh, true>()});
+    int blocks = std::numeric_limits<int>::max();
+    for_each_build([&](auto layout, auto full) {
+        blocks = std::min(blocks, resident_occupancy_as<layout.value, full.value>());
+    });
+    return blocks;
 }
 
 cudaError_t launch_resident(const PersistentParams& p, int blocks, cudaStream_t stream) {
-    bool wide = p.scene.bvh.layout == kCwbvh, full = p.scene.full_shading != 0;
-    if (wide) return full ? launch_resident_as<kCwbvh, true>(p, blocks, stream) : launch_resident_as<kCwbvh, false>(p, blocks, stream);
-    return full ? launch_resident_as<kBvh2, true>(p, blocks, stream) : launch_resident_as<kBvh2, false>(p, blocks, stream);
+    return with_build(p.scene.bvh.layout, p.scene.full_shading != 0, [&](auto layout, auto full) {
+        return launch_resident_as<layout.value, full.value>(p, blocks, stream);
+    });
 }
 
 }  // namespace pkrt

@@ -54,18 +54,52 @@ __global__ void wf_generate_kernel(WavefrontParams p) {
     store_record(&p.paths[0][i], r);
 }
 
+// The wavefront's Step (kernels/path_stages.h): extend_step in the extend stage, shade_step in the shade
+// stage, whose shadow rays and next bounces are appended to the next stages' buffers. The flag is the
+// cut-out test in the extend stage and the full shading in the shade stage (kernels/gpu/build_dispatch.h).
+template <BvhViewLayout L, bool kFlag>
+struct WavefrontStep {
+    const WavefrontParams& p;
+    int bounce;
+    FramebufferSink sink;
+    // The extend stage's hit goes to the shade stage's buffer (the wave's thread index is the path's).
+    __device__ __forceinline__ Hit closest(const Ray& ray) {
+        Hit h = LayoutTraversal<L, kFlag>::closest(p.scene, ray);
+        p.hits[global_index()] = h;
+        return h;
+    }
+    __device__ __forceinline__ void extended(bool active, const PathState&) {
+        count_sm_rays(p.counters, count_extension_rays(p.counters->rays, active, bounce));
+    }
+    __device__ __forceinline__ void shade(PathState& path, const Hit& hit, ShadeResult& r) {
+        shade_path<kFlag>(p.scene, *p.frame, path, hit, r);
+    }
+    __device__ __forceinline__ void dropped(bool d) { count_dropped(p.counters->rays, d); }
+    __device__ __forceinline__ void shadow(bool want, const ShadowRay& sr, int) {
+        int slot = warp_append(&p.shadow_counts[bounce], want);
+        if (slot >= 0) {
+            ShadowRecord s;
+            s.ray = sr;
+            s.depth = static_cast<uint32_t>(bounce);
+            store_record(&p.shadows[slot], s);
+        }
+    }
+    __device__ __forceinline__ void finish(bool ended, const PathState& path) {
+        finish_samples(sink, p.counters->rays, ended, ended ? path.pixel : 0);
+    }
+};
+
+// kCutouts: the traversal tests cut-outs (the shade stage's layout is unused: it does not traverse).
 template <BvhViewLayout L, bool kCutouts>
 __global__ void wf_extend_kernel(WavefrontParams p, int bounce) {
     bool active;
     if (!stage_block_live(p.path_counts[bounce], &active)) return;
     wf_timeline(p, bounce);
     uint32_t i = global_index();
-    if (active) {
-        PathRecord r;
-        load_record(r, &p.paths[bounce & 1][i]);
-        p.hits[i] = LayoutTraversal<L, kCutouts>::closest(p.scene, Ray{r.path.origin, r.path.dir});
-    }
-    count_sm_rays(p.counters, count_extension_rays(p.counters->rays, active, bounce));
+    WavefrontStep<L, kCutouts> step{p, bounce, FramebufferSink{p.fb}};
+    PathRecord r;
+    if (active) load_record(r, &p.paths[bounce & 1][i]);
+    extend_step(step, r.path, active);
 }
 
 template <bool kFull>
@@ -73,30 +107,12 @@ __global__ void wf_shade_kernel(WavefrontParams p, int bounce) {
     bool active;
     if (!stage_block_live(p.path_counts[bounce], &active)) return;
     uint32_t i = global_index();
-    FramebufferSink sink{p.fb};
+    WavefrontStep<BvhViewLayout::kBvh2, kFull> step{p, bounce, FramebufferSink{p.fb}};
     PathRecord r;
-    ShadeResult res;
-    res.has_shadow = false;
-    res.continues = false;
-    res.dropped = false;
-    uint32_t pixel = 0;
-    if (active) {
-        load_record(r, &p.paths[bounce & 1][i]);
-        pixel = r.path.pixel;
-        shade_path<kFull>(p.scene, *p.frame, r.path, p.hits[i], res);
-        sink.add(pixel, res.radiance);
-    }
-    finish_samples(sink, p.counters->rays, active && !res.continues, pixel);
-    count_dropped(p.counters->rays, res.dropped);
+    if (active) load_record(r, &p.paths[bounce & 1][i]);
+    ShadeResult res = shade_step(step, r.path, p.hits[i], active);
     int slot = warp_append(&p.path_counts[bounce + 1], active && res.continues);
     if (slot >= 0) store_record(&p.paths[(bounce + 1) & 1][slot], r);
-    int sslot = warp_append(&p.shadow_counts[bounce], active && res.has_shadow);
-    if (sslot >= 0) {
-        ShadowRecord s;
-        s.ray = res.shadow;
-        s.depth = static_cast<uint32_t>(bounce);
-        store_record(&p.shadows[sslot], s);
-    }
 }
 
 template <BvhViewLayout L, bool kCutouts>
@@ -125,20 +141,19 @@ cudaError_t launch_wf_generate(const WavefrontParams& p, cudaStream_t stream) {
 // The traversing stages are built per BVH layout (kernels/traversal/bvh_traverse.h) and with and without the
 // cut-out test; the shade stage with and without the full shading (kernels/shading/environment.h).
 cudaError_t launch_wf_extend(const WavefrontParams& p, int bounce, cudaStream_t stream) {
-    return with_scene_build(p.scene, p.scene.cutouts != 0, [&](auto layout, auto cutouts) {
+    return with_build(p.scene.bvh.layout, p.scene.cutouts != 0, [&](auto layout, auto cutouts) {
         wf_extend_kernel<layout.value, cutouts.value><<<grid_for(p.capacity), kWavefrontThreads, 0, stream>>>(p, bounce);
         return cudaGetLastError();
     });
 }
 cudaError_t launch_wf_shade(const WavefrontParams& p, int bounce, cudaStream_t stream) {
-    if (p.scene.full_shading)
-        wf_shade_kernel<true><<<grid_for(p.capacity), kWavefrontThreads, 0, stream>>>(p, bounce);
-    else
-        wf_shade_kernel<false><<<grid_for(p.capacity), kWavefrontThreads, 0, stream>>>(p, bounce);
-    return cudaGetLastError();
+    return with_flag(p.scene.full_shading != 0, [&](auto full) {
+        wf_shade_kernel<full.value><<<grid_for(p.capacity), kWavefrontThreads, 0, stream>>>(p, bounce);
+        return cudaGetLastError();
+    });
 }
 cudaError_t launch_wf_shadow(const WavefrontParams& p, int bounce, cudaStream_t stream) {
-    return with_scene_build(p.scene, p.scene.cutouts != 0, [&](auto layout, auto cutouts) {
+    return with_build(p.scene.bvh.layout, p.scene.cutouts != 0, [&](auto layout, auto cutouts) {
         wf_shadow_kernel<layout.value, cutouts.value><<<grid_for(p.capacity), kWavefrontThreads, 0, stream>>>(p, bounce);
         return cudaGetLastError();
     });

@@ -213,24 +213,33 @@ private:
         void finish(uint32_t) {}
     };
 
+    // The CPU's Step of a path (kernels/path_stages.h): one lane, traced inline, shadows at once.
+    struct CpuStep {
+        const SceneView& view;
+        const FrameRecord& frame;
+        RenderStats& st;
+        PathSum sink;
+        Hit closest(const Ray& ray) { return InlineTraversal::closest(view, ray); }
+        void extended(bool, const PathState& path) { st.count_extension(path.depth); }
+        void shade(PathState& path, const Hit& hit, ShadeResult& r) { shade_path(view, frame, path, hit, r); }
+        void dropped(bool d) {
+            if (d) ++st.nonfinite_samples;
+        }
+        void shadow(bool want, const ShadowRay& s, int) {
+            if (!want) return;
+            ++st.shadow_rays;
+            resolve_shadow<InlineTraversal>(sink, view, s);
+        }
+        void finish(bool, const PathState&) {}
+    };
+
     static Vec3 trace_path(const SceneView& view, const FrameRecord& fp, uint32_t pixel, uint32_t sample,
                            RenderStats& st) {
         PathState path = generate_path(fp, PathIndex{pixel, sample});
-        PathSum sum;
-        for (;;) {
-            st.count_extension(path.depth);
-            Hit hit = InlineTraversal::closest(view, Ray{path.origin, path.dir});
-            ShadeResult r{};
-            shade_path(view, fp, path, hit, r);
-            add_shading(sum, pixel, r);
-            if (r.dropped) ++st.nonfinite_samples;
-            if (r.has_shadow) {
-                ++st.shadow_rays;
-                resolve_shadow<InlineTraversal>(sum, view, r.shadow);
-            }
-            if (!r.continues) break;
+        CpuStep step{view, fp, st, PathSum{}};
+        while (advance_path(step, path, true)) {
         }
-        return sum.l;
+        return step.sink.l;
     }
 
     unsigned threads_;
