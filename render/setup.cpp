@@ -29,9 +29,11 @@ void check_setup_options(const SetupOptions& o) {
         check_pixel_budget(o.limits, o.resolution_flag, o.width, o.height);
     }
     if (o.aperture && !valid_aperture_radius(*o.aperture))
-        throw Error("--aperture " + format_number(*o.aperture) + ": the lens radius must be between 0 (a pinhole) and 1e18");
+        throw Error("--aperture " + format_number(*o.aperture) +
+                    ": the lens radius must be between 0 (a pinhole) and 1e18");
     if (o.focus_distance && !valid_focus_distance(*o.focus_distance))
-        throw Error("--focus-distance " + format_number(*o.focus_distance) + ": must be greater than 0 and at most 1e18");
+        throw Error("--focus-distance " + format_number(*o.focus_distance) +
+                    ": must be greater than 0 and at most 1e18");
 }
 
 std::unique_ptr<Backend> setup_backend(const SetupOptions& o, std::optional<SchedulerMode>* mode, std::string* why,
@@ -52,16 +54,19 @@ std::vector<std::string> load_warnings(const Scene& scene, const std::string& pa
                     " texels with a NaN, infinite or negative component to 0");
     w.insert(w.end(), st.warnings.begin(), st.warnings.end());
     if (st.nonfinite_triangles)
-        w.push_back(path + ": dropped " + std::to_string(st.nonfinite_triangles) + " triangles with NaN or infinite vertices");
+        w.push_back(path + ": dropped " + std::to_string(st.nonfinite_triangles) +
+                    " triangles with NaN or infinite vertices");
     if (st.degenerate_triangles)
-        w.push_back(path + ": dropped " + std::to_string(st.degenerate_triangles) + " degenerate (zero-area) triangles");
+        w.push_back(path + ": dropped " + std::to_string(st.degenerate_triangles) +
+                    " degenerate (zero-area) triangles");
     return w;
 }
 
 Scene setup_scene(const SetupOptions& o, const std::string& path, std::vector<std::string>* warnings) {
     Scene scene = load_scene(path, o.limits);
     // The --res size was checked with the options; a scene's own resolution is checked here, before the BVH build.
-    if (!o.width) check_pixel_budget(o.limits, path + ": render.resolution", scene.defaults.width, scene.defaults.height);
+    if (!o.width)
+        check_pixel_budget(o.limits, path + ": render.resolution", scene.defaults.width, scene.defaults.height);
     if (!o.camera.empty()) select_camera(scene, o.camera);  // before the warnings: a failure is one line
     if (!o.env.empty()) set_environment_map(scene, o.env, 1.0f, 0.0f);
     if (warnings) *warnings = load_warnings(scene, path);

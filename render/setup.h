@@ -21,15 +21,15 @@ namespace pkrt {
 std::string default_scene_path();
 
 struct SetupOptions {
-    std::string scene;            // .json, .obj, .ply, .gltf or .glb; empty: default_scene_path()
-    LoadLimits limits;            // and the missing-textures policy
+    std::string scene;  // .json, .obj, .ply, .gltf or .glb; empty: default_scene_path()
+    LoadLimits limits;  // and the missing-textures policy
     BvhChoice bvh{BvhLayout::kBvh2, 0.0f, true};
     BackendOptions backend;
-    std::string mode;             // --mode; empty: the backend's default
-    std::string env;              // an environment map in place of the scene's
-    std::string camera;           // a camera of the scene file (glTF), by index or name
+    std::string mode;    // --mode; empty: the backend's default
+    std::string env;     // an environment map in place of the scene's
+    std::string camera;  // a camera of the scene file (glTF), by index or name
     std::optional<float> aperture, focus_distance;
-    int width = 0, height = 0;    // 0: the scene's resolution; else checked against limits.max_pixels
+    int width = 0, height = 0;              // 0: the scene's resolution; else checked against limits.max_pixels
     std::string resolution_flag = "--res";  // what a pixel-budget error names for width x height
     std::optional<int> spp, max_depth;      // none: the scene's
     uint32_t seed = 0;

@@ -11,7 +11,7 @@ namespace pkrt {
 
 struct BvhFlags {
     std::string layout = "bvh2";
-    float splits = 0.0f;      // triangle pre-splitting budget (render/bvh/bvh_presplit.h)
+    float splits = 0.0f;  // triangle pre-splitting budget (render/bvh/bvh_presplit.h)
     // Spatial splits (render/bvh/bvh_sbvh.h) by default: 10-22% faster frames than the binned SAH tree on
     // the large bench scenes at 1080p in every GPU mode (BENCHMARKS.md), for a longer build.
     bool sbvh = true;

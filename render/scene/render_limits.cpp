@@ -5,7 +5,8 @@
 namespace pkrt::limits {
 
 std::string range_error(const std::string& what, long long value, long long lo, long long hi) {
-    return what + " " + std::to_string(value) + ": must be between " + std::to_string(lo) + " and " + std::to_string(hi);
+    return what + " " + std::to_string(value) + ": must be between " + std::to_string(lo) + " and " +
+           std::to_string(hi);
 }
 
 void check_range(const std::string& what, long long value, long long lo, long long hi) {

@@ -97,7 +97,8 @@ TEST(Setup, BadLimitsFailBeforeLoading) {
     SetupOptions o = cpu_options();
     o.scene = "/nonexistent/scene.json";  // never opened: the checks come first
     o.max_depth = limits::kMaxDepth + 1;
-    EXPECT_EQ(error_of([&] { setup_render(o); }), limits::range_error("--max-depth", limits::kMaxDepth + 1, 0, limits::kMaxDepth));
+    EXPECT_EQ(error_of([&] { setup_render(o); }),
+              limits::range_error("--max-depth", limits::kMaxDepth + 1, 0, limits::kMaxDepth));
     o.max_depth.reset();
     o.spp = 0;
     EXPECT_EQ(error_of([&] { setup_render(o); }), limits::range_error("--spp", 0, 1, limits::kMaxSpp));
