@@ -12,8 +12,8 @@ namespace pkrt {
 struct BvhFlags {
     std::string layout = "bvh2";
     float splits = 0.0f;  // triangle pre-splitting budget (render/bvh/bvh_presplit.h)
-    // Spatial splits (render/bvh/bvh_sbvh.h) by default: 10-22% faster frames than the binned SAH tree on
-    // the large bench scenes at 1080p in every GPU mode (BENCHMARKS.md), for a longer build.
+    // Spatial splits (render/bvh/bvh_sbvh.h) by default: faster frames than the binned SAH tree on the large
+    // bench scenes in every GPU mode (BENCHMARKS.md, session 6), for a longer build.
     bool sbvh = true;
     bool sbvh_given = false;  // --sbvh or --no-sbvh was on the command line
 };
