@@ -90,9 +90,16 @@ std::string plot_png(const nlohmann::json& out) {
     return line_plot_png(spec);
 }
 
-}  // namespace
+// The bench's set-up: its flags checked, the one set-up's options (render/setup.h) of every scene, the
+// modes to compare (asked for, or all of the backend's) and the sizes of the matrix.
+struct BenchSetup {
+    SetupOptions so;
+    std::vector<std::optional<SchedulerMode>> modes;  // none: the CPU backend's single way
+    std::vector<std::pair<int, int>> sizes;           // empty: each scene's own resolution
+    std::string backend, device, why;
+};
 
-int run_bench(const BenchArgs& a) {
+BenchSetup prepare_bench(const BenchArgs& a) {
     if (a.repeat < 1 || a.repeat > 100000) throw Error("--repeat must be between 1 and 100000");
     limits::check_range("--spp", a.spp, 1, limits::kMaxFrameSpp);
     // A warm-up that is negative, or that overflows warmup + repeat, would leave no measured frame.
@@ -102,21 +109,19 @@ int run_bench(const BenchArgs& a) {
     if (!a.csv.empty()) check_output_path(a.csv, {".csv"}, "--csv");
     if (!a.plot.empty()) check_output_path(a.plot, {".png"}, "--plot");
     // The one set-up (render/setup.h) for every scene: each is loaded and built as `pkrt render` would.
-    SetupOptions so;
+    BenchSetup r;
+    SetupOptions& so = r.so;
     so.limits = a.limits;
     so.bvh = resolve_bvh_flags(a.bvh);
     so.backend = {a.backend, a.set, a.devices};
-    const BvhChoice& bvh = so.bvh;
     std::vector<SchedulerMode> asked;
     for (const auto& m : a.modes) asked.push_back(parse_mode(m, "--modes"));
-    const BackendOptions& backend_options = so.backend;
-    std::string why;
-    auto probe = setup_backend(so, nullptr, &why);
+    auto probe = setup_backend(so, nullptr, &r.why);
     for (SchedulerMode m : asked) check_mode(*probe, m, "--modes");
-    std::vector<std::optional<SchedulerMode>> modes;
+    std::vector<std::optional<SchedulerMode>>& modes = r.modes;
     for (SchedulerMode m : asked.empty() ? probe->modes() : asked) modes.push_back(m);
     if (modes.empty()) modes.push_back(std::nullopt);
-    std::vector<std::pair<int, int>> sizes;
+    std::vector<std::pair<int, int>>& sizes = r.sizes;
     for (const auto& r : a.resolutions) {
         int w, h;
         parse_resolution(r, &w, &h);
@@ -125,17 +130,29 @@ int run_bench(const BenchArgs& a) {
     }
     // With --res, the sizes are checked above and a scene's own resolution is not used (setup_scene skips it).
     if (!sizes.empty()) std::tie(so.width, so.height) = sizes[0];
-    if (!a.quiet) std::fprintf(stderr, "pkrt bench: %s\n", why.c_str());
+    r.backend = probe->name();
+    r.device = probe->device();
+    return r;
+}
+
+}  // namespace
+
+int run_bench(const BenchArgs& a) {
+    BenchSetup setup = prepare_bench(a);
+    SetupOptions& so = setup.so;
+    const BackendOptions& backend_options = so.backend;
+    const auto& modes = setup.modes;
+    const auto& sizes = setup.sizes;
+    if (!a.quiet) std::fprintf(stderr, "pkrt bench: %s\n", setup.why.c_str());
     nlohmann::json out;
-    out["backend"] = probe->name();
-    out["device"] = probe->device();
+    out["backend"] = setup.backend;
+    out["device"] = setup.device;
     out["spp"] = a.spp;
     out["repeat"] = a.repeat;
-    out["bvh"] = bvh_layout_name(bvh.layout);
-    out["bvh_splits"] = bvh.splits;
-    out["sbvh"] = bvh.sbvh;
+    out["bvh"] = bvh_layout_name(so.bvh.layout);
+    out["bvh_splits"] = so.bvh.splits;
+    out["sbvh"] = so.bvh.sbvh;
     out["results"] = nlohmann::json::array();
-    probe.reset();
 
     if (a.micro) {
         std::string no_gpu;
