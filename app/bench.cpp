@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +20,8 @@
 #include "render/image/plot.h"
 #include "render/progress.h"
 #include "render/scene/scene.h"
+#include "render/setup.h"
+#include "render/scene/render_limits.h"
 
 namespace pkrt {
 
@@ -87,46 +90,69 @@ std::string plot_png(const nlohmann::json& out) {
     return line_plot_png(spec);
 }
 
-}  // namespace
+// The bench's set-up: its flags checked, the one set-up's options (render/setup.h) of every scene, the
+// modes to compare (asked for, or all of the backend's) and the sizes of the matrix.
+struct BenchSetup {
+    SetupOptions so;
+    std::vector<std::optional<SchedulerMode>> modes;  // none: the CPU backend's single way
+    std::vector<std::pair<int, int>> sizes;           // empty: each scene's own resolution
+    std::string backend, device, why;
+};
 
-int run_bench(const BenchArgs& a) {
+BenchSetup prepare_bench(const BenchArgs& a) {
     if (a.repeat < 1 || a.repeat > 100000) throw Error("--repeat must be between 1 and 100000");
-    if (a.spp < 1 || a.spp > 65536) throw Error("--spp must be between 1 and 65536");
+    limits::check_range("--spp", a.spp, 1, limits::kMaxFrameSpp);
     // A warm-up that is negative, or that overflows warmup + repeat, would leave no measured frame.
     if (a.warmup < 0 || a.warmup > 100000) throw Error("--warmup " + std::to_string(a.warmup) + ": must be between 0 and 100000");
-    for (int d : a.depths)
-        if (d < 0 || d > 1024) throw Error("--max-depth " + std::to_string(d) + ": must be between 0 and 1024");
+    for (int d : a.depths) limits::check_range("--max-depth", d, 0, limits::kMaxDepth);
     if (!a.json.empty()) check_output_path(a.json, {".json"}, "--json");
     if (!a.csv.empty()) check_output_path(a.csv, {".csv"}, "--csv");
     if (!a.plot.empty()) check_output_path(a.plot, {".png"}, "--plot");
-    const BvhChoice bvh = resolve_bvh_flags(a.bvh);
+    // The one set-up (render/setup.h) for every scene: each is loaded and built as `pkrt render` would.
+    BenchSetup r;
+    SetupOptions& so = r.so;
+    so.limits = a.limits;
+    so.bvh = resolve_bvh_flags(a.bvh);
+    so.backend = {a.backend, a.set, a.devices};
     std::vector<SchedulerMode> asked;
     for (const auto& m : a.modes) asked.push_back(parse_mode(m, "--modes"));
-    const BackendOptions backend_options{a.backend, a.set, a.devices};
-    std::string why;
-    auto probe = make_backend(backend_options, &why);
+    auto probe = setup_backend(so, nullptr, &r.why);
     for (SchedulerMode m : asked) check_mode(*probe, m, "--modes");
-    std::vector<std::optional<SchedulerMode>> modes;
+    std::vector<std::optional<SchedulerMode>>& modes = r.modes;
     for (SchedulerMode m : asked.empty() ? probe->modes() : asked) modes.push_back(m);
     if (modes.empty()) modes.push_back(std::nullopt);
-    std::vector<std::pair<int, int>> sizes;
+    std::vector<std::pair<int, int>>& sizes = r.sizes;
     for (const auto& r : a.resolutions) {
         int w, h;
         parse_resolution(r, &w, &h);
         check_pixel_budget(a.limits, "--res " + r, w, h);
         sizes.push_back({w, h});
     }
-    if (!a.quiet) std::fprintf(stderr, "pkrt bench: %s\n", why.c_str());
+    // With --res, the sizes are checked above and a scene's own resolution is not used (setup_scene skips it).
+    if (!sizes.empty()) std::tie(so.width, so.height) = sizes[0];
+    r.backend = probe->name();
+    r.device = probe->device();
+    return r;
+}
+
+}  // namespace
+
+int run_bench(const BenchArgs& a) {
+    BenchSetup setup = prepare_bench(a);
+    SetupOptions& so = setup.so;
+    const BackendOptions& backend_options = so.backend;
+    const auto& modes = setup.modes;
+    const auto& sizes = setup.sizes;
+    if (!a.quiet) std::fprintf(stderr, "pkrt bench: %s\n", setup.why.c_str());
     nlohmann::json out;
-    out["backend"] = probe->name();
-    out["device"] = probe->device();
+    out["backend"] = setup.backend;
+    out["device"] = setup.device;
     out["spp"] = a.spp;
     out["repeat"] = a.repeat;
-    out["bvh"] = bvh_layout_name(bvh.layout);
-    out["bvh_splits"] = bvh.splits;
-    out["sbvh"] = bvh.sbvh;
+    out["bvh"] = bvh_layout_name(so.bvh.layout);
+    out["bvh_splits"] = so.bvh.splits;
+    out["sbvh"] = so.bvh.sbvh;
     out["results"] = nlohmann::json::array();
-    probe.reset();
 
     if (a.micro) {
         std::string no_gpu;
@@ -151,12 +177,14 @@ int run_bench(const BenchArgs& a) {
     std::vector<SceneInput> inputs;
 
     for (const auto& scene_path : a.scenes) {
-        Scene scene = load_scene(scene_path, a.limits);
-        inputs.insert(inputs.end(), scene.inputs.begin(), scene.inputs.end());
-        check_outputs(outputs, inputs);
-        // --res sizes were checked as they were parsed; a scene's own resolution is checked here, before the BVH build.
-        if (sizes.empty()) check_pixel_budget(a.limits, scene_path + ": render.resolution", scene.defaults.width, scene.defaults.height);
-        prepare_scene(scene, bvh.layout, bvh.splits, bvh.sbvh);
+        so.before_build = [&](const Scene& loaded) {
+            inputs.insert(inputs.end(), loaded.inputs.begin(), loaded.inputs.end());
+            check_outputs(outputs, inputs);
+        };
+        std::vector<std::string> warnings;
+        Scene scene = setup_scene(so, scene_path, &warnings);
+        if (!a.quiet)
+            for (const auto& warning : warnings) std::fprintf(stderr, "pkrt bench: warning: %s\n", warning.c_str());
         std::vector<std::pair<int, int>> res = sizes.empty() ? std::vector<std::pair<int, int>>{{scene.defaults.width, scene.defaults.height}} : sizes;
         std::vector<int> depths = a.depths.empty() ? std::vector<int>{scene.defaults.max_depth} : a.depths;
         for (auto [w, h] : res) {
@@ -173,11 +201,12 @@ int run_bench(const BenchArgs& a) {
                     r.backend->reset(w, h);
                     runs.push_back(std::move(r));
                 }
-                RenderSettings rs;
-                rs.width = w;
-                rs.height = h;
-                rs.max_depth = depth;
-                rs.spp = a.spp;
+                SetupOptions point = so;  // this point of the matrix: its size and depth, the bench's spp
+                point.width = w;
+                point.height = h;
+                point.max_depth = depth;
+                point.spp = a.spp;
+                RenderSettings rs = setup_settings(point, scene, std::nullopt);
                 char label[256];
                 std::snprintf(label, sizeof label, "%s %dx%d d%d", scene_path.c_str(), w, h, depth);
                 Progress progress(label, static_cast<uint64_t>(a.warmup + a.repeat) * runs.size(), "frames",

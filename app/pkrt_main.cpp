@@ -26,7 +26,9 @@
 #include "render/image/output_files.h"
 #include "render/progress.h"
 #include "render/distributed/sample_chunks.h"
+#include "render/scene/render_limits.h"
 #include "render/scene/scene.h"
+#include "render/setup.h"
 #include "render/stats.h"
 
 #ifndef PKRT_VERSION
@@ -35,10 +37,6 @@
 
 namespace {
 
-constexpr const char* kDefaultScene = PKRT_SCENES_DIR "/cornell.json";
-constexpr int kMaxResolution = 16384;
-constexpr int kMaxSpp = 1 << 20;
-constexpr int kMaxDepth = 1024;
 
 struct RenderArgs {
     std::string scene;
@@ -70,12 +68,6 @@ struct RenderArgs {
     pkrt::LoadLimits limits;
 };
 
-std::string format_number(float v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", static_cast<double>(v));
-    return buf;
-}
-
 // A render checked and loaded: what every rank of an MPI job does on its own before they render together.
 struct PreparedRender {
     std::unique_ptr<pkrt::Backend> backend;
@@ -88,9 +80,25 @@ struct PreparedRender {
     pkrt::Image reference;
 };
 
+// Before the render, so that an output naming an input (or another output) fails in a second: rank 0's
+// outputs against the scene's inputs and the reference, which is read here so a wrong one fails at once.
+void check_outputs_before_render(const RenderArgs& a, const std::string& output, const std::string& hdr,
+                                 const pkrt::Scene& scene, int w, int h, PreparedRender& p) {
+    std::vector<pkrt::OutputFile>& outputs = p.outputs;
+    outputs = {{"-o", output, {}}};
+    if (!hdr.empty()) outputs.push_back({"--hdr", hdr, {}});
+    if (!a.stats.empty()) outputs.push_back({"--stats", a.stats, {}});
+    if (!a.spp_map.empty()) outputs.push_back({"--spp-map", a.spp_map, {}});
+    // The reference is an input like the scene's files: no output may overwrite it.
+    p.inputs = scene.inputs;
+    if (!a.reference.empty()) p.inputs.push_back({a.reference, pkrt::check_input_file(a.reference)});
+    pkrt::check_outputs(outputs, p.inputs);
+    if (!a.reference.empty())
+        p.reference = pkrt::read_reference_exr(a.reference, w ? w : scene.defaults.width, h ? h : scene.defaults.height);
+}
+
 PreparedRender prepare_render(const RenderArgs& a, pkrt::Ranks& ranks) {
     PreparedRender p;
-    const std::string scene_path = a.scene.empty() ? kDefaultScene : a.scene;
     // Rank 0 checks and writes the outputs and prints; the other ranks only render.
     const bool lead = ranks.lead();
     const bool sequence = a.frames > 0 || !a.camera_path.empty();
@@ -108,19 +116,11 @@ PreparedRender prepare_render(const RenderArgs& a, pkrt::Ranks& ranks) {
         if (!hdr.empty()) pkrt::check_output_path(hdr, {".exr", ".pfm"}, "--hdr");
         if (!a.stats.empty()) pkrt::check_output_path(a.stats, {".json"}, "--stats");
     }
-    if (a.spp_set && (a.spp < 1 || a.spp > kMaxSpp))
-        throw pkrt::Error("--spp " + std::to_string(a.spp) + ": must be between 1 and " + std::to_string(kMaxSpp));
-    if (a.max_depth_set && (a.max_depth < 0 || a.max_depth > kMaxDepth))
-        throw pkrt::Error("--max-depth " + std::to_string(a.max_depth) + ": must be between 0 and " + std::to_string(kMaxDepth));
     if (!std::isfinite(a.exposure) || std::fabs(a.exposure) > 64.0f) throw pkrt::Error("--exposure: must be between -64 and 64 stops");
-    if (a.aperture_set && !pkrt::valid_aperture_radius(a.aperture))
-        throw pkrt::Error("--aperture " + format_number(a.aperture) + ": the lens radius must be between 0 (a pinhole) and 1e18");
-    if (a.focus_distance_set && !pkrt::valid_focus_distance(a.focus_distance))
-        throw pkrt::Error("--focus-distance " + format_number(a.focus_distance) + ": must be greater than 0 and at most 1e18");
     if (a.target_error_set) {
         if (a.spp_set) throw pkrt::Error("--spp: not with --target-error (adaptive sampling takes --min-spp and --max-spp)");
         if (sequence) throw pkrt::Error("--target-error: not with --frames (sequences sample every pixel alike)");
-        pkrt::check_adaptive_settings(a.adaptive, kMaxSpp);
+        pkrt::check_adaptive_settings(a.adaptive, pkrt::limits::kMaxSpp);
         if (!a.spp_map.empty()) pkrt::check_output_path(a.spp_map, {".png"}, "--spp-map");
     } else {
         const char* flag = a.min_spp_set ? "--min-spp" : a.max_spp_set ? "--max-spp" : a.time_limit_set ? "--time-limit"
@@ -130,63 +130,42 @@ PreparedRender prepare_render(const RenderArgs& a, pkrt::Ranks& ranks) {
     if (!a.reference.empty() && sequence) throw pkrt::Error("--reference: not with --frames (it measures one image)");
     if (!a.reference.empty() && lead) pkrt::check_reference_path(a.reference);
     int w = 0, h = 0;
-    if (!a.res.empty()) pkrt::parse_resolution(a.res, &w, &h, 1, kMaxResolution);
-    if (w) pkrt::check_pixel_budget(a.limits, "--res " + a.res, w, h);
+    if (!a.res.empty()) pkrt::parse_resolution(a.res, &w, &h);
 
-    std::optional<pkrt::SchedulerMode> mode;
-    if (!a.mode.empty()) mode = pkrt::parse_mode(a.mode);
-    const pkrt::BvhChoice bvh = pkrt::resolve_bvh_flags(a.bvh);
+    pkrt::SetupOptions so;
+    so.scene = a.scene;
+    so.limits = a.limits;
+    so.bvh = pkrt::resolve_bvh_flags(a.bvh);
     std::string cpu_note;
-    p.backend = pkrt::make_backend({.kind = a.backend, .set = a.set, .devices = a.devices, .cpu_threads = ranks.cpu_threads(&cpu_note),
-                                    .device_slot = ranks.device_slot()},
-                                   &p.why);
-    pkrt::Backend* backend = p.backend.get();
-    if (mode) pkrt::check_mode(*backend, *mode);
-
-    p.scene = pkrt::load_scene(scene_path, a.limits);
-    pkrt::Scene& scene = p.scene;
-    if (!w) pkrt::check_pixel_budget(a.limits, scene_path + ": render.resolution", scene.defaults.width, scene.defaults.height);
-    if (!a.camera.empty()) pkrt::select_camera(scene, a.camera);  // before the warnings: a failure is one line
-    if (!a.env.empty()) pkrt::set_environment_map(scene, a.env, 1.0f, 0.0f);
-    if (lead) {  // the other ranks load the same scene: their warnings are rank 0's
-        if (scene.load_stats.invalid_environment_texels)
-            std::fprintf(stderr, "pkrt: warning: %s: set %zu texels with a NaN, infinite or negative component to 0\n",
-                         scene.env_map.path.c_str(), scene.load_stats.invalid_environment_texels);
-        for (const auto& warning : scene.load_stats.warnings) std::fprintf(stderr, "pkrt: warning: %s\n", warning.c_str());
-        if (scene.load_stats.nonfinite_triangles)
-            std::fprintf(stderr, "pkrt: warning: %s: dropped %zu triangles with NaN or infinite vertices\n",
-                         scene_path.c_str(), scene.load_stats.nonfinite_triangles);
-        if (scene.load_stats.degenerate_triangles)
-            std::fprintf(stderr, "pkrt: warning: %s: dropped %zu degenerate (zero-area) triangles\n", scene_path.c_str(),
-                         scene.load_stats.degenerate_triangles);
-    }
-    if (a.aperture_set) scene.camera.aperture_radius = a.aperture;
-    if (a.focus_distance_set) scene.camera.focus_distance = a.focus_distance;
-    if (sequence) p.camera_path = pkrt::parse_camera_path(a.camera_path, scene.camera);  // orbits start from the scene's camera
-    if (lead) {
-        // Before the render, so that an output naming an input (or another output) fails in a second.
-        std::vector<pkrt::OutputFile>& outputs = p.outputs;
-        outputs = {{"-o", output, {}}};
-        if (!hdr.empty()) outputs.push_back({"--hdr", hdr, {}});
-        if (!a.stats.empty()) outputs.push_back({"--stats", a.stats, {}});
-        if (!a.spp_map.empty()) outputs.push_back({"--spp-map", a.spp_map, {}});
-        // The reference is an input like the scene's files: no output may overwrite it.
-        p.inputs = scene.inputs;
-        if (!a.reference.empty()) p.inputs.push_back({a.reference, pkrt::check_input_file(a.reference)});
-        pkrt::check_outputs(outputs, p.inputs);
-        // Read before the render, so a wrong one fails at once.
-        if (!a.reference.empty())
-            p.reference = pkrt::read_reference_exr(a.reference, w ? w : scene.defaults.width, h ? h : scene.defaults.height);
-    }
-    pkrt::prepare_scene(scene, bvh.layout, bvh.splits, bvh.sbvh);
-
+    so.backend = {.kind = a.backend, .set = a.set, .devices = a.devices, .cpu_threads = ranks.cpu_threads(&cpu_note),
+                  .device_slot = ranks.device_slot()};
+    so.mode = a.mode;
+    so.env = a.env;
+    so.camera = a.camera;
+    if (a.aperture_set) so.aperture = a.aperture;
+    if (a.focus_distance_set) so.focus_distance = a.focus_distance;
+    so.width = w;
+    so.height = h;
+    so.resolution_flag = "--res " + a.res;
+    if (a.spp_set) so.spp = a.spp;
+    if (a.max_depth_set) so.max_depth = a.max_depth;
+    so.seed = a.seed;
+    so.before_build = [&](const pkrt::Scene& scene) {
+        // Orbits start from the scene's camera.
+        if (sequence) p.camera_path = pkrt::parse_camera_path(a.camera_path, scene.camera);
+        if (lead) check_outputs_before_render(a, output, hdr, scene, w, h, p);
+    };
+    pkrt::ReadyRender ready = pkrt::setup_render(so);
+    if (lead)  // the other ranks load the same scene: their warnings are rank 0's
+        for (const auto& warning : ready.warnings) std::fprintf(stderr, "pkrt: warning: %s\n", warning.c_str());
+    p.backend = std::move(ready.backend);
+    p.why = std::move(ready.why);
+    p.scene = std::move(ready.scene);
+    p.rs = ready.settings;
+    const std::string& scene_path = ready.scene_path;
+    const pkrt::Scene& scene = p.scene;
+    const pkrt::BvhChoice& bvh = so.bvh;
     pkrt::RenderSettings& rs = p.rs;
-    rs.width = w ? w : scene.defaults.width;
-    rs.height = h ? h : scene.defaults.height;
-    rs.spp = a.spp_set ? a.spp : scene.defaults.spp;
-    rs.max_depth = a.max_depth_set ? a.max_depth : scene.defaults.max_depth;
-    rs.seed = a.seed;
-    rs.mode = mode;
     if (a.target_error_set) {
         rs.adaptive = a.adaptive;
         rs.spp = static_cast<int>(a.adaptive.rule().max_spp);  // the most any pixel gets

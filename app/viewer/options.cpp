@@ -12,6 +12,7 @@
 #include "render/scheduler_options.h"
 #include "app/limit_options.h"
 #include "render/image/image.h"
+#include "render/scene/render_limits.h"
 
 namespace pkrt::viewer {
 
@@ -57,7 +58,7 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
     o->preview_set = preview->count() > 0;
     if (!res.empty()) {
         try {
-            parse_resolution(res, &o->width, &o->height, 16, 8192);
+            parse_resolution(res, &o->width, &o->height, limits::kMinWindowSide, limits::kMaxWindowSide);
         } catch (const Error& e) {
             std::fprintf(stderr, "pkrt-viewer: error: %s\n", e.what());
             return 2;
@@ -70,16 +71,15 @@ void check_options(const ViewerOptions& o) {
     if (o.backend != "auto" && o.backend != "cpu" && o.backend != "cuda")
         throw Error("--backend " + o.backend + ": must be auto, cpu or cuda");
     resolve_bvh_flags(o.bvh);
-    if ((o.spp_per_frame_set && o.spp_per_frame < 1) || o.spp_per_frame > 4096)
-        throw Error("--spp-per-frame " + std::to_string(o.spp_per_frame) + ": must be between 1 and 4096");
-    if (o.spp_target < 0 || o.spp_target > 1 << 24)
-        throw Error("--spp-target " + std::to_string(o.spp_target) + ": must be between 0 (never stop) and 16777216");
+    if (o.spp_per_frame_set || o.spp_per_frame != 0)
+        limits::check_range("--spp-per-frame", o.spp_per_frame, 1, limits::kMaxSppPerFrame);
+    limits::check_range("--spp-target", o.spp_target, 0, limits::kMaxSppTarget);  // 0: never stop
     if (o.target_error != 0.0f) {  // the render command's checks (a positive, finite E)
         AdaptiveSettings a;
         a.target_error = o.target_error;
-        check_adaptive_settings(a, 1 << 20);
+        check_adaptive_settings(a, limits::kMaxSpp);
     }
-    if (o.max_depth < -1 || o.max_depth > 1024) throw Error("--max-depth: must be between 0 and 1024");
+    if (o.max_depth != -1) limits::check_range("--max-depth", o.max_depth, 0, limits::kMaxDepth);  // -1: the scene's
     if (o.scale != 0.0f && !(o.scale >= 0.05f && o.scale <= 1.0f)) throw Error("--scale: must be between 0.05 and 1");
     if (!std::isfinite(o.exposure) || std::fabs(o.exposure) > 64.0f) throw Error("--exposure: must be between -64 and 64 stops");
     if (o.interop != "texture" && o.interop != "buffer") throw Error("--interop " + o.interop + ": must be texture or buffer");
@@ -89,6 +89,19 @@ void check_options(const ViewerOptions& o) {
     if (!o.screenshot.empty()) check_output_path(o.screenshot, {".png"}, "--screenshot");
     if ((o.preview_set && o.preview < 1) || o.preview > 64) throw Error("--preview " + std::to_string(o.preview) + ": must be between 1 (none) and 64");
     parse_settings(o.set);  // the backend parses them again; a bad one fails here, before a window opens
+}
+
+SetupOptions setup_options(const ViewerOptions& o) {
+    SetupOptions so;
+    so.scene = o.scene;
+    so.limits = o.limits;
+    so.bvh = resolve_bvh_flags(o.bvh);
+    so.backend.kind = o.backend;
+    so.backend.set = o.set;
+    so.backend.devices = o.devices;
+    so.mode = o.mode;
+    if (o.max_depth >= 0) so.max_depth = o.max_depth;
+    return so;
 }
 
 }  // namespace pkrt::viewer

@@ -6,6 +6,7 @@
 
 #include "app/bvh_options.h"
 #include "render/scene/load_limits.h"
+#include "render/setup.h"
 
 namespace pkrt::viewer {
 
@@ -43,5 +44,9 @@ int parse_options(int argc, char** argv, ViewerOptions* out);
 
 // Checks values (ranges, the screenshot path, --set); throws pkrt::Error.
 void check_options(const ViewerOptions& o);
+
+// The one set-up's options (render/setup.h) of the viewer's scenes and backend; the window size and the
+// progressive settings stay the viewer's.
+SetupOptions setup_options(const ViewerOptions& o);
 
 }  // namespace pkrt::viewer

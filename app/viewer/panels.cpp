@@ -8,6 +8,7 @@
 #include <imgui_stdlib.h>
 
 #include "render/progress.h"
+#include "render/scene/render_limits.h"
 
 namespace pkrt::viewer {
 
@@ -140,7 +141,8 @@ void Panels::render_section(ViewSettings& s, const PanelData& d) {
         ImGui::EndCombo();
     }
     ImGui::SliderInt("spp / frame", &s.spp_per_frame, 1, 64, "%d", ImGuiSliderFlags_AlwaysClamp);
-    ImGui::SliderInt("max depth", &s.max_depth, 0, 64, "%d", ImGuiSliderFlags_AlwaysClamp);
+    ImGui::SliderInt("max depth", &s.max_depth, 0, limits::kMaxDepth, "%d",
+                     ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_Logarithmic);  // the useful depths are small
     ImGui::SliderFloat("resolution", &s.resolution_scale, 0.05f, 1.0f, "%.3f x window", ImGuiSliderFlags_AlwaysClamp);
     help_marker("Render resolution as a fraction of the window. The CPU backend starts at 0.5 so the window stays responsive.");
     ImGui::SliderFloat("exposure", &s.exposure, -8.0f, 8.0f, "%+.2f stops");
@@ -149,7 +151,7 @@ void Panels::render_section(ViewSettings& s, const PanelData& d) {
     s.tone_map = static_cast<ToneMap>(tm);
     ImGui::Checkbox("pause accumulation", &s.paused);
     ImGui::InputInt("stop at spp", &s.spp_target, 16, 256);
-    s.spp_target = std::clamp(s.spp_target, 0, 1 << 24);
+    s.spp_target = std::clamp(s.spp_target, 0, limits::kMaxSppTarget);
     help_marker("Accumulation stops once every pixel has this many samples (0: never). The image then stays; any change starts again.");
     ImGui::Checkbox("stop when converged", &s.stop_when_converged);
     help_marker("Adaptive sampling: rounds of samples go to the 8x8 tiles whose pixels' estimated relative error is above the "

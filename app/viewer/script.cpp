@@ -8,6 +8,7 @@
 
 #include "render/error.h"
 #include "render/scene/input_file.h"
+#include "render/scene/render_limits.h"
 
 namespace pkrt::viewer {
 
@@ -133,8 +134,8 @@ std::vector<ScriptStep> parse_script(const std::string& path) {
         } else if (cmd == "resize") {
             s.kind = ScriptStep::Kind::kResize;
             if (w.size() != 3 || !parse_int(w[1], &s.width) || !parse_int(w[2], &s.height) || s.width < 1 ||
-                s.height < 1 || s.width > 16384 || s.height > 16384)
-                throw fail("expected 'resize W H' with sides between 1 and 16384");
+                s.height < 1 || s.width > limits::kMaxImageSide || s.height > limits::kMaxImageSide)
+                throw fail("expected 'resize W H' with sides between 1 and " + std::to_string(limits::kMaxImageSide));
         } else if (cmd == "compare") {
             s.kind = ScriptStep::Kind::kCompare;
             if (w.size() != 2 || !parse_int(w[1], &s.count) || s.count < 1 || s.count > 1000)

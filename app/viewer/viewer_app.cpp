@@ -58,23 +58,19 @@ ViewerApp::ViewerApp(const ViewerOptions& options) : options_(options), bvh_(res
     batch_ = options_.frames > 0 || !options_.script.empty();
 
     // Everything that can fail without a window fails first: scene, backend, mode.
-    std::string scene_path = options_.scene.empty() ? std::string(PKRT_SCENES_DIR "/cornell.json") : options_.scene;
-    scene_ = std::make_unique<Scene>(load_scene(scene_path, options_.limits));
-    prepare_scene(*scene_, bvh_.layout, bvh_.splits, bvh_.sbvh);
+    const SetupOptions setup = setup_options(options_);  // the one set-up of render and bench (render/setup.h)
+    std::string scene_path = options_.scene.empty() ? default_scene_path() : options_.scene;
+    std::vector<std::string> warnings;
+    scene_ = std::make_unique<Scene>(setup_scene(setup, scene_path, &warnings));
+    for (const auto& warning : warnings) std::fprintf(stderr, "pkrt-viewer: warning: %s\n", warning.c_str());
     scene_name_ = file_name(scene_path);
 
     if (!options_.script.empty()) script_ = std::make_unique<ScriptRunner>(parse_script(options_.script));
 
     std::optional<SchedulerMode> mode;
-    if (!options_.mode.empty()) mode = parse_mode(options_.mode);
     std::string why;
-    BackendOptions bo;
-    bo.kind = options_.backend;
-    bo.set = options_.set;
-    bo.devices = options_.devices;
-    backend_ = make_backend(bo, &why);
+    backend_ = setup_backend(setup, &mode, &why);
     std::fprintf(stderr, "pkrt-viewer: %s\n", why.c_str());
-    if (mode) check_mode(*backend_, *mode, "--mode");
     backends_ = {"cpu"};
     std::string no_cuda;
     if (cuda_built() && !cuda_devices(&no_cuda).empty()) backends_.push_back("cuda");
@@ -499,8 +495,9 @@ void ViewerApp::switch_backend(const std::string& kind) {
 }
 
 void ViewerApp::open_scene(const std::string& path) {
-    auto scene = std::make_unique<Scene>(load_scene(path, options_.limits));
-    prepare_scene(*scene, bvh_.layout, bvh_.splits, bvh_.sbvh);
+    std::vector<std::string> warnings;
+    auto scene = std::make_unique<Scene>(setup_scene(setup_options(options_), path, &warnings));
+    for (const auto& warning : warnings) std::fprintf(stderr, "pkrt-viewer: warning: %s\n", warning.c_str());
     compare_.cancel();
     progressive_.set_scene(scene.get());  // the backend moves to the new scene before the old one is freed
     scene_ = std::move(scene);

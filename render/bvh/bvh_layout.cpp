@@ -130,8 +130,8 @@ BvhBuildOptions bvh_build_options(BvhLayout layout) {
     switch (layout) {
         case BvhLayout::kBvh2:
             // A node visit (two box tests) costs the traversal about what one watertight triangle test
-            // does, yet 0.5 and 0.7 both measured 2% faster frames than 1 on the atria (1.0 elsewhere;
-            // H200, BENCHMARKS.md session 6): deeper trees, smaller leaves.
+            // does, yet a cost below 1 gave faster frames on the atria (BENCHMARKS.md, session 6): deeper
+            // trees, smaller leaves.
             opt.traversal_cost = 0.7f;
             return opt;
         case BvhLayout::kCwbvh:

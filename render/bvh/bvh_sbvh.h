@@ -3,8 +3,8 @@
 // cuts the node's box by a plane and sends a triangle that straddles it to both children, each with the
 // box of its part. Spatial splits are tried only where the object split's children overlap by more than
 // `sbvh_alpha` of the root's surface area (so reference growth stays small). Subtrees near the top are
-// built on threads of their own and spliced in. Slower to build than the binned builder (Crytek Sponza
-// 2.4 s against 0.34 on two cores): an option (BvhBuildOptions::spatial_splits).
+// built on threads of their own and spliced in. Slower to build than the binned builder (several times
+// on Crytek Sponza: BENCHMARKS.md, "Numbers from code comments"): an option (BvhBuildOptions::spatial_splits).
 #pragma once
 
 #include "render/bvh/bvh_build.h"

@@ -8,6 +8,7 @@
 
 #include "render/cuda/device_memory.h"
 #include "render/cuda/scheduler.h"
+#include "render/scene/render_limits.h"
 
 namespace pkrt::cuda {
 
@@ -49,7 +50,7 @@ private:
     DeviceArray<Hit> hits_;
     DeviceArray<ShadowRecord> shadows_;
     DeviceArray<int> counts_;                                  // count_ints(max depth) (see count_stride)
-    static constexpr int kMaxDepth = 1024;
+    static constexpr int kMaxDepth = limits::kMaxDepth;
     PinnedHost<std::array<int, 2 * ((kMaxDepth + 2 + 31) / 32 * 32)>> counts_host_;  // their copy after a wave
 };
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/vec3.h"
+#include "render/scene/render_limits.h"
 
 namespace pkrt {
 
@@ -79,7 +80,8 @@ unsigned char linear_to_srgb8(float v);
 void write_file_atomically(const std::string& path, const std::string& bytes);
 
 // Parses a --res value "WIDTHxHEIGHT" with each side in [min_side, max_side]. Throws Error naming --res.
-void parse_resolution(const std::string& text, int* width, int* height, int min_side = 1, int max_side = 16384);
+void parse_resolution(const std::string& text, int* width, int* height, int min_side = 1,
+                      int max_side = limits::kMaxImageSide);
 
 // Checks before a long render that `path` can be written (directory exists, extension is known)
 // so a typo fails in a second instead of after the render. Throws Error.

@@ -2,9 +2,8 @@
 // small frames are paced by it, not by the GPU (BENCHMARKS.md, sessions 7 and 8), so it is built for
 // speed: each row takes whichever of the None, Sub and Up filters leaves the smallest sum of absolute
 // differences (libpng's heuristic, without Average and Paeth, whose cost bought nothing at level 1 on
-// rendered frames), and libdeflate compresses the whole filtered image at level 1 in one call. On
-// rendered 256x256 and 512x512 frames that is 2.2-3.4x faster than libpng with zlib at level 1, and
-// the files are 1.5-6% smaller. libdeflate has no streaming interface, so the filtered image (the size of the
+// rendered frames), and libdeflate compresses the whole filtered image at level 1 in one call: faster
+// than libpng with zlib at level 1, and smaller files (BENCHMARKS.md, "Numbers from code comments"). libdeflate has no streaming interface, so the filtered image (the size of the
 // RGB bytes) is held whole. The chunks around the data are the PNG specification's own: IHDR, the
 // colour space (sRGB, with the gAMA and cHRM values the specification pairs with it), IDAT, IEND.
 #include <libdeflate.h>

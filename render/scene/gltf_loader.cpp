@@ -8,7 +8,8 @@
 //     copies a zero-length GLB buffer through vector::at;
 //   - accessors are read only here, each checked against its buffer view and buffer first, and sparse
 //     accessors are applied here (tinygltf 2.7 parses `sparse` but leaves the values alone).
-// The checks before tinygltf and its callbacks are in gltf_input.cpp; this file reads the model it built.
+// The checks before tinygltf and its callbacks are in gltf_input.cpp; this file reads the model it built,
+// with its accessors in gltf_accessors.cpp and its materials in gltf_materials.cpp (gltf_reader.h).
 // Any problem is one Error naming the file; what is only ignored (other primitive modes, orthographic
 // cameras, unsupported extensions) becomes a warning line in scene.load_stats.warnings.
 #include <algorithm>
@@ -26,6 +27,7 @@
 #include "render/scene/gltf_input.h"
 #include "render/scene/input_file.h"
 #include "render/scene/loaders.h"
+#include "render/scene/gltf_reader.h"
 #include "render/scene/mesh_builder.h"
 
 namespace pkrt {
@@ -39,6 +41,7 @@ using gltf::fs_exists;
 using gltf::fs_expand;
 using gltf::fs_read;
 using gltf::fs_write;
+using gltf::Reader;
 using gltf::GlbChunks;
 using gltf::load_image;
 
@@ -57,289 +60,44 @@ std::string lines_joined(std::string text) {
     return text;
 }
 
-// ---- reading the model ----
-
-class Reader {
-public:
-    Reader(Scene& scene, const std::string& path, const tinygltf::Model& model, const std::vector<int32_t>& image_texture,
-           const GltfOptions& options)
-        : scene_(scene), path_(path), m_(model), image_texture_(image_texture), options_(options) {}
-
-    [[noreturn]] void fail(const std::string& what) const { throw Error(path_ + ": " + what); }
-
-    void warn(const std::string& what) { scene_.load_stats.warnings.push_back(path_ + ": " + what); }
-
-    void load();
-
-private:
-    struct Prim {
-        std::vector<float> pos, nrm, tan, uv;
-        std::vector<uint32_t> idx;
-        size_t vertices = 0;
+glm::dmat4 local_matrix(const tinygltf::Node& n, const std::string& where, const Reader& r) {
+    auto finite = [&](const std::vector<double>& v) {
+        for (double x : v)
+            if (!std::isfinite(x)) r.fail(where + ": a transform component is not finite");
     };
-
-    template <typename T>
-    const T& at(const std::vector<T>& v, int i, const char* what) const {
-        if (i < 0 || static_cast<size_t>(i) >= v.size())
-            fail(std::string(what) + " " + std::to_string(i) + " does not exist (the file has " + std::to_string(v.size()) + ")");
-        return v[static_cast<size_t>(i)];
+    if (!n.matrix.empty()) {
+        if (n.matrix.size() != 16) r.fail(where + ": matrix must have 16 numbers");
+        finite(n.matrix);
+        glm::dmat4 m;
+        for (int c = 0; c < 4; ++c)
+            for (int k = 0; k < 4; ++k) m[c][k] = n.matrix[static_cast<size_t>(c * 4 + k)];  // column-major, as glm
+        return m;
     }
-
-    struct Span {
-        const unsigned char* base;
-        size_t stride;
-    };
-    Span span(int view_index, size_t offset, size_t count, size_t elem, bool strided, const std::string& what) const;
-    std::vector<double> read_accessor(int index, std::initializer_list<int> types, const std::string& what) const;
-    const std::vector<float>& floats(int index, int components, const std::string& what);
-    const std::vector<uint32_t>& indices(int index, const std::string& what);
-
-    int32_t material(int index);
-    int32_t texture_view(const tinygltf::TextureInfo& info, int tex_coord, const tinygltf::ExtensionMap& ext, bool srgb,
-                         int material_index, int* uv_set);
-    void visit(int node, const glm::dmat4& parent, size_t depth);
-    void add_primitive(const tinygltf::Primitive& p, const glm::dmat4& xf, int mesh, size_t k);
-    void add_camera(int index, const std::string& node_name, const glm::dmat4& xf);
-
-    Scene& scene_;
-    std::string path_;
-    const tinygltf::Model& m_;
-    const std::vector<int32_t>& image_texture_;
-    GltfOptions options_;
-    std::map<int, std::vector<float>> float_cache_;
-    std::map<int, std::vector<uint32_t>> index_cache_;
-    std::vector<int32_t> material_slot_;  // file material -> scene material, -2 until converted
-    std::vector<int> material_uv_;        // file material -> TEXCOORD set its textures read
-    int32_t default_material_ = -1;
-    std::vector<uint8_t> on_path_;
-    uint64_t visits_ = 0;
-    std::map<int, size_t> skipped_modes_;
-    std::vector<std::pair<int, NamedCamera>> cameras_;
-    size_t added_ = 0;
-    bool uv_conflict_ = false;
-};
-
-size_t component_size(int type) {
-    switch (type) {
-        case TINYGLTF_COMPONENT_TYPE_BYTE:
-        case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: return 1;
-        case TINYGLTF_COMPONENT_TYPE_SHORT:
-        case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: return 2;
-        case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT:
-        case TINYGLTF_COMPONENT_TYPE_FLOAT: return 4;
-        default: return 0;  // INT and DOUBLE are not glTF 2.0 accessor types
+    glm::dmat4 m(1.0);
+    if (!n.translation.empty()) {
+        if (n.translation.size() != 3) r.fail(where + ": translation must have 3 numbers");
+        finite(n.translation);
+        m = glm::translate(m, glm::dvec3(n.translation[0], n.translation[1], n.translation[2]));
     }
-}
-
-size_t type_components(int type) {
-    switch (type) {
-        case TINYGLTF_TYPE_SCALAR: return 1;
-        case TINYGLTF_TYPE_VEC2: return 2;
-        case TINYGLTF_TYPE_VEC3: return 3;
-        case TINYGLTF_TYPE_VEC4: return 4;
-        case TINYGLTF_TYPE_MAT2: return 4;
-        case TINYGLTF_TYPE_MAT3: return 9;
-        case TINYGLTF_TYPE_MAT4: return 16;
-        default: return 0;
+    if (!n.rotation.empty()) {
+        if (n.rotation.size() != 4) r.fail(where + ": rotation must have 4 numbers");
+        finite(n.rotation);
+        glm::dquat q(n.rotation[3], n.rotation[0], n.rotation[1], n.rotation[2]);  // glTF stores x, y, z, w
+        double len = glm::length(q);
+        if (!(len > 0.0)) r.fail(where + ": rotation is a zero quaternion");
+        m = m * glm::mat4_cast(q / len);
     }
-}
-
-double read_component(const unsigned char* p, int type, bool normalized) {
-    switch (type) {
-        case TINYGLTF_COMPONENT_TYPE_BYTE: {
-            int8_t v;
-            std::memcpy(&v, p, 1);
-            return normalized ? std::max(v / 127.0, -1.0) : v;
-        }
-        case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: return normalized ? p[0] / 255.0 : p[0];
-        case TINYGLTF_COMPONENT_TYPE_SHORT: {
-            int16_t v;
-            std::memcpy(&v, p, 2);
-            return normalized ? std::max(v / 32767.0, -1.0) : v;
-        }
-        case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: {
-            uint16_t v;
-            std::memcpy(&v, p, 2);
-            return normalized ? v / 65535.0 : v;
-        }
-        case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT: {
-            uint32_t v;
-            std::memcpy(&v, p, 4);
-            return normalized ? v / 4294967295.0 : v;
-        }
-        default: {
-            float v;
-            std::memcpy(&v, p, 4);
-            return v;
-        }
+    if (!n.scale.empty()) {
+        if (n.scale.size() != 3) r.fail(where + ": scale must have 3 numbers");
+        finite(n.scale);
+        m = glm::scale(m, glm::dvec3(n.scale[0], n.scale[1], n.scale[2]));
     }
+    return m;
 }
 
-// `count` elements of `elem` bytes, `offset` bytes into the buffer view, at the view's stride (or packed).
-Reader::Span Reader::span(int view_index, size_t offset, size_t count, size_t elem, bool strided, const std::string& what) const {
-    const tinygltf::BufferView& v = at(m_.bufferViews, view_index, (what + ": buffer view").c_str());
-    const tinygltf::Buffer& b = at(m_.buffers, v.buffer, (what + ": buffer").c_str());
-    if (v.byteOffset > b.data.size() || v.byteLength > b.data.size() - v.byteOffset)
-        fail(what + ": buffer view " + std::to_string(view_index) + " lies past the end of its buffer");
-    size_t stride = strided && v.byteStride ? v.byteStride : elem;
-    if (stride < elem)
-        fail(what + ": buffer view " + std::to_string(view_index) + "'s byteStride " + std::to_string(stride) +
-             " is smaller than an element (" + std::to_string(elem) + " bytes)");
-    size_t len = v.byteLength;
-    if (offset > len || elem > len - offset || count - 1 > (len - offset - elem) / stride)
-        fail(what + ": " + std::to_string(count) + " elements of " + std::to_string(elem) + " bytes every " + std::to_string(stride) +
-             " from byte " + std::to_string(offset) + " run past the end of buffer view " + std::to_string(view_index) + " (" +
-             std::to_string(len) + " bytes)");
-    return {b.data.data() + v.byteOffset + offset, stride};
-}
+}  // namespace
 
-std::vector<double> Reader::read_accessor(int index, std::initializer_list<int> types, const std::string& what_in) const {
-    std::string what = what_in + ": accessor " + std::to_string(index);
-    const tinygltf::Accessor& a = at(m_.accessors, index, (what_in + ": accessor").c_str());
-    size_t comps = type_components(a.type), csize = component_size(a.componentType);
-    if (!csize) fail(what + ": invalid componentType " + std::to_string(a.componentType));
-    if (std::find(types.begin(), types.end(), static_cast<int>(comps)) == types.end() || a.type == TINYGLTF_TYPE_MAT2)
-        fail(what + ": has the wrong type for its use");
-    if (a.count == 0) fail(what + ": count is 0");
-    // Without a buffer view the count is not bounded by any data: check it against the scene's budget.
-    uint64_t max_count = 3 * scene_.limits.max_triangles + 3;
-    if (a.count > max_count)
-        fail(what + ": count " + std::to_string(a.count) + " is more than three times the triangle limit (raise it with --max-triangles)");
-    std::vector<double> out(a.count * comps, 0.0);
-    if (a.bufferView >= 0) {
-        Span s = span(a.bufferView, a.byteOffset, a.count, comps * csize, true, what);
-        for (size_t i = 0; i < a.count; ++i)
-            for (size_t k = 0; k < comps; ++k)
-                out[i * comps + k] = read_component(s.base + i * s.stride + k * csize, a.componentType, a.normalized);
-    }
-    if (a.sparse.isSparse) {
-        const auto& sp = a.sparse;
-        if (sp.count <= 0 || static_cast<size_t>(sp.count) > a.count)
-            fail(what + ": sparse count " + std::to_string(sp.count) + " is not in [1, " + std::to_string(a.count) + "]");
-        int it = sp.indices.componentType;
-        if (it != TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE && it != TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT &&
-            it != TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT)
-            fail(what + ": sparse indices have an invalid componentType " + std::to_string(it));
-        if (sp.indices.byteOffset < 0 || sp.values.byteOffset < 0) fail(what + ": negative sparse byteOffset");
-        size_t n = static_cast<size_t>(sp.count);
-        Span si = span(sp.indices.bufferView, static_cast<size_t>(sp.indices.byteOffset), n, component_size(it), false, what + " (sparse indices)");
-        Span sv = span(sp.values.bufferView, static_cast<size_t>(sp.values.byteOffset), n, comps * csize, false, what + " (sparse values)");
-        for (size_t j = 0; j < n; ++j) {
-            double target = read_component(si.base + j * si.stride, it, false);
-            if (target >= static_cast<double>(a.count))
-                fail(what + ": sparse index " + std::to_string(static_cast<uint64_t>(target)) + " is past its " +
-                     std::to_string(a.count) + " elements");
-            size_t t = static_cast<size_t>(target);
-            for (size_t k = 0; k < comps; ++k)
-                out[t * comps + k] = read_component(sv.base + j * sv.stride + k * csize, a.componentType, a.normalized);
-        }
-    }
-    return out;
-}
-
-const std::vector<float>& Reader::floats(int index, int components, const std::string& what) {
-    auto it = float_cache_.find(index);
-    if (it != float_cache_.end()) return it->second;
-    std::vector<double> d = read_accessor(index, {components}, what);
-    std::vector<float> f(d.begin(), d.end());
-    return float_cache_[index] = std::move(f);
-}
-
-const std::vector<uint32_t>& Reader::indices(int index, const std::string& what) {
-    auto it = index_cache_.find(index);
-    if (it != index_cache_.end()) return it->second;
-    const tinygltf::Accessor& a = at(m_.accessors, index, (what + ": index accessor").c_str());
-    int ct = a.componentType;
-    if (ct != TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE && ct != TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT &&
-        ct != TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT)
-        fail(what + ": index accessor " + std::to_string(index) + " has componentType " + std::to_string(ct) +
-             " (indices are unsigned byte, short or int)");
-    std::vector<double> d = read_accessor(index, {1}, what + " (indices)");
-    std::vector<uint32_t> u(d.size());
-    for (size_t i = 0; i < d.size(); ++i) u[i] = static_cast<uint32_t>(d[i]);
-    return index_cache_[index] = std::move(u);
-}
-
-double number(const tinygltf::Value& v, double fallback) { return v.IsNumber() ? v.GetNumberAsDouble() : fallback; }
-
-const tinygltf::Value* extension(const tinygltf::ExtensionMap& ext, const char* name) {
-    auto it = ext.find(name);
-    return it != ext.end() && it->second.IsObject() ? &it->second : nullptr;
-}
-
-int wrap_mode(int gl) {
-    switch (gl) {
-        case TINYGLTF_TEXTURE_WRAP_REPEAT: return kWrapRepeat;
-        case TINYGLTF_TEXTURE_WRAP_CLAMP_TO_EDGE: return kWrapClamp;
-        case TINYGLTF_TEXTURE_WRAP_MIRRORED_REPEAT: return kWrapMirror;
-        default: return -1;
-    }
-}
-
-// A glTF textureInfo as a view: the image, the sampler's wrap modes, the colour space the slot implies,
-// and KHR_texture_transform conjugated into pkrt's v-up convention. Sets *uv_set to the TEXCOORD set.
-int32_t Reader::texture_view(const tinygltf::TextureInfo& info, int tex_coord, const tinygltf::ExtensionMap& ext, bool srgb,
-                             int material_index, int* uv_set) {
-    std::string where = "material " + std::to_string(material_index);
-    const tinygltf::Texture& tex = at(m_.textures, info.index, (where + ": texture").c_str());
-    const tinygltf::Image& img = at(m_.images, tex.source, (where + ": texture " + std::to_string(info.index) + ": image").c_str());
-    (void)img;
-    size_t src = static_cast<size_t>(tex.source);
-    if (src >= image_texture_.size() || image_texture_[src] < 0) fail("image " + std::to_string(src) + " could not be loaded");
-    TextureView v = default_texture_view(image_texture_[src]);
-    v.srgb = srgb ? 1 : 0;
-    if (tex.sampler >= 0) {
-        const tinygltf::Sampler& s = at(m_.samplers, tex.sampler, (where + ": sampler").c_str());
-        v.wrap_u = wrap_mode(s.wrapS);
-        v.wrap_v = wrap_mode(s.wrapT);
-        if (v.wrap_u < 0 || v.wrap_v < 0) fail("sampler " + std::to_string(tex.sampler) + ": unknown wrap mode");
-    }
-    *uv_set = tex_coord;
-    if (const tinygltf::Value* t = extension(ext, "KHR_texture_transform")) {
-        double ox = 0, oy = 0, sx = 1, sy = 1, rot = number(t->Get("rotation"), 0.0);
-        if (t->Has("offset") && t->Get("offset").ArrayLen() == 2) {
-            ox = number(t->Get("offset").Get(0), 0.0);
-            oy = number(t->Get("offset").Get(1), 0.0);
-        }
-        if (t->Has("scale") && t->Get("scale").ArrayLen() == 2) {
-            sx = number(t->Get("scale").Get(0), 1.0);
-            sy = number(t->Get("scale").Get(1), 1.0);
-        }
-        if (t->Has("texCoord")) *uv_set = static_cast<int>(std::clamp(number(t->Get("texCoord"), 0.0), -1.0, 1e6));
-        // glTF's uv' = T(offset) R(rotation) S(scale) uv with v down, R turning (1, 0) towards (cos, -sin):
-        // counter-clockwise as the image is seen (v down), as the sample renderers and
-        // TextureTransformTest's markers have it. (The extension's GLSL sample writes R transposed; its
-        // arrow then points at the test's red "opposite direction" marker.) With F(u, v) = (u, 1 - v)
-        // the same map in pkrt's v-up coordinates is F G F.
-        double c = std::cos(rot), s = std::sin(rot);
-        double a = c * sx, b = s * sy, e0 = ox, d = -s * sx, e = c * sy, f = oy;
-        double uv[6] = {a, -b, b + e0, -d, e, 1.0 - e - f};
-        for (int k = 0; k < 6; ++k) {
-            if (!std::isfinite(uv[k]) || std::fabs(uv[k]) > 1e6) fail(where + ": KHR_texture_transform is not finite");
-            v.uv[k] = static_cast<float>(uv[k]);
-        }
-    }
-    return add_texture_view(scene_, v);
-}
-
-int32_t Reader::material(int index) {
-    if (options_.material_override >= 0) return options_.material_override;
-    if (index < 0) {
-        if (default_material_ < 0) {
-            // glTF's default material: white, fully metallic, fully rough.
-            Material d = default_material();
-            d.type = kMetalRough;
-            d.albedo = splat(1.0f);
-            d.metallic = 1.0f;
-            d.alpha = 1.0f;
-            scene_.materials.push_back(d);
-            scene_.material_names.push_back("glTF default");
-            default_material_ = static_cast<int32_t>(scene_.materials.size()) - 1;
-        }
-        return default_material_;
-    }
-    return at(material_slot_, index, "material");
-}
+namespace gltf {
 
 void Reader::load() {
     for (const auto& e : m_.extensionsRequired)
@@ -472,41 +230,6 @@ void Reader::load() {
     std::stable_sort(cameras_.begin(), cameras_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     for (auto& c : cameras_) scene_.cameras.push_back(std::move(c.second));
     if (added_ == 0 && scene_.tris.empty()) fail("no valid triangles in the default scene (none, or all degenerate or non-finite)");
-}
-
-glm::dmat4 local_matrix(const tinygltf::Node& n, const std::string& where, const Reader& r) {
-    auto finite = [&](const std::vector<double>& v) {
-        for (double x : v)
-            if (!std::isfinite(x)) r.fail(where + ": a transform component is not finite");
-    };
-    if (!n.matrix.empty()) {
-        if (n.matrix.size() != 16) r.fail(where + ": matrix must have 16 numbers");
-        finite(n.matrix);
-        glm::dmat4 m;
-        for (int c = 0; c < 4; ++c)
-            for (int k = 0; k < 4; ++k) m[c][k] = n.matrix[static_cast<size_t>(c * 4 + k)];  // column-major, as glm
-        return m;
-    }
-    glm::dmat4 m(1.0);
-    if (!n.translation.empty()) {
-        if (n.translation.size() != 3) r.fail(where + ": translation must have 3 numbers");
-        finite(n.translation);
-        m = glm::translate(m, glm::dvec3(n.translation[0], n.translation[1], n.translation[2]));
-    }
-    if (!n.rotation.empty()) {
-        if (n.rotation.size() != 4) r.fail(where + ": rotation must have 4 numbers");
-        finite(n.rotation);
-        glm::dquat q(n.rotation[3], n.rotation[0], n.rotation[1], n.rotation[2]);  // glTF stores x, y, z, w
-        double len = glm::length(q);
-        if (!(len > 0.0)) r.fail(where + ": rotation is a zero quaternion");
-        m = m * glm::mat4_cast(q / len);
-    }
-    if (!n.scale.empty()) {
-        if (n.scale.size() != 3) r.fail(where + ": scale must have 3 numbers");
-        finite(n.scale);
-        m = glm::scale(m, glm::dvec3(n.scale[0], n.scale[1], n.scale[2]));
-    }
-    return m;
 }
 
 void Reader::visit(int node, const glm::dmat4& parent, size_t depth) {
@@ -672,7 +395,9 @@ void Reader::add_primitive(const tinygltf::Primitive& p, const glm::dmat4& xf, i
     added_ += builder.added();
 }
 
-}  // namespace
+
+}  // namespace gltf
+
 
 size_t load_gltf(Scene& scene, const std::string& path, const GltfOptions& options) {
     InputFile file = read_input_file(path);

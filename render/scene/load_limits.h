@@ -16,14 +16,14 @@ enum class MissingTextures { kError, kWarn };
 struct LoadLimits {
     uint64_t max_triangles = uint64_t(8) << 20;   // about 4.7 GiB of host memory at kBytesPerTriangle
     uint64_t max_texels = uint64_t(256) << 20;    // 1 GiB of RGBA8
-    uint64_t max_polygon_corners = 256;  // worst case measured: about 1 ms per polygon to triangulate
+    uint64_t max_polygon_corners = 256;  // ear clipping is quadratic: the cost at 256 is in BENCHMARKS.md
     uint64_t max_pixels = uint64_t(64) << 20;     // 8192 x 8192: 4 GiB of host memory at kBytesPerPixel
     MissingTextures missing_textures = MissingTextures::kError;  // a policy beside the limits, read by the same loaders
 };
 
 // Peak host memory per triangle while loading and preparing: vertices and shading (112 B), the OBJ text
-// and the OBJ library's copies, BVH nodes and the build's scratch arrays. An upper estimate: peak RSS
-// per triangle measured 566 B on Crytek Sponza (OBJ), 296 B on geodesic spheres.
+// and the OBJ library's copies, BVH nodes and the build's scratch arrays. An upper estimate of the peak
+// RSS per triangle measured on real and generated scenes (BENCHMARKS.md, "Numbers from code comments").
 constexpr uint64_t kBytesPerTriangle = 600;
 constexpr uint64_t kBytesPerTexel = 4;
 // An environment map's texel costs as much as this many texture texels: 28 bytes at the peak, float RGB

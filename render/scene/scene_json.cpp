@@ -17,6 +17,7 @@
 #include "render/scene/material_maps.h"
 #include "render/scene/mesh_builder.h"
 #include "render/scene/obj_scan.h"
+#include "render/scene/render_limits.h"
 #include "render/scene/scene.h"
 
 namespace pkrt {
@@ -133,11 +134,11 @@ void read_render(const Reader& r, const json& j, Scene& scene) {
     if (j.contains("resolution")) {
         const json& res = j["resolution"];
         if (!res.is_array() || res.size() != 2) r.fail("render.resolution", "must be [width, height]");
-        scene.defaults.width = r.integer(res[0], "render.resolution[0]", 1, 16384);
-        scene.defaults.height = r.integer(res[1], "render.resolution[1]", 1, 16384);
+        scene.defaults.width = r.integer(res[0], "render.resolution[0]", 1, limits::kMaxImageSide);
+        scene.defaults.height = r.integer(res[1], "render.resolution[1]", 1, limits::kMaxImageSide);
     }
-    if (j.contains("spp")) scene.defaults.spp = r.integer(j["spp"], "render.spp", 1, 1 << 20);
-    if (j.contains("max_depth")) scene.defaults.max_depth = r.integer(j["max_depth"], "render.max_depth", 0, 1024);
+    if (j.contains("spp")) scene.defaults.spp = r.integer(j["spp"], "render.spp", 1, limits::kMaxSpp);
+    if (j.contains("max_depth")) scene.defaults.max_depth = r.integer(j["max_depth"], "render.max_depth", 0, limits::kMaxDepth);
 }
 
 void read_environment(const Reader& r, const json& j, Scene& scene, const std::string& scene_path) {
