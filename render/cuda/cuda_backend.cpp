@@ -1,6 +1,6 @@
 // The CUDA backend: what every GPU scheduler shares, and the choice of scheduler per frame.
 //
-// A frame (one accumulate(), or begin_accumulate() .. end_accumulate()) on the render stream:
+// A frame (start_frame .. finish_frame of the frame protocol, render/backend.h) on the render stream:
 //   frame record -> device memory   (camera, samples, seed, depth: kernels/frame.h)
 //   clear counters, set the timeline interval
 //   start event, the scheduler's work, done event     (the frame's GPU time)
@@ -450,8 +450,8 @@ public:
 
     // Copies out of host memory the copy engine wrote (the resident snapshot, or the framebuffer):
     // sequences take every frame's accumulation on their render loop, where temporaries, passes over
-    // the pixels and pageable copies cost more than the frame's GPU time (H200, Crytek Sponza 512x512:
-    // 3.3 ms of host work per frame against 1.1 ms of GPU).
+    // the pixels and pageable copies cost more than the frame's GPU time (BENCHMARKS.md, image
+    // sequences).
     void accumulation(Accumulation& a) const override {
         size_t n = static_cast<size_t>(width_) * height_;
         a.width = width_;
@@ -607,7 +607,7 @@ private:
     GpuCounters resident_before_{};  // resident mode: the running counters at the last frame's end
     GpuScheduler* pending_ = nullptr;
     unsigned long long paths_ = 0;
-    double ns_per_path_ = 6.0;  // first frames: about what an H200 takes on Crytek Sponza 1080p
+    double ns_per_path_ = 6.0;  // first frames: a large GPU on a large scene (BENCHMARKS.md)
     // Adaptive sampling (accumulate_adaptive): the rounds' state on the device and its copy here, the
     // work list, the scan's verdict per tile.
     struct AdaptiveState {

@@ -66,7 +66,7 @@ public:
         m.erase(std::remove(m.begin(), m.end(), SchedulerMode::kResident), m.end());
         return m;
     }
-    // Four million paths a GPU (about 15 ms of an H200 on Crytek Sponza): host chunks of whole samples
+    // Four million paths a GPU (frames of a few ms, BENCHMARKS.md): host chunks of whole samples
     // need several samples per pass to share at all.
     uint64_t paths_per_pass() const override { return workers_.size() * (uint64_t{1} << 22); }
 
