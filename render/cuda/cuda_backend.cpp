@@ -204,7 +204,8 @@ protected:
 
     bool frame_done(int position) const override {
         if (!pending_) return true;
-        (void)position;  // frames end in order: the oldest first
+        // Frames end in order; a later one is reported done once it is the oldest (conservative).
+        if (position > 0) return false;
         if (pending_->resident()) return pending_->ready();
         return cudaEventQuery(read_back_) != cudaErrorNotReady;
     }

@@ -47,6 +47,7 @@ using pkrt_test::load_prepared;
 using pkrt_test::mean;
 using pkrt_test::rms_difference;
 using pkrt_test::settings;
+using pkrt_test::submit_frame;
 
 #if defined(PKRT_HAVE_CUDA)
 std::unique_ptr<Backend> gpu_backend(const GpuDevice& d, SchedulerOptions o = {}) { return make_cuda_backend(d, o); }
