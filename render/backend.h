@@ -5,6 +5,8 @@
 // image of one pass of N*k samples.
 #pragma once
 
+#include <algorithm>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,6 +37,38 @@ struct RenderSettings {
     std::optional<AdaptiveSettings> adaptive;
 };
 
+// One frame of work as a caller submits it (Backend::submit): samples [first_sample, first_sample +
+// samples) of every pixel, or the next adaptive round (Backend::begin_adaptive).
+struct FrameRequest {
+    RenderSettings settings;
+    uint32_t first_sample = 0, samples = 0;
+    // The frame starts a new image: the accumulation is cleared to settings' width x height before its
+    // samples. Behind frames still outstanding where the backend queues several; else at once.
+    bool clear = false;
+    // The image (view) the frame belongs to: cancel(generation) stops the frames of older ones.
+    uint32_t generation = 0;
+    bool adaptive_round = false;  // the next of begin_adaptive()'s rounds (settings and samples unused)
+};
+
+// Tickets count up from 1 in submission order; frames end in that order.
+using FrameTicket = uint64_t;
+
+struct FrameResult {
+    FrameTicket ticket = 0;
+    uint32_t generation = 0;
+    RenderStats stats;        // this frame's counters alone
+    bool cancelled = false;   // stopped before all its samples (cancel(), interrupt()): the image is partial
+    double gpu_ms = 0.0;      // the frame's device time where the backend measures one (gpu_timed)
+    bool gpu_timed = false;
+    AdaptiveStep step;        // an adaptive round's outcome
+};
+
+// The frame protocol, shaped like a job queue, for every backend and scheduler: submit() a frame and
+// get a ticket; done() polls it, wait() blocks for it and returns its result; cancel() stops the frames
+// of an old view; drain() finishes everything and leaves the device free. Up to capacity() frames may
+// be outstanding: 1 where a frame runs at a time (then submit() may already do the work, and wait()
+// only hands over the result), more where a kernel outlives frames and takes them from a queue. The
+// last finished frame's image is what resolve(), accumulation(), sample_counts() and the copies show.
 class Backend {
 public:
     virtual ~Backend() = default;
@@ -42,37 +76,54 @@ public:
     virtual std::string device() const = 0;
     // Uploads or references the scene, and takes its camera; the scene must outlive the backend's use of it.
     virtual void set_scene(const Scene& scene) = 0;
-    // The camera of the frames begun from now on (the viewer moves it; the scene stays as loaded).
+    // The camera of the frames submitted from now on (the viewer moves it; the scene stays as loaded).
     void set_camera(const CameraSpec& camera) { camera_ = camera; }
     const CameraSpec& camera() const { return camera_; }
-    // Clears the framebuffer to width x height.
+    // Clears the framebuffer to width x height (after draining the frames outstanding, where the size
+    // changes or the backend cannot clear behind them).
     virtual void reset(int width, int height) = 0;
-    // Adds samples [first_sample, first_sample + samples) of every pixel; counters go into stats.
-    virtual void accumulate(const RenderSettings& settings, uint32_t first_sample, uint32_t samples, RenderStats& stats) = 0;
-    // accumulate() in two halves, for callers that overlap their own work with a frame (the viewer
-    // draws and presents the last frame while the GPU renders the next). begin returns once the frame
-    // is queued where the backend runs asynchronously (CUDA); end waits for it and adds its counters to
-    // stats. Between the two only cancel() may be called. By default the work happens in end.
-    virtual void begin_accumulate(const RenderSettings& settings, uint32_t first_sample, uint32_t samples) {
-        deferred_ = Deferred{settings, first_sample, samples};
-    }
-    virtual void end_accumulate(RenderStats& stats) {
-        accumulate(deferred_.settings, deferred_.first_sample, deferred_.samples, stats);
-    }
+
+    FrameTicket submit(const FrameRequest& request);
+    // Never blocks: the frame has ended (wait() would not block).
+    bool done(FrameTicket ticket) const;
+    // Blocks until the frame ends (and every frame before it: their results wait for their own wait()).
+    FrameResult wait(FrameTicket ticket);
+    // Stops the outstanding frames of generations older than `generation`: they end soon, in order,
+    // with their samples so far, marked cancelled.
+    void cancel(uint32_t generation);
+    // Frames of one image that may be outstanding at once for frames of these settings (at least 1).
+    // Above 1, frames that cancel() stopped leave room for one more: a new view queued behind them.
+    int capacity(const RenderSettings& settings) const { return std::max(1, max_outstanding(settings)); }
+    int outstanding() const { return static_cast<int>(outstanding_.size()); }
+    // The oldest outstanding frame's ticket, 0 when none is.
+    FrameTicket oldest() const { return outstanding_.empty() ? 0 : outstanding_.front().ticket; }
+    // Ends every outstanding frame (their results are dropped) and leaves the device with no kernel
+    // running, so the caller may register display resources, change mode or size, or quit.
+    void drain();
+    // submit() and wait() in one, the counters added to stats.
+    void accumulate(const RenderSettings& settings, uint32_t first_sample, uint32_t samples, RenderStats& stats);
+    // The caller keeps frames queued ahead and reads each finished frame's image while later ones
+    // render: the backend then keeps that image apart from the framebuffer (finished_rgba()) and may
+    // offer a capacity above 1. Off: one frame at a time.
+    virtual void set_queue_ahead(bool on) { (void)on; }
+    // The last finished frame's image as RGBA32F in host memory (rgb = radiance sum, a = samples), valid
+    // until the next wait(), where the backend keeps one (queue ahead); otherwise null (copy_accumulation).
+    virtual const float* finished_rgba() const { return nullptr; }
+    // From another thread: asks the frame being waited for to stop soon; its image is then partial.
+    virtual void interrupt() {}
+
     // Adaptive sampling on a reset framebuffer: rounds of samples for the tiles that need them
     // (kernels/adaptive.h) until none does, or the time limit passes; `report` says how it went and
     // progress (may be null) counts converged pixels. By default the rounds below, one after another.
     virtual void accumulate_adaptive(const RenderSettings& settings, const AdaptiveSettings& adaptive, AdaptiveReport& report,
                                      RenderStats& stats, Progress* progress);
     // The same rounds one at a time, for a frame loop (the viewer): begin_adaptive() on a reset
-    // framebuffer; then rounds, each begin_adaptive_round() .. end_adaptive_round() (like begin and
-    // end_accumulate: the round is queued, then waited for), while the last one said `more`; then
-    // end_adaptive(), after which the accumulation holds every sample, as after accumulate_adaptive.
-    // Between rounds accumulation() and the display hold every sample so far. A reset() ends the rounds
-    // unfinished. Modes that cannot run them refuse in begin_adaptive() with an Error.
+    // framebuffer; then rounds, each a frame submitted with adaptive_round (its result's step says
+    // whether there are `more`); then end_adaptive(), after which the accumulation holds every sample,
+    // as after accumulate_adaptive. Between rounds accumulation() and the display hold every sample so
+    // far. A reset() ends the rounds unfinished. Settings that cannot run them (the capacity of a
+    // kernel that queues its own rounds) are refused in begin_adaptive() with an Error.
     virtual void begin_adaptive(const RenderSettings& settings, const AdaptiveSettings& adaptive) = 0;
-    virtual void begin_adaptive_round() = 0;
-    virtual AdaptiveStep end_adaptive_round(RenderStats& stats) = 0;
     virtual void end_adaptive() = 0;
     // Mean radiance per pixel.
     Image resolve() const { return resolve_accumulation(accumulation()); }
@@ -99,28 +150,6 @@ public:
         (void)surface;
         return false;
     }
-    // Asks a running accumulate() to stop soon (from another thread); the framebuffer is then partial.
-    // Frames queued ahead all stop (their late paths never reach the next image).
-    virtual void cancel() {}
-
-    // Frames queued ahead (the viewer's resident mode, image sequences). With queue_ahead on, up to
-    // max_frames_in_flight() frames may be begun before the oldest ends (ends come in order; reset()
-    // between them starts a new image without waiting), and each frame's image is kept as it
-    // completes: resolve(), sample_counts(), copy_accumulation() and completed_rgba() then show the
-    // last ended frame while later ones render. Without it, or where the backend cannot, one.
-    virtual void set_queue_ahead(bool on) { (void)on; }
-    virtual int max_frames_in_flight(const RenderSettings& settings) const {
-        (void)settings;
-        return 1;
-    }
-    // Ends a kernel that outlives frames, if one runs (the next frame starts it again): the viewer
-    // registers display resources with CUDA, which would wait for such a kernel forever.
-    virtual void stop_resident() {}
-    // The oldest frame begun and not ended is done: end_accumulate() would not wait.
-    virtual bool frame_ready() const { return true; }
-    // The last ended frame's image as RGBA32F in host memory (rgb = radiance sum, a = samples), valid
-    // until the next end_accumulate(), where the backend keeps one; otherwise null (copy_accumulation).
-    virtual const float* completed_rgba() const { return nullptr; }
     // How many paths render_view() asks for in one accumulate(): enough to keep every device busy,
     // few enough that progress moves.
     virtual uint64_t paths_per_pass() const { return uint64_t{1} << 20; }
@@ -130,14 +159,45 @@ public:
     std::string mode_label(const RenderSettings& settings) const;
 
 protected:
+    // What a backend implements under the protocol. start_frame queues the frame (or, by default,
+    // keeps it for finish_frame); finish_frame waits for the oldest started frame, which `request`
+    // describes, and fills in its counters, step and whether it was cancelled. By default the frame
+    // runs in finish_frame through render_frame and the adaptive round hooks.
+    virtual void start_frame(const FrameRequest& request);
+    virtual void finish_frame(const FrameRequest& request, FrameResult& result);
+    // The outstanding frame at `position` (0: the oldest) has ended.
+    virtual bool frame_done(int position) const {
+        (void)position;
+        return true;
+    }
+    // Stops the outstanding frames at positions 0..through.
+    virtual void cancel_frames(int through) { (void)through; }
+    virtual int max_outstanding(const RenderSettings& settings) const {
+        (void)settings;
+        return 1;
+    }
+    // drain()'s second half: no kernel outlives this call.
+    virtual void release_device() {}
+    // Ends every outstanding frame (their results wait for their wait()) and keeps the device as it
+    // is: for a backend whose buffers or scene change under its frames.
+    void finish_outstanding();
+    // A synchronous frame, for backends that keep the default start/finish_frame.
+    virtual void render_frame(const FrameRequest& request, RenderStats& stats);
+    virtual void begin_adaptive_round() = 0;
+    virtual AdaptiveStep end_adaptive_round(RenderStats& stats) = 0;
+
     CameraSpec camera_;
 
 private:
-    struct Deferred {
-        RenderSettings settings;
-        uint32_t first_sample = 0, samples = 0;
+    struct Outstanding {
+        FrameTicket ticket = 0;
+        FrameRequest request;
+        bool cancelled = false;
     };
-    Deferred deferred_;
+    void finish_oldest();
+    std::deque<Outstanding> outstanding_;
+    std::deque<FrameResult> finished_;  // ended, not yet waited for (oldest first)
+    FrameTicket next_ticket_ = 1;
 };
 
 // The frame record of `samples` samples of every pixel from `first_sample` on (kernels/frame.h).

@@ -83,8 +83,9 @@ void add_frame(RenderStats& total, const RenderStats& frame, int index) {
     total.seconds += frame.seconds;
 }
 
-// Resident mode: every frame is one job, and the next one waits queued on the GPU (behind a clear the
-// kernel makes) while the host resolves and writes the last, so the grid never idles between frames.
+// A backend that queues frames ahead (capacity above 1): every frame is one job, and the next one waits
+// queued (behind the clear that starts its image) while the host resolves and writes the last, so the
+// device never idles between frames.
 RenderStats render_queued(Backend& backend, const Scene& scene, const RenderSettings& settings, const CameraPath& path,
                           int frames, Progress* progress,
                           const std::function<void(const SequenceFrame&, RenderOutput&)>& done, SequenceTiming& timing,
@@ -92,6 +93,7 @@ RenderStats render_queued(Backend& backend, const Scene& scene, const RenderSett
     struct Queued {
         SequenceFrame frame;
         RenderSettings settings;
+        FrameTicket ticket = 0;
     };
     std::deque<Queued> queued;
     backend.set_scene(scene);
@@ -100,12 +102,16 @@ RenderStats render_queued(Backend& backend, const Scene& scene, const RenderSett
         Queued q{sequence_frame(path, frames, settings.seed, i), settings};
         q.settings.seed = q.frame.seed;
         backend.set_camera(q.frame.camera);
-        backend.reset(settings.width, settings.height);
-        backend.begin_accumulate(q.settings, 0, static_cast<uint32_t>(settings.spp));
+        FrameRequest request;
+        request.settings = q.settings;
+        request.samples = static_cast<uint32_t>(settings.spp);
+        request.clear = true;
+        request.generation = static_cast<uint32_t>(i);
+        q.ticket = backend.submit(request);
         queued.push_back(q);
         timing.render += since(t);
     };
-    const int depth = backend.max_frames_in_flight(settings);
+    const int depth = backend.capacity(settings);
     const uint64_t pixels = static_cast<uint64_t>(settings.width) * settings.height;
     RenderStats total;
     int next = 0;
@@ -117,7 +123,7 @@ RenderStats render_queued(Backend& backend, const Scene& scene, const RenderSett
         RenderOutput out;
         out.stats = describe_render(backend, scene, q.settings);
         auto t = Clock::now();
-        backend.end_accumulate(out.stats);
+        out.stats.merge(backend.wait(q.ticket).stats);
         timing.render += since(t);
         t = Clock::now();
         if (resolve) {
@@ -159,7 +165,7 @@ RenderStats render_sequence(Backend& backend, const Scene& scene, const RenderSe
             }
         }
     } off{backend};
-    if (backend.max_frames_in_flight(settings) > 1) {
+    if (backend.capacity(settings) > 1) {
         total = render_queued(backend, scene, settings, path, frames, progress, done, time, resolve, spare);
     } else {
         for (int i = 0; i < frames; ++i) {

@@ -48,6 +48,18 @@ inline pkrt::RenderSettings settings(int w, int h, int spp, int depth, uint32_t 
 }
 
 // Adaptive sampling to target error e between min_spp and max_spp (render/adaptive.h).
+// One frame through the frame protocol: samples [first, first + samples) of `rs`, of image `generation`.
+inline pkrt::FrameTicket submit_frame(pkrt::Backend& b, const pkrt::RenderSettings& rs, uint32_t first, uint32_t samples,
+                                      uint32_t generation = 0, bool clear = false) {
+    pkrt::FrameRequest r;
+    r.settings = rs;
+    r.first_sample = first;
+    r.samples = samples;
+    r.generation = generation;
+    r.clear = clear;
+    return b.submit(r);
+}
+
 inline pkrt::AdaptiveSettings adaptive_settings(float e, int min_spp, int max_spp) {
     pkrt::AdaptiveSettings a;
     a.target_error = e;

@@ -180,7 +180,7 @@ double AccumulationUpload::upload(const Backend& backend) {
     auto ms = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
     // Earlier GL work (the last swap) must not count as transfer time. Not beside a resident grid:
     // there every wait for GL is a wait for GL's time slice on the GPU.
-    if (!backend.completed_rgba()) gl::Finish();
+    if (!backend.finished_rgba()) gl::Finish();
     auto t0 = clock::now();
     timing_ = UploadTiming{};
     size_t floats = static_cast<size_t>(width_) * height_ * 4;
@@ -217,7 +217,7 @@ double AccumulationUpload::upload(const Backend& backend) {
         gl::TexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, GL_RGBA, GL_FLOAT, host_.data());
     } else
 #endif
-    if (const float* rgba = backend.completed_rgba()) {
+    if (const float* rgba = backend.finished_rgba()) {
 #if defined(PKRT_HAVE_CUDA)
         if (host_cuda_ && host_cuda_->attached()) {
             gl::BindTexture(GL_TEXTURE_2D, 0);  // GL must not hold the texture while CUDA writes it

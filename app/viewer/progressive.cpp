@@ -9,7 +9,7 @@ namespace pkrt::viewer {
 void ProgressiveRenderer::set_backend(Backend* backend) {
     drain();
     backend_ = backend;
-    if (backend_) backend_->set_queue_ahead(true);  // resident mode: frames queue on the GPU, the display polls
+    if (backend_) backend_->set_queue_ahead(true);  // where the backend can, frames queue and the display polls
     if (backend_ && scene_) {
         backend_->set_scene(*scene_);
         backend_->set_camera(camera_);
@@ -63,13 +63,13 @@ void ProgressiveRenderer::set_seed(uint32_t seed) {
     stale_ = true;
 }
 
-bool ProgressiveRenderer::pipelined() const { return backend_ && backend_->max_frames_in_flight(settings_) > 1; }
+bool ProgressiveRenderer::pipelined() const { return backend_ && backend_->capacity(settings_) > 1; }
 
 bool ProgressiveRenderer::can_submit() {
     if (!backend_) return false;
     if (stale_ && !in_flight_.empty() && !cancel_sent_) {
         // Their samples belong to the image being replaced: stop them, so they end soon.
-        backend_->cancel();
+        backend_->cancel(generation_ + 1);  // every frame in flight is of this generation or older
         cancel_sent_ = true;
     }
     // A new size reallocates the framebuffer, and another mode runs no queue: both wait for the frames
@@ -86,7 +86,7 @@ bool ProgressiveRenderer::can_submit_more() const {
     if (!backend_) return false;
     // The limit counts frames of the image being built; frames of a replaced one (cancelled, ending
     // soon) do not hold back the new view, up to one frame beyond the limit in all.
-    int limit = backend_->max_frames_in_flight(settings_);
+    int limit = backend_->capacity(settings_);
     int current = 0;
     if (!stale_)
         for (const InFlight& f : in_flight_) current += f.generation == generation_ ? 1 : 0;
@@ -97,8 +97,9 @@ bool ProgressiveRenderer::can_submit_more() const {
 void ProgressiveRenderer::submit(uint32_t spp) {
     if (!backend_ || !scene_) throw Error("internal: progressive render without a backend or scene");
     if (!can_submit()) throw Error("internal: a frame was submitted while the backend takes no more");
+    FrameRequest request;
     if (stale_) {
-        backend_->reset(settings_.width, settings_.height);  // queued ahead: made on the GPU, after the frames in flight
+        request.clear = true;  // queued ahead: made on the GPU, after the frames in flight
         reset_width_ = settings_.width;
         reset_height_ = settings_.height;
         next_sample_ = 0;
@@ -112,35 +113,47 @@ void ProgressiveRenderer::submit(uint32_t spp) {
         converged_fraction_ = 0.0;
         if (preview_pending_) {  // the new view's first image: the preview, then the full image afresh
             preview_pending_ = false;
-            RenderSettings preview = settings_;
-            preview.spp = 1;
-            preview.preview = preview_;
-            backend_->begin_accumulate(preview, 0, 1);
-            in_flight_.push_back(InFlight{std::chrono::steady_clock::now(), generation_, settings_.mode});
+            request.settings = settings_;
+            request.settings.spp = 1;
+            request.settings.preview = preview_;
+            request.samples = 1;
+            request.generation = generation_;
+            auto t = std::chrono::steady_clock::now();
+            in_flight_.push_back(InFlight{t, generation_, settings_.mode, false, backend_->submit(request)});
             restart_ = true;
             return;
         }
     } else if (restart_) {
-        backend_->reset(settings_.width, settings_.height);  // the preview's image goes; same view, same generation
+        request.clear = true;  // the preview's image goes; same view, same generation
         restart_ = false;
     }
     if (adaptive()) {  // the next round (the first: every pixel at min_spp)
         if (adaptive_done_) throw Error("internal: an adaptive round after the image converged");
         if (!adaptive_begun_) {
+            // The rounds start on the cleared framebuffer (a clear after begin_adaptive would end them).
+            if (request.clear) backend_->reset(settings_.width, settings_.height);
+            request.clear = false;
             backend_->begin_adaptive(settings_, *adaptive_);
             adaptive_begun_ = true;
         }
-        backend_->begin_adaptive_round();
-        in_flight_.push_back(InFlight{std::chrono::steady_clock::now(), generation_, settings_.mode, true});
+        request.settings = settings_;
+        request.adaptive_round = true;
+        request.generation = generation_;
+        auto t = std::chrono::steady_clock::now();
+        in_flight_.push_back(InFlight{t, generation_, settings_.mode, true, backend_->submit(request)});
         return;
     }
     settings_.spp = static_cast<int>(spp);
-    backend_->begin_accumulate(settings_, next_sample_, spp);
+    request.settings = settings_;
+    request.first_sample = next_sample_;
+    request.samples = spp;
+    request.generation = generation_;
+    auto t = std::chrono::steady_clock::now();
+    in_flight_.push_back(InFlight{t, generation_, settings_.mode, false, backend_->submit(request)});
     next_sample_ += spp;
-    in_flight_.push_back(InFlight{std::chrono::steady_clock::now(), generation_, settings_.mode});
 }
 
-bool ProgressiveRenderer::ready() const { return !in_flight_.empty() && backend_->frame_ready(); }
+bool ProgressiveRenderer::ready() const { return !in_flight_.empty() && backend_->done(in_flight_.front().ticket); }
 
 void ProgressiveRenderer::drain() {
     while (!in_flight_.empty()) complete();
@@ -151,8 +164,10 @@ FrameResult ProgressiveRenderer::complete() {
     InFlight job = in_flight_.front();
     in_flight_.pop_front();
     FrameResult f;
+    pkrt::FrameResult r = backend_->wait(job.ticket);
+    f.stats = std::move(r.stats);
     if (job.round) {
-        AdaptiveStep step = backend_->end_adaptive_round(f.stats);
+        const AdaptiveStep& step = r.step;
         if (job.generation == generation_) {
             ++rounds_;
             adaptive_samples_ += f.stats.samples;
@@ -164,8 +179,6 @@ FrameResult ProgressiveRenderer::complete() {
                 adaptive_done_ = true;
             }
         }
-    } else {
-        backend_->end_accumulate(f.stats);
     }
     // A frame of the view just left is still shown until the new one arrives (a drag would otherwise
     // freeze the picture); only frames of an image already replaced are dropped.

@@ -3,12 +3,12 @@
 // render of N*k samples). Any change that invalidates the accumulation (camera, scene, resolution, max
 // depth, mode, backend) marks it stale; the next frame then resets it and starts again at sample 0.
 //
-// Where the backend queues frames ahead (resident mode) several frames are in flight at once, and a
-// change cancels them: they still complete, in order, but belong to an older image ("generation")
+// Where the backend queues frames ahead (its capacity is above 1) several frames are in flight at once,
+// and a change cancels them: they still complete, in order, but belong to an older image ("generation")
 // and are not shown.
 //
 // Stop when converged (set_adaptive): each image is rendered in adaptive rounds instead (the
-// backend's begin_adaptive_round .. end_adaptive_round, kernels/adaptive.h), one a frame, until no
+// backend's frames with adaptive_round, kernels/adaptive.h), one a frame, until no
 // tile needs samples. Not in resident mode, whose kernel queues its rounds itself: there the frames
 // stay uniform and adaptive_refused() says so.
 #pragma once
@@ -98,6 +98,7 @@ private:
         uint32_t generation = 0;
         std::optional<SchedulerMode> mode;
         bool round = false;  // an adaptive round
+        FrameTicket ticket = 0;
     };
     std::optional<AdaptiveSettings> adaptive_;
     bool adaptive_begun_ = false, adaptive_done_ = false;  // this image's rounds

@@ -353,10 +353,10 @@ void ViewerApp::frame() {
                 // a script's N frames are N frames of samples whatever the mode.
                 if (progressive_.stale() && progressive_.in_flight() && !progressive_.can_submit()) finish_all_frames();
                 if (progressive_.stale() && progressive_.pipelined() && !upload_->host_ready(rw, rh)) {
-                    // Resident mode at a new size (or for the first time): the display texture is
-                    // registered with CUDA before the kernel starts, never beside it.
+                    // Frames queued ahead at a new size (or for the first time): the display texture is
+                    // registered with CUDA while no kernel runs (a resident one would never let it).
                     finish_all_frames();
-                    backend_->stop_resident();
+                    backend_->drain();
                     upload_->prepare_host(rw, rh);
                 }
                 for (int n = 0; wants_samples() && progressive_.can_submit() && (n == 0 || !batch_); ++n) {

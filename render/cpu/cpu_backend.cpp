@@ -38,7 +38,10 @@ public:
         adaptive_ = Adaptive{};
     }
 
-    void accumulate(const RenderSettings& rs, uint32_t first_sample, uint32_t samples, RenderStats& stats) override {
+    // A frame at a time, run in full when it is waited for (Backend::finish_frame).
+    void render_frame(const FrameRequest& request, RenderStats& stats) override {
+        const RenderSettings& rs = request.settings;
+        const uint32_t first_sample = request.first_sample, samples = request.samples;
         FrameRecord fp = make_frame_record(camera_, width_, height_, rs, first_sample, samples, 0);
         block_ = std::max(1, rs.preview);
         std::vector<TileSpan> spans(adaptive_tiles(fp.width) * static_cast<size_t>(adaptive_tiles(fp.height)));

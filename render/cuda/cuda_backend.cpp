@@ -1,6 +1,6 @@
 // The CUDA backend: what every GPU scheduler shares, and the choice of scheduler per frame.
 //
-// A frame (one accumulate(), or begin_accumulate() .. end_accumulate()) on the render stream:
+// A frame (start_frame .. finish_frame of the frame protocol, render/backend.h) on the render stream:
 //   frame record -> device memory   (camera, samples, seed, depth: kernels/frame.h)
 //   clear counters, set the timeline interval
 //   start event, the scheduler's work, done event     (the frame's GPU time)
@@ -166,16 +166,8 @@ public:
         display_valid_ = false;
     }
 
-    void cancel() override {
-        // Queued-ahead frames are begun and ended on one thread, which cancels them all here (the
-        // stop flag would also stop the frames queued after this). A frame ended on another thread
-        // sees the flag and stops itself.
-        if (queue_ahead_ && pending_ && pending_->resident()) {
-            pending_->cancel_outstanding();
-            return;
-        }
-        stop_flag_.host()[0] = 1;
-    }
+    // From another thread: the frame being waited for sees the flag and stops itself.
+    void interrupt() override { stop_flag_.host()[0] = 1; }
 
     void set_queue_ahead(bool on) override {
         if (on == queue_ahead_) return;
@@ -184,30 +176,54 @@ public:
         if (on) display_host_.allocate(4 * static_cast<size_t>(width_) * height_);
     }
 
-    int max_frames_in_flight(const RenderSettings& rs) const override {
+    const float* finished_rgba() const override { return showing_snapshot() ? display_host_.get() : nullptr; }
+
+protected:
+    // Queued-ahead frames are submitted and ended on one thread, which stops them here through the
+    // scheduler's own channel where it has one (the stop flag would also stop the frames queued after).
+    void cancel_frames(int through) override {
+        if (queue_ahead_ && pending_ && pending_->resident()) {
+            pending_->cancel_outstanding();
+            (void)through;
+            return;
+        }
+        stop_flag_.host()[0] = 1;
+    }
+
+    void start_frame(const FrameRequest& r) override {
+        if (r.clear) reset(r.settings.width, r.settings.height);
+        if (r.adaptive_round) begin_adaptive_round();
+        else begin_accumulate(r.settings, r.first_sample, r.samples);
+    }
+
+    void finish_frame(const FrameRequest& r, FrameResult& result) override {
+        if (r.adaptive_round) result.step = end_adaptive_round(result.stats);
+        else end_accumulate(result.stats);
+        result.cancelled = last_cancelled_;
+    }
+
+    bool frame_done(int position) const override {
+        if (!pending_) return true;
+        // Frames end in order; a later one is reported done once it is the oldest (conservative).
+        if (position > 0) return false;
+        if (pending_->resident()) return pending_->ready();
+        return cudaEventQuery(read_back_) != cudaErrorNotReady;
+    }
+
+    int max_outstanding(const RenderSettings& rs) const override {
         return queue_ahead_ && rs.mode == SchedulerMode::kResident ? 2 : 1;
     }
 
-    void stop_resident() override {
+    void release_device() override {
         drain();
         quit_resident();
         display_valid_ = false;
     }
 
-    bool frame_ready() const override {
-        if (!pending_) return true;
-        if (pending_->resident()) return pending_->ready();
-        return cudaEventQuery(read_back_) != cudaErrorNotReady;
-    }
-
-    const float* completed_rgba() const override { return showing_snapshot() ? display_host_.get() : nullptr; }
-
-    void accumulate(const RenderSettings& rs, uint32_t first_sample, uint32_t samples, RenderStats& stats) override {
-        begin_accumulate(rs, first_sample, samples);
-        end_accumulate(stats);
-    }
-
-    void begin_accumulate(const RenderSettings& rs, uint32_t first_sample, uint32_t samples) override {
+public:
+private:
+    // One frame on the scheduler of its mode, queued; end_accumulate waits for the oldest.
+    void begin_accumulate(const RenderSettings& rs, uint32_t first_sample, uint32_t samples) {
         GpuScheduler& s = scheduler(rs.mode.value_or(SchedulerMode::kPersistent));
         if (pending_ && !(pending_ == &s && (queue_ahead_ || adaptive_.on) && pending_count_ < s.max_outstanding()))
             throw Error("internal: a CUDA frame was begun while another is in flight");
@@ -285,7 +301,7 @@ public:
         paths_ = f.paths();
     }
 
-    void end_accumulate(RenderStats& stats) override {
+    void end_accumulate(RenderStats& stats) {
         if (!pending_) throw Error("internal: no CUDA frame in flight to end");
         GpuScheduler& s = *pending_;
         if (--pending_count_ == 0) pending_ = nullptr;
@@ -317,11 +333,13 @@ public:
         }
         check(cudaGetLastError(), "frame");
         RenderStats f = frame_stats(c, ms, dev_.multiprocessors);
+        last_cancelled_ = stop_flag_.host()[0] != 0 || (s.resident() && s.cancelled());
         s.end(ms, stop_flag_.host()[0] != 0, f);
         stats.merge(f);
         if (paths_ > 0 && ms > 0.0f) ns_per_path_ = ms * 1e6 / static_cast<double>(paths_);
     }
 
+public:
     // Rounds of one frame each, the device's scan behind every one (kernels/gpu/adaptive_scan.cu): the
     // scan writes the next round's plan and work list in device memory, and the host reads back only
     // its log, to report progress and to stop. Resident mode queues its rounds ahead, blind: the kernel
@@ -362,6 +380,7 @@ public:
         start_adaptive(rs, as, false);
     }
 
+protected:
     void begin_adaptive_round() override {
         if (!adaptive_.on) throw Error("internal: an adaptive round without begin_adaptive");
         begin_accumulate(adaptive_.round, 0, adaptive_.rule.min_spp);
@@ -379,6 +398,7 @@ public:
         return step;
     }
 
+public:
     void end_adaptive() override {
         if (!adaptive_.on) return;
         drain();
@@ -431,8 +451,8 @@ public:
 
     // Copies out of host memory the copy engine wrote (the resident snapshot, or the framebuffer):
     // sequences take every frame's accumulation on their render loop, where temporaries, passes over
-    // the pixels and pageable copies cost more than the frame's GPU time (H200, Crytek Sponza 512x512:
-    // 3.3 ms of host work per frame against 1.1 ms of GPU).
+    // the pixels and pageable copies cost more than the frame's GPU time (BENCHMARKS.md, image
+    // sequences).
     void accumulation(Accumulation& a) const override {
         size_t n = static_cast<size_t>(width_) * height_;
         a.width = width_;
@@ -545,7 +565,8 @@ private:
 
     // Frames still in flight when the buffers or scene change under them: wait, drop their counters.
     void drain() {
-        while (pending_) {
+        finish_outstanding();  // the protocol's frames
+        while (pending_) {  // frames queued here directly (resident adaptive rounds)
             RenderStats ignored;
             end_accumulate(ignored);
         }
@@ -587,7 +608,7 @@ private:
     GpuCounters resident_before_{};  // resident mode: the running counters at the last frame's end
     GpuScheduler* pending_ = nullptr;
     unsigned long long paths_ = 0;
-    double ns_per_path_ = 6.0;  // first frames: about what an H200 takes on Crytek Sponza 1080p
+    double ns_per_path_ = 6.0;  // first frames: a large GPU on a large scene (BENCHMARKS.md)
     // Adaptive sampling (accumulate_adaptive): the rounds' state on the device and its copy here, the
     // work list, the scan's verdict per tile.
     struct AdaptiveState {
@@ -600,6 +621,7 @@ private:
         uint32_t ended = 0;            // rounds ended
     };
     AdaptiveState adaptive_;
+    bool last_cancelled_ = false;  // the last ended frame stopped before all its samples
     bool odd_valid_ = false;  // the framebuffer's second half holds this image's odd sums
     DeviceArray<AdaptiveDevice> adaptive_dev_;
     PinnedHost<AdaptiveDevice> adaptive_host_;

@@ -35,6 +35,7 @@ public:
             on(d.index);
             workers_.push_back(make_cuda_worker(d, opt));
         }
+        tickets_.assign(workers_.size(), 0);
         peer_atomics_ = enable_peer_atomics(devices);
         on(devices[0].index);
         next_chunk_.allocate(1);
@@ -65,7 +66,7 @@ public:
         m.erase(std::remove(m.begin(), m.end(), SchedulerMode::kResident), m.end());
         return m;
     }
-    // Four million paths a GPU (about 15 ms of an H200 on Crytek Sponza): host chunks of whole samples
+    // Four million paths a GPU (frames of a few ms, BENCHMARKS.md): host chunks of whole samples
     // need several samples per pass to share at all.
     uint64_t paths_per_pass() const override { return workers_.size() * (uint64_t{1} << 22); }
 
@@ -80,14 +81,14 @@ public:
         for_each([&](size_t, CudaWorker& w) { w.reset(width, height); });
     }
 
-    void accumulate(const RenderSettings& rs, uint32_t first_sample, uint32_t samples, RenderStats& stats) override {
-        begin_accumulate(rs, first_sample, samples);
-        end_accumulate(stats);
-    }
-
     // Shared persistent frames are launched on every GPU here and waited for in end; host chunks are
     // handed out in end, where the host can wait for each worker's chunk.
-    void begin_accumulate(const RenderSettings& rs, uint32_t first_sample, uint32_t samples) override {
+protected:
+    void start_frame(const FrameRequest& r) override {
+        if (r.adaptive_round) throw Error("internal: an adaptive round on several GPUs");
+        if (r.clear) reset(r.settings.width, r.settings.height);
+        const RenderSettings& rs = r.settings;
+        const uint32_t first_sample = r.first_sample, samples = r.samples;
         if (pending_) throw Error("internal: a multi-GPU frame was begun while another is in flight");
         if (rs.mode == SchedulerMode::kResident) check_mode(*this, *rs.mode);
         pending_ = Pending{rs, first_sample, samples, std::chrono::steady_clock::now(), false};
@@ -105,16 +106,21 @@ public:
         shared.chunk_base = chunk_base_;
         shared.chunks = static_cast<uint32_t>((paths + chunk_paths - 1) / chunk_paths);
         shared.chunk_paths = chunk_paths;
-        for_each([&](size_t, CudaWorker& w) {
+        for_each([&](size_t i, CudaWorker& w) {
             w.set_camera(camera_);
             w.share_next_frame(shared);
-            w.begin_accumulate(rs, first_sample, samples);
+            FrameRequest part;
+            part.settings = rs;
+            part.first_sample = first_sample;
+            part.samples = samples;
+            tickets_[i] = w.submit(part);
         });
         pending_->shared = true;
         pending_->chunk_paths = chunk_paths;
     }
 
-    void end_accumulate(RenderStats& stats) override {
+    void finish_frame(const FrameRequest&, FrameResult& result) override {
+        RenderStats& stats = result.stats;
         if (!pending_) throw Error("internal: no multi-GPU frame in flight to end");
         Pending p = *pending_;
         pending_.reset();
@@ -122,7 +128,7 @@ public:
         std::vector<RenderStats> per(workers_.size());
         std::vector<uint64_t> sample_chunks;
         if (p.shared) {
-            for_each([&](size_t i, CudaWorker& w) { w.end_accumulate(per[i]); });
+            for_each([&](size_t i, CudaWorker& w) { per[i].merge(w.wait(tickets_[i]).stats); });
             unsigned long long counter = 0;
             check(cudaMemcpy(&counter, next_chunk_.get(), sizeof(counter), cudaMemcpyDeviceToHost), "chunk counter");
             chunk_base_ = counter;  // the next frame's chunks start where this one's claims ended
@@ -156,28 +162,30 @@ public:
         stats.merge(frame);
     }
 
-    // From another thread: host chunks stop being handed out, and every worker's frame stops.
-    void cancel() override {
-        cancelled_ = true;
-        for (auto& w : workers_) w->cancel();  // sets host flags only: no device call
-    }
-
-    bool frame_ready() const override {
+    bool frame_done(int) const override {
         if (!pending_ || !pending_->shared) return true;
         bool ready = true;
-        for_each([&](size_t, CudaWorker& w) { ready = ready && w.frame_ready(); });
+        for_each([&](size_t i, CudaWorker& w) { ready = ready && w.done(tickets_[i]); });
         return ready;
     }
 
-    void stop_resident() override {
-        for_each([](size_t, CudaWorker& w) { w.stop_resident(); });
+    void cancel_frames(int) override { stop_workers(); }
+
+    void release_device() override {
+        for_each([](size_t, CudaWorker& w) { w.drain(); });
     }
+
+public:
+    // From another thread: host chunks stop being handed out, and every worker's frame stops.
+    void interrupt() override { stop_workers(); }
 
     void begin_adaptive(const RenderSettings&, const AdaptiveSettings&) override {
         throw Error("--target-error: adaptive sampling runs on one GPU (its rounds are planned on the device); use one --devices index");
     }
+protected:
     void begin_adaptive_round() override { throw Error("internal: an adaptive round on several GPUs"); }
     AdaptiveStep end_adaptive_round(RenderStats&) override { throw Error("internal: an adaptive round on several GPUs"); }
+public:
     void end_adaptive() override {}
 
     using Backend::accumulation;
@@ -206,6 +214,11 @@ public:
     }
 
 private:
+    void stop_workers() {
+        cancelled_ = true;
+        for (auto& w : workers_) w->interrupt();  // sets host flags only: no device call
+    }
+
     struct Pending {
         RenderSettings rs;
         uint32_t first_sample = 0, samples = 0;
@@ -233,7 +246,7 @@ private:
                 } catch (...) {
                     errors[i] = std::current_exception();
                     failed = true;
-                    for (auto& w : workers_) w->cancel();
+                    stop_workers();
                 }
             });
         }
@@ -285,6 +298,7 @@ private:
     size_t pixels() const { return static_cast<size_t>(width_) * height_; }
 
     std::vector<std::unique_ptr<CudaWorker>> workers_;
+    std::vector<FrameTicket> tickets_;  // each worker's part of the shared frame in flight
     bool peer_atomics_ = false;
     DeviceArray<unsigned long long> next_chunk_;  // on the first GPU
     unsigned long long chunk_base_ = 0;

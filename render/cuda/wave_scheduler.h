@@ -21,8 +21,8 @@ public:
     void end(float gpu_ms, bool cancelled, RenderStats& stats) final;
 
     // Live paths per bounce, then shadow rays per bounce, each list on 128-byte lines of its own: the
-    // shade stage appends to both at once, and atomics on one line serialise (measured on the H200:
-    // the shade kernel 8% slower with both lists on one line).
+    // shade stage appends to both at once, and atomics on one line serialise (the shade kernel slower
+    // with both lists on one line: BENCHMARKS.md).
     static int count_stride(int max_depth) { return (max_depth + 2 + 31) / 32 * 32; }
     static int count_ints(int max_depth) { return 2 * count_stride(max_depth); }
 

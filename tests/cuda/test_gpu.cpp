@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <set>
 #include <tuple>
 #include <cmath>
@@ -46,6 +47,7 @@ using pkrt_test::load_prepared;
 using pkrt_test::mean;
 using pkrt_test::rms_difference;
 using pkrt_test::settings;
+using pkrt_test::submit_frame;
 
 #if defined(PKRT_HAVE_CUDA)
 std::unique_ptr<Backend> gpu_backend(const GpuDevice& d, SchedulerOptions o = {}) { return make_cuda_backend(d, o); }
@@ -377,7 +379,7 @@ TEST(Gpu, CancellingALongFrameReturnsQuickly) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     ASSERT_EQ(done.wait_for(std::chrono::milliseconds(0)), std::future_status::timeout) << "the frame must be long";
     auto cancel_at = std::chrono::steady_clock::now();
-    gpu->cancel();
+    gpu->interrupt();
     done.get();
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - cancel_at).count();
     EXPECT_LT(ms, 100.0) << "cancel took " << ms << " ms";
@@ -390,7 +392,7 @@ TEST(Gpu, CancellingALongFrameReturnsQuickly) {
 #endif
 }
 
-// begin_accumulate() only queues the frame (the viewer draws meanwhile); end_accumulate() waits for it. The
+// submit() only queues the frame (the viewer draws meanwhile); wait() waits for it. The
 // split frame is the same frame: same samples, same statistics.
 TEST(Gpu, BegunFramesRunWhileTheHostWorksAndEndTheSame) {
     REQUIRE_GPU();
@@ -409,10 +411,10 @@ TEST(Gpu, BegunFramesRunWhileTheHostWorksAndEndTheSame) {
         Image a = gpu->resolve();
         gpu->reset(1280, 720);
         auto t0 = clock::now();
-        gpu->begin_accumulate(rs, 0, 2);
+        FrameTicket ticket = submit_frame(*gpu, rs, 0, 2);
         auto t1 = clock::now();
         RenderStats split;
-        gpu->end_accumulate(split);
+        split.merge(gpu->wait(ticket).stats);
         auto t2 = clock::now();
         EXPECT_LT(ms(t0, t1), 0.5 * ms(t0, t2)) << mode_name(mode) << ": begin took " << ms(t0, t1) << " of " << ms(t0, t2) << " ms";
         EXPECT_EQ(split.samples, whole.samples) << mode_name(mode);
@@ -421,7 +423,7 @@ TEST(Gpu, BegunFramesRunWhileTheHostWorksAndEndTheSame) {
         Image b = gpu->resolve();
         EXPECT_LT(rms_difference(a, b), 1e-3 * (1.0 + mean(a))) << mode_name(mode);
         // A frame still in flight when the framebuffer changes is finished first, not torn.
-        gpu->begin_accumulate(rs, 2, 2);
+        submit_frame(*gpu, rs, 2, 2);
         gpu->reset(64, 64);
         RenderStats after;
         gpu->accumulate(settings(64, 64, 2, 8, 1, mode), 0, 2, after);
@@ -684,7 +686,7 @@ TEST(Gpu, CancellingAResidentFrameKeepsTheKernel) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     ASSERT_EQ(done.wait_for(std::chrono::milliseconds(0)), std::future_status::timeout) << "the frame must be long";
     auto cancel_at = std::chrono::steady_clock::now();
-    gpu->cancel();
+    gpu->interrupt();
     done.get();
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - cancel_at).count();
     EXPECT_LT(ms, 100.0) << "cancel took " << ms << " ms";
@@ -711,24 +713,25 @@ TEST(Gpu, ResidentQueuedViewChangeLeavesNoSampleOfTheOldView) {
     const int w = 512, h = 512;
     RenderSettings a = settings(w, h, 256, 8, 3, SchedulerMode::kResident);
     RenderSettings b = settings(w, h, 4, 8, 9, SchedulerMode::kResident);
-    ASSERT_EQ(gpu->max_frames_in_flight(a), 2);
+    ASSERT_EQ(gpu->capacity(a), 2);
     gpu->reset(w, h);
     RenderStats warm;
-    gpu->begin_accumulate(b, 0, 1);
-    gpu->end_accumulate(warm);  // the kernel is up
+    warm.merge(gpu->wait(submit_frame(*gpu, b, 0, 1)).stats);  // the kernel is up
     CameraSpec view_b = s.camera;
     view_b.eye = view_b.eye + Vec3{150.0f, -40.0f, 0.0f};
     gpu->reset(w, h);
-    gpu->begin_accumulate(a, 0, 256);  // 67 M paths: far longer than the wait below
+    FrameTicket ta = submit_frame(*gpu, a, 0, 256, 1);  // 67 M paths: far longer than the wait below
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    ASSERT_FALSE(gpu->frame_ready()) << "view A must still be rendering";
-    gpu->cancel();
+    ASSERT_FALSE(gpu->done(ta)) << "view A must still be rendering";
+    gpu->cancel(2);
     gpu->set_camera(view_b);
     gpu->reset(w, h);
-    gpu->begin_accumulate(b, 0, 4);  // queued behind A, without waiting for it
+    FrameTicket tb = submit_frame(*gpu, b, 0, 4, 2);  // queued behind A, without waiting for it
     RenderStats st_a, st_b;
-    gpu->end_accumulate(st_a);
-    gpu->end_accumulate(st_b);
+    FrameResult ra = gpu->wait(ta);
+    EXPECT_TRUE(ra.cancelled) << "A was cancelled";
+    st_a.merge(ra.stats);
+    st_b.merge(gpu->wait(tb).stats);
     EXPECT_LT(st_a.samples, uint64_t(w) * h * 256) << "A stopped early";
     EXPECT_EQ(st_b.samples, uint64_t(w) * h * 4);
     EXPECT_EQ(st_b.kernel_launches, 0u);
@@ -753,13 +756,15 @@ TEST(Gpu, ResidentQueuedFramesEachShowAWholeImage) {
     gpu->reset(w, h);
     uint32_t begun = 0;
     RenderStats st;
+    std::deque<FrameTicket> tickets;
     for (uint32_t ended = 0; ended < frames;) {
-        while (begun < frames && begun - ended < 2) gpu->begin_accumulate(rs, begun, 1), ++begun;
+        while (begun < frames && begun - ended < 2) tickets.push_back(submit_frame(*gpu, rs, begun, 1)), ++begun;
         RenderStats one;
-        gpu->end_accumulate(one);
+        one.merge(gpu->wait(tickets.front()).stats);
+        tickets.pop_front();
         ++ended;
         st.merge(one);
-        const float* rgba = gpu->completed_rgba();
+        const float* rgba = gpu->finished_rgba();
         ASSERT_NE(rgba, nullptr);
         for (int p = 0; p < w * h; ++p) ASSERT_EQ(rgba[4 * p + 3], static_cast<float>(ended)) << "pixel " << p << " after frame " << ended;
     }
@@ -789,14 +794,13 @@ TEST(Gpu, PreviewsShowTheSmallerImageAsBlocks) {
             RenderSettings rs = settings(w, h, 1, 4, 5, m);
             rs.preview = 4;
             RenderStats st;
-            gpu->begin_accumulate(rs, 0, 1);
-            gpu->end_accumulate(st);
+            st.merge(gpu->wait(submit_frame(*gpu, rs, 0, 1)).stats);
             EXPECT_EQ(st.samples, 17u * 12u) << what;
             Image img = gpu->resolve();
             std::vector<uint32_t> counts = gpu->sample_counts();
             ASSERT_EQ(img.pixels.size(), static_cast<size_t>(w) * h) << what;
             if (queued) {
-                ASSERT_NE(gpu->completed_rgba(), nullptr) << what;
+                ASSERT_NE(gpu->finished_rgba(), nullptr) << what;
             }
             for (int y = 0; y < h; ++y) {
                 for (int x = 0; x < w; ++x) {
@@ -806,7 +810,7 @@ TEST(Gpu, PreviewsShowTheSmallerImageAsBlocks) {
                     for (int c = 0; c < 3; ++c)
                         ASSERT_NEAR(img.pixels[i][c], want[c], 1e-5f * (1.0f + std::fabs(want[c]))) << what << " at " << x << "," << y;
                     if (queued) {
-                        ASSERT_EQ(gpu->completed_rgba()[4 * i + 3], 1.0f) << what;
+                        ASSERT_EQ(gpu->finished_rgba()[4 * i + 3], 1.0f) << what;
                     }
                 }
             }
