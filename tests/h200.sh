@@ -30,6 +30,10 @@
 #   tests/h200.sh trees     on the device: binned SAH against SBVH, bvh2 against cwbvh, large scenes at 1080p
 #   tests/h200.sh profile_extend  on the device: Nsight Compute on relaunch's extend kernel per layout
 #   tests/h200.sh compare_kernels on the device: relaunch's kernels against the persistent kernel, one frame
+#   tests/h200.sh house [tests] [viewer] [bench]
+#                           on the device (viewer on the X display): issue 29's check: GPU tests, the viewer's
+#                           GPU tests, viewer fps per mode base against new, the bench matrix in every mode
+#                           base against new (base viewer: .stage/base/pkrt-viewer)
 #   tests/h200.sh soak start SECONDS, then soak wait
 #                           the viewer soak (tests/soak.sh) across two device calls, on the X display
 #
@@ -452,6 +456,45 @@ cutouts() {
         --spp 64 -q -o "$final/texture_encoding.png"; echo "texture encoding render exit $?"
 }
 
+# Issue 29 (one frame protocol, named persistent steps): nothing may get slower. GPU tests; the viewer's
+# GPU tests and its fps per mode, base and new interleaved; the bench matrix in every mode, base and new
+# interleaved over two rounds.
+house() {
+    begin_results
+    local parts=" ${*:-tests viewer bench} " modes=persistent,relaunch,graph,megakernel,resident round b name bin m
+    if [[ $parts == *" tests "* ]]; then
+        gpu_tests 240
+    fi
+    if [[ $parts == *" viewer "* ]] && [ -n "${DISPLAY:-}" ] && [ -x ./.stage/pkrt-viewer ]; then
+        viewer_tests
+        echo "=== viewer fps, base against new"
+        for m in persistent relaunch graph megakernel resident; do
+            for b in base:.stage/base/pkrt-viewer new:./.stage/pkrt-viewer; do
+                name=${b%%:*} bin=${b#*:}
+                [ -x "$bin" ] || continue
+                timeout -k 5 100 $bin scenes/bench/crytek-sponza.json --backend cuda --mode $m --res 1920x1080 \
+                    --spp-per-frame 1 --frames 200 >"$out/hv_${m}_$name.txt" 2>&1
+                echo "$m $name exit $?: $(grep -E 'fps' "$out/hv_${m}_$name.txt" | head -2 | tr '\n' ' ')"
+            done
+        done
+        save
+    fi
+    [[ $parts == *" bench "* ]] || return 0
+    for round in 1 2; do
+        for b in base:.stage/base/pkrt new:$P; do
+            name=${b%%:*} bin=${b#*:}
+            timeout 150 $bin bench scenes/cornell.json --res 128x128,512x512,1920x1080 --max-depth 16 --repeat 10 -q \
+                --modes $modes --csv "$out/h_c_${name}_$round.csv" >/dev/null 2>&1; echo "round $round $name cornell $?"
+            timeout 150 $bin bench scenes/bench/crytek-sponza.json --res 512x512,1920x1080 --max-depth 4 --repeat 5 -q \
+                --modes $modes --csv "$out/h_s_${name}_$round.csv" >/dev/null 2>&1; echo "round $round $name sponza $?"
+        done
+        save
+    done
+    csvs() { local r p l=""; for r in 1 2; do for p in c s; do l+="${l:+,}$out/h_${p}_${1}_$r.csv"; done; done; echo "$l"; }
+    python3 tests/bench_compare.py "$(csvs base)" "$(csvs new)" | tee "$out/house.md"
+    save
+}
+
 # A GPU test that failed once, FILTER run REPEAT times by this build's test_gpu and, when staged
 # (.stage/base/test_gpu), by the base's: whether the failure came with a change or was there before it.
 repeat_test() {
@@ -478,10 +521,11 @@ case "${1:-}" in
     variants) shift; variants "$@" ;;
     multi) shift; multi "$@" ;;
     resident) shift; resident "$@" ;;
+    house) shift; house "$@" ;;
     profile) begin_results; profile ;;
     trees) begin_results; trees ;;
     profile_extend) begin_results; profile_extend ;;
     compare_kernels) begin_results; compare_kernels ;;
     soak) shift; soak "$@" ;;
-    *) echo "usage: $0 stage [BASE [VARIANT...]] | run | check | variants [MODES] | multi [DEVICES] | resident [tests] [viewer] [bench] | profile | trees | profile_extend | compare_kernels | soak start SECONDS | soak wait" >&2; exit 2 ;;
+    *) echo "usage: $0 stage [BASE [VARIANT...]] | run | check | variants [MODES] | multi [DEVICES] | resident [tests] [viewer] [bench] | house [tests] [viewer] [bench] | profile | trees | profile_extend | compare_kernels | soak start SECONDS | soak wait" >&2; exit 2 ;;
 esac
