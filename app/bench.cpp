@@ -31,9 +31,9 @@ struct ModeRun {
     std::optional<SchedulerMode> mode;  // none: the CPU backend's single way
     std::string name;
     std::unique_ptr<Backend> backend;
-    std::vector<double> ms;          // per frame: GPU time (CUDA events) or wall time on the CPU
-    std::vector<double> rays;        // per frame
-    std::vector<double> launches;    // per frame
+    std::vector<double> ms;        // per frame: GPU time (CUDA events) or wall time on the CPU
+    std::vector<double> rays;      // per frame
+    std::vector<double> launches;  // per frame
     RenderStats last;
 };
 
@@ -52,19 +52,21 @@ std::string plot_png(const nlohmann::json& out) {
     spec.y_label = "ms per frame (median)";
     std::map<std::string, PlotSeries> series;
     std::set<std::string> combos;
-    for (const auto& r : out["results"]) combos.insert(r["scene"].get<std::string>() + " d" + std::to_string(r["max_depth"].get<int>()));
+    for (const auto& r : out["results"])
+        combos.insert(r["scene"].get<std::string>() + " d" + std::to_string(r["max_depth"].get<int>()));
     if (combos.size() == 1 && !out["results"].empty()) {  // one scene and depth: say which in the title
         const auto& r0 = out["results"][0];
-        spec.title = "pkrt bench: " + std::filesystem::path(r0["scene"].get<std::string>()).stem().string() + ", depth " +
-                     std::to_string(r0["max_depth"].get<int>()) + ", " + std::to_string(out["spp"].get<int>()) + " spp, " +
-                     out["device"].get<std::string>();
+        spec.title = "pkrt bench: " + std::filesystem::path(r0["scene"].get<std::string>()).stem().string() +
+                     ", depth " + std::to_string(r0["max_depth"].get<int>()) + ", " +
+                     std::to_string(out["spp"].get<int>()) + " spp, " + out["device"].get<std::string>();
     }
     std::map<double, std::string> ticks;
     for (const auto& r : out["results"]) {
         int w = r["resolution"][0], h = r["resolution"][1];
         double px = static_cast<double>(w) * h;
         ticks[px] = std::to_string(w) + "x" + std::to_string(h);
-        std::string combo = std::filesystem::path(r["scene"].get<std::string>()).stem().string() + " d" + std::to_string(r["max_depth"].get<int>());
+        std::string combo = std::filesystem::path(r["scene"].get<std::string>()).stem().string() + " d" +
+                            std::to_string(r["max_depth"].get<int>());
         for (auto it = r["modes"].begin(); it != r["modes"].end(); ++it) {
             std::string name = combos.size() > 1 ? it.key() + " (" + combo + ")" : it.key();
             PlotSeries& s = series[name];
@@ -103,7 +105,8 @@ BenchSetup prepare_bench(const BenchArgs& a) {
     if (a.repeat < 1 || a.repeat > 100000) throw Error("--repeat must be between 1 and 100000");
     limits::check_range("--spp", a.spp, 1, limits::kMaxFrameSpp);
     // A warm-up that is negative, or that overflows warmup + repeat, would leave no measured frame.
-    if (a.warmup < 0 || a.warmup > 100000) throw Error("--warmup " + std::to_string(a.warmup) + ": must be between 0 and 100000");
+    if (a.warmup < 0 || a.warmup > 100000)
+        throw Error("--warmup " + std::to_string(a.warmup) + ": must be between 0 and 100000");
     for (int d : a.depths) limits::check_range("--max-depth", d, 0, limits::kMaxDepth);
     if (!a.json.empty()) check_output_path(a.json, {".json"}, "--json");
     if (!a.csv.empty()) check_output_path(a.csv, {".csv"}, "--csv");
@@ -185,7 +188,8 @@ int run_bench(const BenchArgs& a) {
         Scene scene = setup_scene(so, scene_path, &warnings);
         if (!a.quiet)
             for (const auto& warning : warnings) std::fprintf(stderr, "pkrt bench: warning: %s\n", warning.c_str());
-        std::vector<std::pair<int, int>> res = sizes.empty() ? std::vector<std::pair<int, int>>{{scene.defaults.width, scene.defaults.height}} : sizes;
+        std::vector<std::pair<int, int>> res =
+            sizes.empty() ? std::vector<std::pair<int, int>>{{scene.defaults.width, scene.defaults.height}} : sizes;
         std::vector<int> depths = a.depths.empty() ? std::vector<int>{scene.defaults.max_depth} : a.depths;
         for (auto [w, h] : res) {
             for (int depth : depths) {
@@ -219,7 +223,8 @@ int run_bench(const BenchArgs& a) {
                     RenderStats st;
                     auto t0 = std::chrono::steady_clock::now();
                     r.backend->accumulate(rs, sample, a.spp, st);
-                    double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+                    double wall =
+                        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
                     if (i >= a.warmup) {
                         r.ms.push_back(st.frame_gpu_ms.empty() ? wall : st.frame_gpu_ms[0]);
                         r.rays.push_back(static_cast<double>(st.total_rays()));
@@ -238,9 +243,12 @@ int run_bench(const BenchArgs& a) {
                 progress.finish();
                 // Table.
                 const ModeRun* base = &runs[0];
-                for (const auto& r : runs) if (r.mode == SchedulerMode::kPersistent) base = &r;
-                std::printf("\n%s  %dx%d  %d spp  max depth %d  (%d frames per mode)\n", scene_path.c_str(), w, h, a.spp, depth, a.repeat);
-                std::printf("  %-11s %10s %10s %10s %12s %10s %12s\n", "mode", "median ms", "min ms", "max ms", "rays/s", "launches", base->name.c_str());
+                for (const auto& r : runs)
+                    if (r.mode == SchedulerMode::kPersistent) base = &r;
+                std::printf("\n%s  %dx%d  %d spp  max depth %d  (%d frames per mode)\n", scene_path.c_str(), w, h,
+                            a.spp, depth, a.repeat);
+                std::printf("  %-11s %10s %10s %10s %12s %10s %12s\n", "mode", "median ms", "min ms", "max ms",
+                            "rays/s", "launches", base->name.c_str());
                 nlohmann::json jr;
                 jr["scene"] = scene_path;
                 jr["resolution"] = {w, h};
@@ -256,8 +264,9 @@ int run_bench(const BenchArgs& a) {
                     std::printf("  %-11s %10.3f %10.3f %10.3f %12s %10.0f %11.2fx\n", r.name.c_str(), med, mn, mx,
                                 Progress::format_rate(rays_s).c_str(), median(r.launches), speed);
                     char row[512];
-                    std::snprintf(row, sizeof row, "%s,%d,%d,%d,%d,%s,%.4f,%.4f,%.4f,%.0f,%.0f,%.4f", scene_path.c_str(), w, h, a.spp,
-                                  depth, r.name.c_str(), med, mn, mx, rays_s, median(r.launches), speed);
+                    std::snprintf(row, sizeof row, "%s,%d,%d,%d,%d,%s,%.4f,%.4f,%.4f,%.0f,%.0f,%.4f",
+                                  scene_path.c_str(), w, h, a.spp, depth, r.name.c_str(), med, mn, mx, rays_s,
+                                  median(r.launches), speed);
                     csv_rows.push_back(row);
                     jr["modes"][r.name] = {{"ms", r.ms},
                                            {"median_ms", med},
@@ -282,7 +291,8 @@ int run_bench(const BenchArgs& a) {
         if (o.flag == "--json") o.bytes = out.dump(2) + "\n";
         if (o.flag == "--plot") o.bytes = plot_png(out);
         if (o.flag == "--csv") {
-            o.bytes = "scene,width,height,spp,max_depth,mode,median_ms,min_ms,max_ms,rays_per_second,launches_per_frame,time_relative_to_persistent\n";
+            o.bytes =
+                "scene,width,height,spp,max_depth,mode,median_ms,min_ms,max_ms,rays_per_second,launches_per_frame,time_relative_to_persistent\n";
             for (const auto& r : csv_rows) o.bytes += r + "\n";
         }
     }

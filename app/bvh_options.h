@@ -12,9 +12,11 @@
 namespace pkrt {
 
 inline void add_bvh_options(CLI::App* app, BvhFlags* f) {
-    app->add_option("--bvh", f->layout, "BVH layout: bvh2 (binary) or cwbvh (8-wide, compressed)")->capture_default_str();
-    app->add_option("--bvh-splits", f->splits,
-                    "Split large triangles into up to this many extra BVH references per triangle on average (0-4), in place of spatial splits")
+    app->add_option("--bvh", f->layout, "BVH layout: bvh2 (binary) or cwbvh (8-wide, compressed)")
+        ->capture_default_str();
+    app->add_option(
+           "--bvh-splits", f->splits,
+           "Split large triangles into up to this many extra BVH references per triangle on average (0-4), in place of spatial splits")
         ->check(CLI::Range(0.0f, 4.0f))
         ->capture_default_str();
     app->add_flag_function(

@@ -27,7 +27,7 @@ inline void add_limit_options(CLI::App* app, LoadLimits* limits) {
         ->check(CLI::Range(uint64_t(3), uint64_t(1) << 24))
         ->capture_default_str();
     static const std::map<std::string, MissingTextures> kPolicies = {{"error", MissingTextures::kError},
-                                                                      {"warn", MissingTextures::kWarn}};
+                                                                     {"warn", MissingTextures::kWarn}};
     app->add_option("--missing-textures", limits->missing_textures,
                     "A texture file that does not exist: error, or warn and render the material without it")
         ->transform(CLI::CheckedTransformer(kPolicies, CLI::ignore_case))

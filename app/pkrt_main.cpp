@@ -37,16 +37,15 @@
 
 namespace {
 
-
 struct RenderArgs {
     std::string scene;
     std::string output = "pkrt.png";
     std::string hdr;
     std::string stats;
-    std::string env;           // --env: an environment map in place of the scene's environment
-    int frames = 0;            // > 0: an image sequence (app/sequence_cli.h)
+    std::string env;  // --env: an environment map in place of the scene's environment
+    int frames = 0;   // > 0: an image sequence (app/sequence_cli.h)
     std::string camera_path;
-    std::string camera;        // a camera of the file (glTF), by index or name
+    std::string camera;  // a camera of the file (glTF), by index or name
     std::string res;
     std::string backend = "auto";
     std::string mode;
@@ -94,7 +93,8 @@ void check_outputs_before_render(const RenderArgs& a, const std::string& output,
     if (!a.reference.empty()) p.inputs.push_back({a.reference, pkrt::check_input_file(a.reference)});
     pkrt::check_outputs(outputs, p.inputs);
     if (!a.reference.empty())
-        p.reference = pkrt::read_reference_exr(a.reference, w ? w : scene.defaults.width, h ? h : scene.defaults.height);
+        p.reference =
+            pkrt::read_reference_exr(a.reference, w ? w : scene.defaults.width, h ? h : scene.defaults.height);
 }
 
 PreparedRender prepare_render(const RenderArgs& a, pkrt::Ranks& ranks) {
@@ -103,8 +103,13 @@ PreparedRender prepare_render(const RenderArgs& a, pkrt::Ranks& ranks) {
     const bool lead = ranks.lead();
     const bool sequence = a.frames > 0 || !a.camera_path.empty();
     if (ranks.size() > 1) {
-        const char* alone = a.target_error_set ? "--target-error" : a.frames > 0 ? "--frames" : sequence ? "--camera-path" : nullptr;
-        if (alone) throw pkrt::Error(std::string(alone) + ": not supported across MPI ranks (" + std::to_string(ranks.size()) + " ranks)");
+        const char* alone = a.target_error_set ? "--target-error"
+                            : a.frames > 0     ? "--frames"
+                            : sequence         ? "--camera-path"
+                                               : nullptr;
+        if (alone)
+            throw pkrt::Error(std::string(alone) + ": not supported across MPI ranks (" + std::to_string(ranks.size()) +
+                              " ranks)");
     }
     // Validate everything cheap before loading anything.
     if (sequence) pkrt::check_sequence_flags(a.frames, a.camera_path, a.output, a.hdr);
@@ -116,15 +121,20 @@ PreparedRender prepare_render(const RenderArgs& a, pkrt::Ranks& ranks) {
         if (!hdr.empty()) pkrt::check_output_path(hdr, {".exr", ".pfm"}, "--hdr");
         if (!a.stats.empty()) pkrt::check_output_path(a.stats, {".json"}, "--stats");
     }
-    if (!std::isfinite(a.exposure) || std::fabs(a.exposure) > 64.0f) throw pkrt::Error("--exposure: must be between -64 and 64 stops");
+    if (!std::isfinite(a.exposure) || std::fabs(a.exposure) > 64.0f)
+        throw pkrt::Error("--exposure: must be between -64 and 64 stops");
     if (a.target_error_set) {
-        if (a.spp_set) throw pkrt::Error("--spp: not with --target-error (adaptive sampling takes --min-spp and --max-spp)");
+        if (a.spp_set)
+            throw pkrt::Error("--spp: not with --target-error (adaptive sampling takes --min-spp and --max-spp)");
         if (sequence) throw pkrt::Error("--target-error: not with --frames (sequences sample every pixel alike)");
         pkrt::check_adaptive_settings(a.adaptive, pkrt::limits::kMaxSpp);
         if (!a.spp_map.empty()) pkrt::check_output_path(a.spp_map, {".png"}, "--spp-map");
     } else {
-        const char* flag = a.min_spp_set ? "--min-spp" : a.max_spp_set ? "--max-spp" : a.time_limit_set ? "--time-limit"
-                         : !a.spp_map.empty() ? "--spp-map" : nullptr;
+        const char* flag = a.min_spp_set        ? "--min-spp"
+                           : a.max_spp_set      ? "--max-spp"
+                           : a.time_limit_set   ? "--time-limit"
+                           : !a.spp_map.empty() ? "--spp-map"
+                                                : nullptr;
         if (flag) throw pkrt::Error(std::string(flag) + ": only with --target-error (adaptive sampling)");
     }
     if (!a.reference.empty() && sequence) throw pkrt::Error("--reference: not with --frames (it measures one image)");
@@ -137,7 +147,10 @@ PreparedRender prepare_render(const RenderArgs& a, pkrt::Ranks& ranks) {
     so.limits = a.limits;
     so.bvh = pkrt::resolve_bvh_flags(a.bvh);
     std::string cpu_note;
-    so.backend = {.kind = a.backend, .set = a.set, .devices = a.devices, .cpu_threads = ranks.cpu_threads(&cpu_note),
+    so.backend = {.kind = a.backend,
+                  .set = a.set,
+                  .devices = a.devices,
+                  .cpu_threads = ranks.cpu_threads(&cpu_note),
                   .device_slot = ranks.device_slot()};
     so.mode = a.mode;
     so.env = a.env;
@@ -175,21 +188,29 @@ PreparedRender prepare_render(const RenderArgs& a, pkrt::Ranks& ranks) {
         uint64_t texels = scene.env_map.texels.size();
         for (const auto& t : scene.textures) texels += static_cast<uint64_t>(t.width) * t.height;
         // The estimate charges an environment texel at its weight (load_limits.h).
-        std::fprintf(stderr, "pkrt: %s: %zu triangles, %llu texels (at most %s of host memory), %s BVH of %zu nodes built in %.3f s (%s triangles/s)\n",
-                     scene_path.c_str(), scene.source_triangles, static_cast<unsigned long long>(texels),
-                     pkrt::format_bytes(pkrt::render_memory_estimate(scene.tris.size(), pkrt::texel_budget_used(scene),
-                                                                     static_cast<uint64_t>(rs.width) * rs.height)).c_str(),
-                     pkrt::bvh_layout_name(scene.bvh.layout).c_str(), scene.bvh.node_count(), scene.bvh_build_seconds,
-                     pkrt::Progress::format_rate(scene.bvh_build_seconds > 0 ? scene.source_triangles / scene.bvh_build_seconds : 0).c_str());
+        std::fprintf(
+            stderr,
+            "pkrt: %s: %zu triangles, %llu texels (at most %s of host memory), %s BVH of %zu nodes built in %.3f s (%s triangles/s)\n",
+            scene_path.c_str(), scene.source_triangles, static_cast<unsigned long long>(texels),
+            pkrt::format_bytes(pkrt::render_memory_estimate(scene.tris.size(), pkrt::texel_budget_used(scene),
+                                                            static_cast<uint64_t>(rs.width) * rs.height))
+                .c_str(),
+            pkrt::bvh_layout_name(scene.bvh.layout).c_str(), scene.bvh.node_count(), scene.bvh_build_seconds,
+            pkrt::Progress::format_rate(scene.bvh_build_seconds > 0 ? scene.source_triangles / scene.bvh_build_seconds
+                                                                    : 0)
+                .c_str());
         if (bvh.splits > 0.0f || bvh.sbvh)
             std::fprintf(stderr, "pkrt: %s: %zu references for %zu triangles, SAH cost %.2f\n",
-                         bvh.sbvh ? "spatial splits" : "triangle splitting", scene.tris.size(), scene.source_triangles, scene.bvh_sah_cost);
+                         bvh.sbvh ? "spatial splits" : "triangle splitting", scene.tris.size(), scene.source_triangles,
+                         scene.bvh_sah_cost);
         if (ranks.size() > 1)
-            std::fprintf(stderr, "pkrt: rendering across %d MPI ranks on %d host%s, in chunks of %u spp handed out by rank 0\n",
+            std::fprintf(stderr,
+                         "pkrt: rendering across %d MPI ranks on %d host%s, in chunks of %u spp handed out by rank 0\n",
                          ranks.size(), ranks.hosts(), ranks.hosts() == 1 ? "" : "s",
-                         pkrt::chunk_samples(static_cast<uint32_t>(rs.spp), static_cast<uint64_t>(rs.width) * rs.height, ranks.size(),
-                                             p.backend->paths_per_pass()));
-        if (!cpu_note.empty() && p.backend->name() == "cpu") std::fprintf(stderr, "pkrt: warning: %s\n", cpu_note.c_str());
+                         pkrt::chunk_samples(static_cast<uint32_t>(rs.spp), static_cast<uint64_t>(rs.width) * rs.height,
+                                             ranks.size(), p.backend->paths_per_pass()));
+        if (!cpu_note.empty() && p.backend->name() == "cpu")
+            std::fprintf(stderr, "pkrt: warning: %s\n", cpu_note.c_str());
     }
     return p;
 }
@@ -235,7 +256,8 @@ int run_render(const RenderArgs& a, pkrt::Ranks& ranks) {
         if (o.flag == "--hdr") o.bytes = pkrt::encode_image(o.path, out.image);
         if (o.flag == "--stats") o.bytes = pkrt::stats_json_text(out.stats);
         if (o.flag == "--spp-map")
-            o.bytes = pkrt::spp_map_png(rs.width, rs.height, backend->sample_counts(), static_cast<int>(a.adaptive.rule().min_spp),
+            o.bytes = pkrt::spp_map_png(rs.width, rs.height, backend->sample_counts(),
+                                        static_cast<int>(a.adaptive.rule().min_spp),
                                         static_cast<int>(a.adaptive.rule().max_spp));
     }
     pkrt::write_outputs(outputs, p.inputs);
@@ -246,39 +268,48 @@ int run_render(const RenderArgs& a, pkrt::Ranks& ranks) {
         char spp[64];
         if (st.adaptive.enabled) std::snprintf(spp, sizeof spp, "%.1f spp on average", st.adaptive.mean_spp);
         else std::snprintf(spp, sizeof spp, "%d spp", rs.spp);
-        std::fprintf(stderr,
-                     "pkrt: %dx%d, %s, max depth %d in %.3f s: %s samples/s, %s rays/s (%s extension + %s shadow rays)\n",
-                     rs.width, rs.height, spp, rs.max_depth, st.seconds, pkrt::Progress::format_rate(st.samples / s).c_str(),
-                     pkrt::Progress::format_rate(st.total_rays() / s).c_str(),
-                     pkrt::Progress::format_rate(static_cast<double>(st.extension_rays)).c_str(),
-                     pkrt::Progress::format_rate(static_cast<double>(st.shadow_rays)).c_str());
+        std::fprintf(
+            stderr,
+            "pkrt: %dx%d, %s, max depth %d in %.3f s: %s samples/s, %s rays/s (%s extension + %s shadow rays)\n",
+            rs.width, rs.height, spp, rs.max_depth, st.seconds, pkrt::Progress::format_rate(st.samples / s).c_str(),
+            pkrt::Progress::format_rate(st.total_rays() / s).c_str(),
+            pkrt::Progress::format_rate(static_cast<double>(st.extension_rays)).c_str(),
+            pkrt::Progress::format_rate(static_cast<double>(st.shadow_rays)).c_str());
         if (st.adaptive.enabled) {
             const pkrt::AdaptiveReport& ad = st.adaptive;
-            std::fprintf(stderr,
-                         "pkrt: adaptive: %.1f%% of pixels at the target error %g or at %u spp after %zu rounds; %.1f spp a pixel on "
-                         "average (least %u, most %u)%s\n",
-                         100.0 * ad.converged, static_cast<double>(ad.settings.target_error), ad.settings.rule().max_spp,
-                         ad.rounds.size(), ad.mean_spp, ad.least_spp, ad.most_spp, ad.time_limit_hit ? "; stopped by --time-limit" : "");
+            std::fprintf(
+                stderr,
+                "pkrt: adaptive: %.1f%% of pixels at the target error %g or at %u spp after %zu rounds; %.1f spp a pixel on "
+                "average (least %u, most %u)%s\n",
+                100.0 * ad.converged, static_cast<double>(ad.settings.target_error), ad.settings.rule().max_spp,
+                ad.rounds.size(), ad.mean_spp, ad.least_spp, ad.most_spp,
+                ad.time_limit_hit ? "; stopped by --time-limit" : "");
         }
-        if (!st.reference.empty()) std::fprintf(stderr, "pkrt: relMSE against %s: %.4e\n", st.reference.c_str(), st.rel_mse);
+        if (!st.reference.empty())
+            std::fprintf(stderr, "pkrt: relMSE against %s: %.4e\n", st.reference.c_str(), st.rel_mse);
         for (const auto& d : st.devices)
-            std::fprintf(stderr, "pkrt: GPU %d (%s): %.1f%% of the paths, %llu chunks, %.1f ms of GPU time (%s)\n", d.index,
-                         d.device.c_str(), st.paths_completed ? 100.0 * d.samples / st.paths_completed : 0.0,
+            std::fprintf(stderr, "pkrt: GPU %d (%s): %.1f%% of the paths, %llu chunks, %.1f ms of GPU time (%s)\n",
+                         d.index, d.device.c_str(), st.paths_completed ? 100.0 * d.samples / st.paths_completed : 0.0,
                          static_cast<unsigned long long>(d.chunks), d.gpu_ms, st.work_sharing.c_str());
-        if (st.frames && !st.frame_gpu_ms.empty() && st.ranks.empty()) {  // across ranks the rays are all ranks', the GPU time rank 0's
+        if (st.frames && !st.frame_gpu_ms.empty() &&
+            st.ranks.empty()) {  // across ranks the rays are all ranks', the GPU time rank 0's
             double gpu_ms = 0;
             for (double m : st.frame_gpu_ms) gpu_ms += m;
-            std::fprintf(stderr, "pkrt: %s mode: %llu frames, %.3f ms GPU time (%.3f ms/frame), %.1f launches/frame, %s rays/s on the GPU\n",
-                         st.mode.c_str(), static_cast<unsigned long long>(st.frames), gpu_ms, gpu_ms / st.frames,
-                         static_cast<double>(st.kernel_launches) / st.frames,
-                         pkrt::Progress::format_rate(gpu_ms > 0 ? st.total_rays() / (gpu_ms * 1e-3) : 0).c_str());
+            std::fprintf(
+                stderr,
+                "pkrt: %s mode: %llu frames, %.3f ms GPU time (%.3f ms/frame), %.1f launches/frame, %s rays/s on the GPU\n",
+                st.mode.c_str(), static_cast<unsigned long long>(st.frames), gpu_ms, gpu_ms / st.frames,
+                static_cast<double>(st.kernel_launches) / st.frames,
+                pkrt::Progress::format_rate(gpu_ms > 0 ? st.total_rays() / (gpu_ms * 1e-3) : 0).c_str());
         }
         if (!st.ranks.empty()) {
             std::string shares;
             for (const auto& r : st.ranks)
-                shares += (shares.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r.rank) + " (" + r.host + ", " + r.device +
-                          ") " + std::to_string(r.chunks) + (r.chunks == 1 ? " chunk, " : " chunks, ") + std::to_string(r.samples) + " samples";
-            std::fprintf(stderr, "pkrt: %zu MPI ranks, chunks of %u spp: %s\n", st.ranks.size(), st.chunk_spp, shares.c_str());
+                shares += (shares.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r.rank) + " (" + r.host +
+                          ", " + r.device + ") " + std::to_string(r.chunks) +
+                          (r.chunks == 1 ? " chunk, " : " chunks, ") + std::to_string(r.samples) + " samples";
+            std::fprintf(stderr, "pkrt: %zu MPI ranks, chunks of %u spp: %s\n", st.ranks.size(), st.chunk_spp,
+                         shares.c_str());
         }
         if (st.nonfinite_samples)
             std::fprintf(stderr, "pkrt: warning: %llu samples were NaN or infinite and were dropped\n",
@@ -335,26 +366,42 @@ int run_command(int argc, char** argv, pkrt::Ranks& ranks, std::string& error) {
     render->add_option("--mode", ra.mode, "GPU scheduler: persistent, relaunch, graph, megakernel, resident");
     render->add_option("--devices", ra.devices, "CUDA devices: all, or indices as 0,1 (one image on all of them)");
     pkrt::add_bvh_options(render, &ra.bvh);
-    render->add_option("--set", ra.set, "Scheduler setting KEY=VALUE for experiments (repeatable; see pkrt help-settings)");
+    render->add_option("--set", ra.set,
+                       "Scheduler setting KEY=VALUE for experiments (repeatable; see pkrt help-settings)");
     render->add_option("--seed", ra.seed, "Random seed")->capture_default_str();
     render->add_option("--hdr", ra.hdr, "Also write linear radiance to .exr or .pfm");
     render->add_option("--stats", ra.stats, "Write render statistics as JSON");
-    render->add_option("--env", ra.env, "Light the scene with this environment map (.hdr or .exr) instead of its own environment");
-    render->add_option("--frames", ra.frames, "Render an image sequence of N frames (-o out_%04d.png, with --camera-path)");
-    render->add_option("--camera-path", ra.camera_path, "Sequence cameras: orbit[:DEGREES] about the up axis, or a keyframe .json");
+    render->add_option("--env", ra.env,
+                       "Light the scene with this environment map (.hdr or .exr) instead of its own environment");
+    render->add_option("--frames", ra.frames,
+                       "Render an image sequence of N frames (-o out_%04d.png, with --camera-path)");
+    render->add_option("--camera-path", ra.camera_path,
+                       "Sequence cameras: orbit[:DEGREES] about the up axis, or a keyframe .json");
     render->add_option("--camera", ra.camera, "A camera of the scene file (glTF) by index or name; default: its first");
     render->add_option("--exposure", ra.exposure, "Exposure in stops for the PNG")->capture_default_str();
-    CLI::Option* aperture_opt = render->add_option("--aperture", ra.aperture, "Thin-lens radius in scene units, 0 = pinhole (default: the scene's)");
-    CLI::Option* focus_opt = render->add_option("--focus-distance", ra.focus_distance, "Distance of the plane in focus along the view (default: the scene's, else eye to look_at)");
-    CLI::Option* target_error_opt = render->add_option("--target-error", ra.adaptive.target_error,
+    CLI::Option* aperture_opt = render->add_option(
+        "--aperture", ra.aperture, "Thin-lens radius in scene units, 0 = pinhole (default: the scene's)");
+    CLI::Option* focus_opt =
+        render->add_option("--focus-distance", ra.focus_distance,
+                           "Distance of the plane in focus along the view (default: the scene's, else eye to look_at)");
+    CLI::Option* target_error_opt = render->add_option(
+        "--target-error", ra.adaptive.target_error,
         "Adaptive sampling: sample each pixel until its relative error estimate is at most E (0.01 = 1%)");
-    CLI::Option* min_spp_opt = render->add_option("--min-spp", ra.adaptive.min_spp, "Adaptive: samples every pixel gets first")->capture_default_str();
-    CLI::Option* max_spp_opt = render->add_option("--max-spp", ra.adaptive.max_spp, "Adaptive: samples no pixel goes beyond")->capture_default_str();
-    CLI::Option* time_limit_opt = render->add_option("--time-limit", ra.adaptive.time_limit_s,
-        "Adaptive: stop after the round that passes this many seconds (0: none)")->capture_default_str();
+    CLI::Option* min_spp_opt =
+        render->add_option("--min-spp", ra.adaptive.min_spp, "Adaptive: samples every pixel gets first")
+            ->capture_default_str();
+    CLI::Option* max_spp_opt =
+        render->add_option("--max-spp", ra.adaptive.max_spp, "Adaptive: samples no pixel goes beyond")
+            ->capture_default_str();
+    CLI::Option* time_limit_opt =
+        render
+            ->add_option("--time-limit", ra.adaptive.time_limit_s,
+                         "Adaptive: stop after the round that passes this many seconds (0: none)")
+            ->capture_default_str();
     render->add_option("--reference", ra.reference,
                        "Measure the image's relMSE against this linear EXR of the same size (printed, and in --stats)");
-    render->add_option("--spp-map", ra.spp_map, "Adaptive: also write samples per pixel as a false-colour PNG with a legend");
+    render->add_option("--spp-map", ra.spp_map,
+                       "Adaptive: also write samples per pixel as a false-colour PNG with a legend");
     render->add_flag("-q,--quiet", ra.quiet, "No progress or summary");
     pkrt::add_limit_options(render, &ra.limits);
 
@@ -365,15 +412,18 @@ int run_command(int argc, char** argv, pkrt::Ranks& ranks, std::string& error) {
     CLI::App* bench = app.add_subcommand("bench", "Compare scheduler modes on the same frames (interleaved)");
     bench->add_option("scenes", ba.scenes, "Scenes (.json, .obj, .ply, .gltf or .glb)")->required();
     bench->add_option("--modes", ba.modes, "Modes, comma separated (default: all of the backend's)")->delimiter(',');
-    bench->add_option("--res", ba.resolutions, "Resolutions WxH, comma separated (default: the scene's)")->delimiter(',');
-    bench->add_option("--max-depth", ba.depths, "Maximum depths, comma separated (default: the scene's)")->delimiter(',');
+    bench->add_option("--res", ba.resolutions, "Resolutions WxH, comma separated (default: the scene's)")
+        ->delimiter(',');
+    bench->add_option("--max-depth", ba.depths, "Maximum depths, comma separated (default: the scene's)")
+        ->delimiter(',');
     bench->add_option("--spp", ba.spp, "Samples per pixel per frame")->capture_default_str();
     bench->add_option("--repeat", ba.repeat, "Measured frames per mode")->capture_default_str();
     bench->add_option("--warmup", ba.warmup, "Unmeasured frames per mode first")->capture_default_str();
     bench->add_option("--backend", ba.backend, "auto, cpu or cuda")->capture_default_str();
     bench->add_option("--devices", ba.devices, "CUDA devices: all, or indices as 0,1 (one image on all of them)");
     pkrt::add_bvh_options(bench, &ba.bvh);
-    bench->add_option("--set", ba.set, "Scheduler setting KEY=VALUE for experiments (repeatable; see pkrt help-settings)");
+    bench->add_option("--set", ba.set,
+                      "Scheduler setting KEY=VALUE for experiments (repeatable; see pkrt help-settings)");
     bench->add_option("--json", ba.json, "Write every measurement as JSON");
     bench->add_option("--csv", ba.csv, "Write one row per scene, resolution, depth and mode as CSV");
     bench->add_option("--plot", ba.plot, "Write a PNG chart of ms/frame against resolution, one line per mode");
@@ -387,7 +437,8 @@ int run_command(int argc, char** argv, pkrt::Ranks& ranks, std::string& error) {
         return false;
     };
     if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) {
-        error = std::string("unknown command '") + argv[1] + "' (expected render, info, bench or help-settings; see pkrt --help)";
+        error = std::string("unknown command '") + argv[1] +
+                "' (expected render, info, bench or help-settings; see pkrt --help)";
         return 2;
     }
     try {
@@ -419,11 +470,13 @@ int run_command(int argc, char** argv, pkrt::Ranks& ranks, std::string& error) {
         } else if (info->parsed()) {
             return run_info();
         } else if (help_settings->parsed()) {
-            std::printf("pkrt render|bench --set KEY=VALUE (CUDA backend; repeatable):\n%s", pkrt::settings_help().c_str());
+            std::printf("pkrt render|bench --set KEY=VALUE (CUDA backend; repeatable):\n%s",
+                        pkrt::settings_help().c_str());
             return 0;
         }
         if (bench->parsed()) {
-            if (ranks.size() > 1) throw pkrt::Error("bench: not supported across MPI ranks (" + std::to_string(ranks.size()) + " ranks)");
+            if (ranks.size() > 1)
+                throw pkrt::Error("bench: not supported across MPI ranks (" + std::to_string(ranks.size()) + " ranks)");
             return pkrt::run_bench(ba);
         }
     } catch (const pkrt::Error& e) {

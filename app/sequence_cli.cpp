@@ -22,18 +22,21 @@ namespace {
 constexpr int kMaxFrames = 100000;
 }
 
-void check_sequence_flags(int frames, const std::string& camera_path, const std::string& output, const std::string& hdr) {
+void check_sequence_flags(int frames, const std::string& camera_path, const std::string& output,
+                          const std::string& hdr) {
     if (frames <= 0 && !camera_path.empty()) throw Error("--camera-path " + camera_path + ": needs --frames N");
-    if (frames > 0 && camera_path.empty()) throw Error("--frames " + std::to_string(frames) + ": needs --camera-path orbit[:DEGREES] or a keyframe file");
-    if (frames > kMaxFrames) throw Error("--frames " + std::to_string(frames) + ": must be between 1 and " + std::to_string(kMaxFrames));
+    if (frames > 0 && camera_path.empty())
+        throw Error("--frames " + std::to_string(frames) + ": needs --camera-path orbit[:DEGREES] or a keyframe file");
+    if (frames > kMaxFrames)
+        throw Error("--frames " + std::to_string(frames) + ": must be between 1 and " + std::to_string(kMaxFrames));
     check_frame_pattern(output, "-o");
     if (!hdr.empty()) check_frame_pattern(hdr, "--hdr");
 }
 
-int run_sequence(Backend& backend, const Scene& scene, const RenderSettings& settings, const CameraPath& path, int frames,
-                 const SequenceOutputs& out, bool quiet) {
-    Progress progress("sequence", static_cast<uint64_t>(settings.width) * settings.height * settings.spp * frames, "samples",
-                      quiet ? nullptr : stderr);
+int run_sequence(Backend& backend, const Scene& scene, const RenderSettings& settings, const CameraPath& path,
+                 int frames, const SequenceOutputs& out, bool quiet) {
+    Progress progress("sequence", static_cast<uint64_t>(settings.width) * settings.height * settings.spp * frames,
+                      "samples", quiet ? nullptr : stderr);
     auto t0 = std::chrono::steady_clock::now();
     std::atomic<int> written{0};
     RenderStats total;
@@ -53,24 +56,29 @@ int run_sequence(Backend& backend, const Scene& scene, const RenderSettings& set
     {
         FrameWriter writer(frame_writer_threads());
         writers = writer.threads();
-        total = render_sequence(backend, scene, settings, path, frames, &progress, [&](const SequenceFrame& f, RenderOutput& r) {
-            // The writers divide the sums (the render loop only copies them out): at 512x512 and up the
-            // division costs the loop more than the GPU's frame.
-            writer.add([&out, &written, &spares_mutex, &spares, index = f.index, acc = std::move(r.accumulation)]() mutable {
-                Image image = resolve_accumulation(acc);
-                {
-                    std::lock_guard<std::mutex> lock(spares_mutex);
-                    spares.push_back(std::move(acc));
-                }
-                std::vector<OutputFile> files = {{"-o", frame_path(out.png_pattern, index), encode_png(image, out.exposure)}};
-                if (!out.hdr_pattern.empty()) {
-                    std::string hdr = frame_path(out.hdr_pattern, index);
-                    files.push_back({"--hdr", hdr, encode_image(hdr, image)});
-                }
-                write_outputs(files, out.inputs);
-                ++written;
-            });
-        }, &timing, false, spare);
+        total = render_sequence(
+            backend, scene, settings, path, frames, &progress,
+            [&](const SequenceFrame& f, RenderOutput& r) {
+                // The writers divide the sums (the render loop only copies them out): at 512x512 and up the
+                // division costs the loop more than the GPU's frame.
+                writer.add([&out, &written, &spares_mutex, &spares, index = f.index,
+                            acc = std::move(r.accumulation)]() mutable {
+                    Image image = resolve_accumulation(acc);
+                    {
+                        std::lock_guard<std::mutex> lock(spares_mutex);
+                        spares.push_back(std::move(acc));
+                    }
+                    std::vector<OutputFile> files = {
+                        {"-o", frame_path(out.png_pattern, index), encode_png(image, out.exposure)}};
+                    if (!out.hdr_pattern.empty()) {
+                        std::string hdr = frame_path(out.hdr_pattern, index);
+                        files.push_back({"--hdr", hdr, encode_image(hdr, image)});
+                    }
+                    write_outputs(files, out.inputs);
+                    ++written;
+                });
+            },
+            &timing, false, spare);
         writer.finish();  // a frame that failed to write fails the sequence here
         writing = writer.busy_seconds();
     }
@@ -78,23 +86,29 @@ int run_sequence(Backend& backend, const Scene& scene, const RenderSettings& set
     if (!out.stats.empty()) {
         // The whole sequence's statistics, and where its time went (the same as the last line printed).
         nlohmann::json j = to_json(total);
-        j["sequence"] = {{"frames", written.load()},
-                         {"seconds", seconds},
-                         {"frames_per_second", written.load() / (seconds > 0 ? seconds : 1e-9)},
-                         {"render_loop", {{"rendering_s", timing.render}, {"own_work_s", timing.host}, {"handing_to_writers_s", timing.done}}},
-                         {"writers", {{"threads", writers}, {"busy_s", writing}}}};
+        j["sequence"] = {
+            {"frames", written.load()},
+            {"seconds", seconds},
+            {"frames_per_second", written.load() / (seconds > 0 ? seconds : 1e-9)},
+            {"render_loop",
+             {{"rendering_s", timing.render}, {"own_work_s", timing.host}, {"handing_to_writers_s", timing.done}}},
+            {"writers", {{"threads", writers}, {"busy_s", writing}}}};
         write_outputs({{"--stats", out.stats, j.dump(2) + "\n"}}, out.inputs);
     }
     if (!quiet) {
-        std::fprintf(stderr, "pkrt: %d frames of %dx%d, %d spp in %.3f s: %.2f frames/s (image files included), %s mode, %llu kernel launches\n",
-                     written.load(), settings.width, settings.height, settings.spp, seconds, written.load() / (seconds > 0 ? seconds : 1e-9),
-                     total.mode.c_str(), static_cast<unsigned long long>(total.kernel_launches));
+        std::fprintf(
+            stderr,
+            "pkrt: %d frames of %dx%d, %d spp in %.3f s: %.2f frames/s (image files included), %s mode, %llu kernel launches\n",
+            written.load(), settings.width, settings.height, settings.spp, seconds,
+            written.load() / (seconds > 0 ? seconds : 1e-9), total.mode.c_str(),
+            static_cast<unsigned long long>(total.kernel_launches));
         // Which side set the pace: the GPU (render), the loop's own work, or the writers (done blocks
         // while every writer is busy).
-        std::fprintf(stderr,
-                     "pkrt: render loop: %.0f ms rendering (queueing, waiting for frames), %.0f ms of its own work per frame, "
-                     "%.0f ms handing frames to the writers; writers busy %.0f ms of %u x %.0f ms\n",
-                     1e3 * timing.render, 1e3 * timing.host, 1e3 * timing.done, 1e3 * writing, writers, 1e3 * seconds);
+        std::fprintf(
+            stderr,
+            "pkrt: render loop: %.0f ms rendering (queueing, waiting for frames), %.0f ms of its own work per frame, "
+            "%.0f ms handing frames to the writers; writers busy %.0f ms of %u x %.0f ms\n",
+            1e3 * timing.render, 1e3 * timing.host, 1e3 * timing.done, 1e3 * writing, writers, 1e3 * seconds);
         if (total.nonfinite_samples)
             std::fprintf(stderr, "pkrt: warning: %llu samples were NaN or infinite and were dropped\n",
                          static_cast<unsigned long long>(total.nonfinite_samples));

@@ -14,7 +14,8 @@ namespace pkrt {
 
 // Throws Error for: --frames without --camera-path or the reverse, --frames out of 1-100000, and
 // -o / --hdr patterns without exactly one frame number.
-void check_sequence_flags(int frames, const std::string& camera_path, const std::string& output, const std::string& hdr);
+void check_sequence_flags(int frames, const std::string& camera_path, const std::string& output,
+                          const std::string& hdr);
 
 struct SequenceOutputs {
     std::string png_pattern, hdr_pattern, stats;
@@ -23,7 +24,7 @@ struct SequenceOutputs {
 };
 
 // Renders and writes the sequence; prints progress and a summary unless quiet. Returns the exit code.
-int run_sequence(Backend& backend, const Scene& scene, const RenderSettings& settings, const CameraPath& path, int frames,
-                 const SequenceOutputs& out, bool quiet);
+int run_sequence(Backend& backend, const Scene& scene, const RenderSettings& settings, const CameraPath& path,
+                 int frames, const SequenceOutputs& out, bool quiet);
 
 }  // namespace pkrt

@@ -125,8 +125,7 @@ PKRT_HD int adaptive_class(uint32_t samples) { return floor_log2(samples) - 1; }
 
 // A load through L2 on the device: data that another SM rewrote between rounds (a resident kernel's
 // SM may still hold the last round's line in its L1).
-template <class T>
-PKRT_HD T load_l2(const T* p) {
+template <class T> PKRT_HD T load_l2(const T* p) {
 #if defined(__CUDA_ARCH__)
     return __ldcg(p);
 #else
@@ -146,11 +145,11 @@ struct AdaptivePlan {
 
 // What a GPU round's scan found (a log the host reads behind the rounds).
 struct AdaptiveRoundLog {
-    unsigned converged_pixels;    // at the target error or at max_spp, after the round
-    unsigned tiles;               // tiles the next round samples
-    unsigned long long paths;     // the round's paths (samples)
+    unsigned converged_pixels;      // at the target error or at max_spp, after the round
+    unsigned tiles;                 // tiles the next round samples
+    unsigned long long paths;       // the round's paths (samples)
     unsigned long long next_paths;  // the next round's
-    uint32_t next_step;           // the next round's largest step (samples a pixel)
+    uint32_t next_step;             // the next round's largest step (samples a pixel)
     uint32_t pad;
 };
 constexpr int kAdaptiveLogRounds = 64;  // a ring, round r in r % kAdaptiveLogRounds

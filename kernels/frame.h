@@ -19,7 +19,7 @@ struct AdaptivePlan;  // kernels/adaptive.h
 struct FrameRecord {
     CameraView camera;
     int32_t width, height;
-    int32_t max_depth;      // bounces: 0 = emitted light only, 1 = direct lighting, ...
+    int32_t max_depth;  // bounces: 0 = emitted light only, 1 = direct lighting, ...
     uint32_t seed;
     uint32_t first_sample;  // sample index of the frame's first sample of every pixel
     uint32_t samples;       // samples of every pixel in this frame

@@ -24,8 +24,8 @@ struct PathState {
     Vec3 throughput;
     uint32_t pixel;
     Rng rng;
-    int32_t depth;     // bounces so far; the camera ray has depth 0
-    float prev_pdf;    // solid-angle pdf of the BSDF sample that made `dir`; 0 = camera ray or delta lobe
+    int32_t depth;   // bounces so far; the camera ray has depth 0
+    float prev_pdf;  // solid-angle pdf of the BSDF sample that made `dir`; 0 = camera ray or delta lobe
 };
 
 // Unoccluded contribution waiting for a visibility test.
@@ -38,11 +38,11 @@ struct ShadowRay {
 };
 
 struct ShadeResult {
-    Vec3 radiance;       // emission picked up by this ray (already weighted), to add to the pixel
+    Vec3 radiance;  // emission picked up by this ray (already weighted), to add to the pixel
     bool has_shadow;
     ShadowRay shadow;
-    bool continues;      // the path record now holds the next bounce
-    bool dropped;        // a NaN or infinite contribution (emission, light sample or throughput) was dropped
+    bool continues;  // the path record now holds the next bounce
+    bool dropped;    // a NaN or infinite contribution (emission, light sample or throughput) was dropped
 };
 
 PKRT_HD PathState start_path(const FrameRecord& f, uint32_t pixel, uint32_t sample) {

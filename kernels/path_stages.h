@@ -20,8 +20,7 @@
 
 namespace pkrt {
 
-template <BvhViewLayout L, bool kCutouts>
-struct LayoutTraversal {
+template <BvhViewLayout L, bool kCutouts> struct LayoutTraversal {
     static PKRT_HD Hit closest(const SceneView& s, const Ray& ray) {
         return closest_hit<L>(s.bvh, ray, kInfinity, SurfacesOf<kCutouts>::of(s));
     }
@@ -52,8 +51,7 @@ struct PathIndex {
 // through L2 (a resident kernel, whose SMs may hold the last round's plan in L1); a kernel that lives
 // for one round reads it through L1. Out of line: frames that do not sample adaptively then run as
 // fast as before rounds had a plan (BENCHMARKS.md, "Timings that left the code comments").
-template <bool kL2>
-PKRT_HD_OUTLINE PathIndex adaptive_path_index(const FrameRecord& f, unsigned long long i) {
+template <bool kL2> PKRT_HD_OUTLINE PathIndex adaptive_path_index(const FrameRecord& f, unsigned long long i) {
     auto load = [](const auto* p) { return kL2 ? load_l2(p) : *p; };
     const AdaptivePlan& plan = *f.plan;
     int lo = 0, hi = kAdaptiveClasses - 1;  // the last part that starts at or before path i (never an empty one)
@@ -71,8 +69,7 @@ PKRT_HD_OUTLINE PathIndex adaptive_path_index(const FrameRecord& f, unsigned lon
 // A frame's paths are numbered pixel-major within each sample, so neighbouring numbers are
 // neighbouring pixels of the same sample (coherent camera rays in a warp). An adaptive round's first
 // has no work list: every pixel, like a uniform frame.
-template <bool kL2 = false>
-PKRT_HD PathIndex path_index(const FrameRecord& f, unsigned long long i) {
+template <bool kL2 = false> PKRT_HD PathIndex path_index(const FrameRecord& f, unsigned long long i) {
     if (f.work) return adaptive_path_index<kL2>(f, i);
     uint32_t pixels = f.pixels();
     return PathIndex{static_cast<uint32_t>(i % pixels), f.first_sample + static_cast<uint32_t>(i / pixels)};
@@ -98,16 +95,14 @@ PKRT_HD PathState generate_path(const FrameRecord& f, PathIndex k) {
 //   void finish(bool ended, const PathState&);                  a path that ended finishes its sample
 // GPU Steps are warp-collective: every lane calls them, `active` says whether it holds a path, and the
 // calls other than closest and shade come from every lane.
-template <class Step>
-PKRT_HD Hit extend_step(Step& st, const PathState& path, bool active) {
+template <class Step> PKRT_HD Hit extend_step(Step& st, const PathState& path, bool active) {
     Hit hit = no_hit();
     if (active) hit = st.closest(Ray{path.origin, path.dir});
     st.extended(active, path);
     return hit;
 }
 
-template <class Step>
-PKRT_HD ShadeResult shade_step(Step& st, PathState& path, const Hit& hit, bool active) {
+template <class Step> PKRT_HD ShadeResult shade_step(Step& st, PathState& path, const Hit& hit, bool active) {
     ShadeResult r;
     r.has_shadow = false;
     r.continues = false;
@@ -126,8 +121,7 @@ PKRT_HD ShadeResult shade_step(Step& st, PathState& path, const Hit& hit, bool a
 
 // Returns whether the path goes on (its next bounce is in `path`). Every lane runs both sub-steps, with a
 // path or without (a short-circuit here would skip the warp-collective calls on lanes without one).
-template <class Step>
-PKRT_HD bool advance_path(Step& st, PathState& path, bool active) {
+template <class Step> PKRT_HD bool advance_path(Step& st, PathState& path, bool active) {
     Hit hit = extend_step(st, path, active);
     return shade_step(st, path, hit, active).continues;  // false for a lane without a path
 }

@@ -19,12 +19,18 @@ struct Hit {
 PKRT_HD Hit no_hit() { return Hit{kInfinity, 0.0f, 0.0f, -1}; }
 
 PKRT_HD float int_as_float_bits(int32_t i) {
-    union { int32_t i; float f; } u;
+    union {
+        int32_t i;
+        float f;
+    } u;
     u.i = i;
     return u.f;
 }
 PKRT_HD int32_t float_as_int_bits(float f) {
-    union { int32_t i; float f; } u;
+    union {
+        int32_t i;
+        float f;
+    } u;
     u.f = f;
     return u.i;
 }

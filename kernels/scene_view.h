@@ -15,7 +15,7 @@ struct LightsView {
     const float* cdf;      // inclusive cumulative selection probability over `tris`; last entry is 1
     const float* tri_pmf;  // per scene triangle: its probability among triangle lights (0 if not one)
     int32_t count;
-    float env_select;      // probability that light sampling picks the environment
+    float env_select;  // probability that light sampling picks the environment
 };
 
 struct SceneView {
@@ -36,13 +36,11 @@ struct SceneView {
 };
 
 // The coverage test traversal runs: the scene's cut-outs, or none (the builds without the test).
-template <bool kCutouts>
-struct SurfacesOf {
+template <bool kCutouts> struct SurfacesOf {
     using Type = OpaqueSurfaces;
     static PKRT_HD Type of(const SceneView&) { return {}; }
 };
-template <>
-struct SurfacesOf<true> {
+template <> struct SurfacesOf<true> {
     using Type = CutoutSurfaces;
     static PKRT_HD Type of(const SceneView& s) { return {s.shading, s.textures}; }
 };

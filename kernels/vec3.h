@@ -28,14 +28,21 @@ PKRT_HD Vec3 operator*(Vec3 a, float s) { return {a.x * s, a.y * s, a.z * s}; }
 PKRT_HD Vec3 operator*(float s, Vec3 a) { return {a.x * s, a.y * s, a.z * s}; }
 PKRT_HD Vec3 operator/(Vec3 a, float s) { return a * (1.0f / s); }
 PKRT_HD Vec3 operator/(Vec3 a, Vec3 b) { return {a.x / b.x, a.y / b.y, a.z / b.z}; }
-PKRT_HD Vec3& operator+=(Vec3& a, Vec3 b) { a = a + b; return a; }
-PKRT_HD Vec3& operator*=(Vec3& a, Vec3 b) { a = a * b; return a; }
-PKRT_HD Vec3& operator*=(Vec3& a, float s) { a = a * s; return a; }
+PKRT_HD Vec3& operator+=(Vec3& a, Vec3 b) {
+    a = a + b;
+    return a;
+}
+PKRT_HD Vec3& operator*=(Vec3& a, Vec3 b) {
+    a = a * b;
+    return a;
+}
+PKRT_HD Vec3& operator*=(Vec3& a, float s) {
+    a = a * s;
+    return a;
+}
 
 PKRT_HD float dot(Vec3 a, Vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-PKRT_HD Vec3 cross(Vec3 a, Vec3 b) {
-    return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
+PKRT_HD Vec3 cross(Vec3 a, Vec3 b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
 PKRT_HD float length(Vec3 a) { return sqrtf(dot(a, a)); }
 PKRT_HD Vec3 normalize(Vec3 a) { return a * (1.0f / sqrtf(dot(a, a))); }
 PKRT_HD Vec3 vmin(Vec3 a, Vec3 b) { return {min_f(a.x, b.x), min_f(a.y, b.y), min_f(a.z, b.z)}; }

@@ -30,19 +30,25 @@ std::string number(double v) {
 
 void check_adaptive_settings(const AdaptiveSettings& a, int max_spp_limit) {
     if (!std::isfinite(a.target_error) || a.target_error <= 0.0f || a.target_error > 1e6f)
-        throw Error("--target-error " + number(a.target_error) + ": must be a relative error greater than 0 (0.01 is 1%)");
+        throw Error("--target-error " + number(a.target_error) +
+                    ": must be a relative error greater than 0 (0.01 is 1%)");
     if (a.min_spp < 1 || a.min_spp > max_spp_limit)
-        throw Error("--min-spp " + std::to_string(a.min_spp) + ": must be between 1 and " + std::to_string(max_spp_limit));
+        throw Error("--min-spp " + std::to_string(a.min_spp) + ": must be between 1 and " +
+                    std::to_string(max_spp_limit));
     if (a.max_spp < 2 || a.max_spp > max_spp_limit)
-        throw Error("--max-spp " + std::to_string(a.max_spp) + ": must be between 2 and " + std::to_string(max_spp_limit));
+        throw Error("--max-spp " + std::to_string(a.max_spp) + ": must be between 2 and " +
+                    std::to_string(max_spp_limit));
     if (a.min_spp > a.max_spp)
-        throw Error("--min-spp " + std::to_string(a.min_spp) + ": must not exceed --max-spp " + std::to_string(a.max_spp));
+        throw Error("--min-spp " + std::to_string(a.min_spp) + ": must not exceed --max-spp " +
+                    std::to_string(a.max_spp));
     if (!std::isfinite(a.time_limit_s) || a.time_limit_s < 0.0)
         throw Error("--time-limit " + number(a.time_limit_s) + ": must be a number of seconds, 0 or more (0: none)");
 }
 
-AdaptiveRounds::AdaptiveRounds(const AdaptiveSettings& settings, AdaptiveReport& report, uint64_t pixels, Progress* progress)
-    : settings_(settings), report_(report), pixels_(pixels), progress_(progress), start_(std::chrono::steady_clock::now()) {
+AdaptiveRounds::AdaptiveRounds(const AdaptiveSettings& settings, AdaptiveReport& report, uint64_t pixels,
+                               Progress* progress)
+    : settings_(settings), report_(report), pixels_(pixels), progress_(progress),
+      start_(std::chrono::steady_clock::now()) {
     report_ = AdaptiveReport{};
     report_.enabled = true;
     report_.settings = settings;
@@ -110,25 +116,31 @@ namespace {
 
 // Matplotlib's viridis at nine stops (perceptually uniform, readable in grey and by the colour-blind).
 Rgb viridis(float t) {
-    static const float stops[9][3] = {{68, 1, 84},    {71, 44, 122},  {59, 81, 139},  {44, 113, 142}, {33, 144, 141},
-                                       {39, 173, 129}, {92, 200, 99},  {170, 220, 50}, {253, 231, 37}};
+    static const float stops[9][3] = {{68, 1, 84},    {71, 44, 122}, {59, 81, 139},  {44, 113, 142}, {33, 144, 141},
+                                      {39, 173, 129}, {92, 200, 99}, {170, 220, 50}, {253, 231, 37}};
     t = std::clamp(t, 0.0f, 1.0f) * 8.0f;
     int i = std::min(7, static_cast<int>(t));
     float f = t - static_cast<float>(i);
-    auto mix = [&](int c) { return static_cast<unsigned char>(std::lround(stops[i][c] + (stops[i + 1][c] - stops[i][c]) * f)); };
+    auto mix = [&](int c) {
+        return static_cast<unsigned char>(std::lround(stops[i][c] + (stops[i + 1][c] - stops[i][c]) * f));
+    };
     return Rgb{mix(0), mix(1), mix(2)};
 }
 
 // The map's colour scale: viridis over log2 spp from min_spp to max_spp.
 struct SppScale {
     double lo, hi;
-    SppScale(int min_spp, int max_spp) : lo(std::log2(std::max(1, min_spp))), hi(std::log2(std::max(min_spp + 1, max_spp))) {}
-    Rgb operator()(double spp) const { return viridis(static_cast<float>((std::log2(std::max(1.0, spp)) - lo) / (hi - lo))); }
+    SppScale(int min_spp, int max_spp)
+        : lo(std::log2(std::max(1, min_spp))), hi(std::log2(std::max(min_spp + 1, max_spp))) {}
+    Rgb operator()(double spp) const {
+        return viridis(static_cast<float>((std::log2(std::max(1.0, spp)) - lo) / (hi - lo)));
+    }
 };
 
 }  // namespace
 
-std::vector<uint8_t> spp_map_rgba(int width, int height, const std::vector<uint32_t>& counts, int min_spp, int max_spp) {
+std::vector<uint8_t> spp_map_rgba(int width, int height, const std::vector<uint32_t>& counts, int min_spp,
+                                  int max_spp) {
     if (counts.size() != static_cast<size_t>(width) * height) throw Error("internal: spp map of the wrong size");
     const SppScale colour(min_spp, max_spp);
     std::vector<uint8_t> out(4 * counts.size());
@@ -152,10 +164,12 @@ std::string spp_map_png(int width, int height, const std::vector<uint32_t>& coun
     for (int y = 0; y < height; ++y)
         for (int x = 0; x < width; ++x) canvas.blend(x, y, colour(counts[static_cast<size_t>(y) * width + x]), 1.0f);
     // Legend: the colour ramp from min_spp to max_spp, ticks at powers of two, and what it shows.
-    const float bar_x0 = 12, bar_x1 = static_cast<float>(canvas_w - 12), bar_y0 = static_cast<float>(height + 8), bar_y1 = bar_y0 + 14;
+    const float bar_x0 = 12, bar_x1 = static_cast<float>(canvas_w - 12), bar_y0 = static_cast<float>(height + 8),
+                bar_y1 = bar_y0 + 14;
     for (int x = static_cast<int>(bar_x0); x < static_cast<int>(bar_x1); ++x) {
         double t = (x - bar_x0) / (bar_x1 - bar_x0 - 1);
-        canvas.fill_rect(static_cast<float>(x), bar_y0, static_cast<float>(x + 1), bar_y1, colour(std::exp2(lo + t * (hi - lo))));
+        canvas.fill_rect(static_cast<float>(x), bar_y0, static_cast<float>(x + 1), bar_y1,
+                         colour(std::exp2(lo + t * (hi - lo))));
     }
     const Rgb ink{0, 0, 0};
     int step = std::max(1, static_cast<int>(std::ceil((hi - lo) / 6.0)));  // at most about seven labels
@@ -163,8 +177,9 @@ std::string spp_map_png(int width, int height, const std::vector<uint32_t>& coun
         float x = bar_x0 + static_cast<float>((k - lo) / (hi - lo)) * (bar_x1 - bar_x0 - 1);
         canvas.fill_rect(x, bar_y1, x + 1, bar_y1 + 4, ink);
         std::string label = std::to_string(1u << k);
-        canvas.text(std::round(std::clamp(x - Canvas::text_width(label, 2.0f) / 2, 0.0f, canvas_w - Canvas::text_width(label, 2.0f))), bar_y1 + 6,
-                    label, ink, 2.0f);
+        canvas.text(std::round(std::clamp(x - Canvas::text_width(label, 2.0f) / 2, 0.0f,
+                                          canvas_w - Canvas::text_width(label, 2.0f))),
+                    bar_y1 + 6, label, ink, 2.0f);
     }
     canvas.text(bar_x0, bar_y1 + 26, "samples per pixel (log scale)", ink, 2.0f);
     return encode_png_rgb8(canvas_w, height + legend_h, canvas.pixels());

@@ -56,11 +56,11 @@ using FrameTicket = uint64_t;
 struct FrameResult {
     FrameTicket ticket = 0;
     uint32_t generation = 0;
-    RenderStats stats;        // this frame's counters alone
-    bool cancelled = false;   // stopped before all its samples (cancel(), interrupt()): the image is partial
-    double gpu_ms = 0.0;      // the frame's device time where the backend measures one (gpu_timed)
+    RenderStats stats;       // this frame's counters alone
+    bool cancelled = false;  // stopped before all its samples (cancel(), interrupt()): the image is partial
+    double gpu_ms = 0.0;     // the frame's device time where the backend measures one (gpu_timed)
     bool gpu_timed = false;
-    AdaptiveStep step;        // an adaptive round's outcome
+    AdaptiveStep step;  // an adaptive round's outcome
 };
 
 // The frame protocol, shaped like a job queue, for every backend and scheduler: submit() a frame and
@@ -115,8 +115,8 @@ public:
     // Adaptive sampling on a reset framebuffer: rounds of samples for the tiles that need them
     // (kernels/adaptive.h) until none does, or the time limit passes; `report` says how it went and
     // progress (may be null) counts converged pixels. By default the rounds below, one after another.
-    virtual void accumulate_adaptive(const RenderSettings& settings, const AdaptiveSettings& adaptive, AdaptiveReport& report,
-                                     RenderStats& stats, Progress* progress);
+    virtual void accumulate_adaptive(const RenderSettings& settings, const AdaptiveSettings& adaptive,
+                                     AdaptiveReport& report, RenderStats& stats, Progress* progress);
     // The same rounds one at a time, for a frame loop (the viewer): begin_adaptive() on a reset
     // framebuffer; then rounds, each a frame submitted with adaptive_round (its result's step says
     // whether there are `more`); then end_adaptive(), after which the accumulation holds every sample,
@@ -205,19 +205,21 @@ FrameRecord make_frame_record(const CameraSpec& camera, int width, int height, c
                               uint32_t first_sample, uint32_t samples, uint32_t epoch);
 
 struct BackendOptions {
-    std::string kind = "auto";      // auto | cpu | cuda
-    std::vector<std::string> set;   // scheduler settings, `--set key=value` (render/scheduler_options.h)
+    std::string kind = "auto";     // auto | cpu | cuda
+    std::vector<std::string> set;  // scheduler settings, `--set key=value` (render/scheduler_options.h)
     // CUDA devices, `--devices`: "" (the first, or an MPI rank's own: device_slot), "all", or indices "0,1,..." (an index twice: two
     // workers on that GPU). More than one: one image on all of them (render/cuda/multi_gpu_backend.cpp).
     std::string devices;
-    unsigned cpu_threads = 0;       // the CPU backend's threads; 0: all cores
-    unsigned device_slot = 0;       // without `devices`: the device at this place, modulo the devices found (MPI ranks on a host take one each)
+    unsigned cpu_threads = 0;  // the CPU backend's threads; 0: all cores
+    unsigned device_slot =
+        0;  // without `devices`: the device at this place, modulo the devices found (MPI ranks on a host take one each)
 };
 
 // The devices `spec` (BackendOptions::devices) names among `available`; an Error names the flag and
 // what is wrong (an index out of range, a malformed list, no devices). An empty spec: the device at
 // `slot` (BackendOptions::device_slot, modulo the devices found), or none where none is available.
-std::vector<GpuDevice> pick_devices(const std::string& spec, const std::vector<GpuDevice>& available, unsigned slot = 0);
+std::vector<GpuDevice> pick_devices(const std::string& spec, const std::vector<GpuDevice>& available,
+                                    unsigned slot = 0);
 
 // "auto" picks CUDA when a device is usable, else the CPU; `why` receives a sentence saying which and
 // why. "cuda" without a device throws Error with the reason, and so do settings the chosen backend

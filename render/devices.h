@@ -15,7 +15,7 @@ struct GpuDevice {
     int driver_version = 0, runtime_version = 0;
 };
 
-bool cuda_built();                 // was this binary compiled with the CUDA backend
+bool cuda_built();  // was this binary compiled with the CUDA backend
 std::string cuda_build_architectures();
 // Usable devices; when there are none, *why says why (no driver, no device, ...).
 std::vector<GpuDevice> cuda_devices(std::string* why);

@@ -10,8 +10,8 @@ FrameTicket Backend::submit(const FrameRequest& request) {
     int live = 0;
     for (const Outstanding& o : outstanding_) live += o.cancelled ? 0 : 1;
     if (live >= cap || outstanding() >= cap + (cap > 1 ? 1 : 0))
-        throw Error("internal: a frame was submitted with " + std::to_string(outstanding()) + " outstanding (capacity " +
-                    std::to_string(cap) + ")");
+        throw Error("internal: a frame was submitted with " + std::to_string(outstanding()) +
+                    " outstanding (capacity " + std::to_string(cap) + ")");
     FrameTicket ticket = next_ticket_++;
     start_frame(request);
     outstanding_.push_back(Outstanding{ticket, request, false});
@@ -20,7 +20,8 @@ FrameTicket Backend::submit(const FrameRequest& request) {
 
 bool Backend::done(FrameTicket ticket) const {
     if (outstanding_.empty() || ticket < outstanding_.front().ticket) return true;
-    if (ticket > outstanding_.back().ticket) throw Error("internal: ticket " + std::to_string(ticket) + " was never submitted");
+    if (ticket > outstanding_.back().ticket)
+        throw Error("internal: ticket " + std::to_string(ticket) + " was never submitted");
     return frame_done(static_cast<int>(ticket - outstanding_.front().ticket));
 }
 

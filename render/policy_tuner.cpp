@@ -5,7 +5,8 @@
 
 namespace pkrt {
 
-PersistentPolicy PolicyTuner::next(const std::string& key, const std::vector<PersistentPolicy>& candidates, bool* trial) {
+PersistentPolicy PolicyTuner::next(const std::string& key, const std::vector<PersistentPolicy>& candidates,
+                                   bool* trial) {
     if (key != key_ || candidates != candidates_) {
         key_ = key;
         candidates_ = candidates;

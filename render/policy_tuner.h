@@ -12,9 +12,9 @@
 namespace pkrt {
 
 struct PersistentPolicy {
-    int blocks_per_sm = 0;     // the kernel build: resident blocks per SM
-    int queue_shadows = 1;     // 1 queued, 0 traced where cast
-    int sort_stragglers = 0;   // 1 a warp's last live paths pooled, and only empty warps take new ones
+    int blocks_per_sm = 0;    // the kernel build: resident blocks per SM
+    int queue_shadows = 1;    // 1 queued, 0 traced where cast
+    int sort_stragglers = 0;  // 1 a warp's last live paths pooled, and only empty warps take new ones
     bool operator==(const PersistentPolicy&) const = default;
 };
 
@@ -32,7 +32,9 @@ public:
 
     // Trials per configuration: each candidate twice when there are two at most (small frames are
     // noisy), else once.
-    static int trials_for(size_t candidates) { return candidates <= 2 ? 2 * static_cast<int>(candidates) : static_cast<int>(candidates); }
+    static int trials_for(size_t candidates) {
+        return candidates <= 2 ? 2 * static_cast<int>(candidates) : static_cast<int>(candidates);
+    }
 
 private:
     std::string key_;

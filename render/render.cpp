@@ -13,11 +13,12 @@
 
 namespace pkrt {
 
-void Backend::accumulate_adaptive(const RenderSettings& settings, const AdaptiveSettings& adaptive, AdaptiveReport& report,
-                                  RenderStats& stats, Progress* progress) {
+void Backend::accumulate_adaptive(const RenderSettings& settings, const AdaptiveSettings& adaptive,
+                                  AdaptiveReport& report, RenderStats& stats, Progress* progress) {
     begin_adaptive(settings, adaptive);
     // Its clock starts with the first round.
-    AdaptiveRounds rounds(adaptive, report, static_cast<uint64_t>(settings.width) * static_cast<uint64_t>(settings.height), progress);
+    AdaptiveRounds rounds(adaptive, report,
+                          static_cast<uint64_t>(settings.width) * static_cast<uint64_t>(settings.height), progress);
     for (;;) {
         begin_adaptive_round();
         AdaptiveStep step = end_adaptive_round(stats);
@@ -60,13 +61,15 @@ std::vector<GpuDevice> pick_devices(const std::string& spec, const std::vector<G
     for (;;) {
         size_t comma = spec.find(',', at);
         std::string item = spec.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-        if (item.empty() || item.size() > 4 || !std::all_of(item.begin(), item.end(), [](unsigned char c) { return std::isdigit(c); }))
+        if (item.empty() || item.size() > 4 ||
+            !std::all_of(item.begin(), item.end(), [](unsigned char c) { return std::isdigit(c); }))
             throw Error("--devices " + spec + ": expected all, or device indices separated by commas (as 0,1)");
         int index = std::stoi(item);
         auto d = std::find_if(available.begin(), available.end(), [&](const GpuDevice& g) { return g.index == index; });
         if (d == available.end())
-            throw Error("--devices " + spec + ": there is no CUDA device " + item + " (" + std::to_string(available.size()) +
-                        " found" + (available.empty() ? "" : ": 0.." + std::to_string(available.size() - 1)) + ")");
+            throw Error("--devices " + spec + ": there is no CUDA device " + item + " (" +
+                        std::to_string(available.size()) + " found" +
+                        (available.empty() ? "" : ": 0.." + std::to_string(available.size() - 1)) + ")");
         out.push_back(*d);
         if (out.size() > 64) throw Error("--devices " + spec + ": more than 64 workers");
         if (comma == std::string::npos) break;
@@ -77,7 +80,8 @@ std::vector<GpuDevice> pick_devices(const std::string& spec, const std::vector<G
 
 std::unique_ptr<Backend> make_backend(const BackendOptions& options, std::string* why) {
     const std::string& kind = options.kind;
-    if (kind != "cpu" && kind != "cuda" && kind != "auto") throw Error("--backend " + kind + ": must be auto, cpu or cuda");
+    if (kind != "cpu" && kind != "cuda" && kind != "auto")
+        throw Error("--backend " + kind + ": must be auto, cpu or cuda");
     SchedulerOptions scheduler = parse_settings(options.set);  // validated whichever backend runs
     auto cpu = [&](const std::string& reason) {
         if (!options.set.empty())
@@ -87,7 +91,8 @@ std::unique_ptr<Backend> make_backend(const BackendOptions& options, std::string
         return make_cpu_backend(options.cpu_threads);
     };
     if (kind == "cpu") {
-        if (!options.devices.empty()) throw Error("--devices " + options.devices + ": the CPU backend has no CUDA devices (use --backend cuda)");
+        if (!options.devices.empty())
+            throw Error("--devices " + options.devices + ": the CPU backend has no CUDA devices (use --backend cuda)");
         return cpu("asked for");
     }
     std::string reason;
@@ -100,7 +105,8 @@ std::unique_ptr<Backend> make_backend(const BackendOptions& options, std::string
             if (why) *why = "CUDA backend on " + std::to_string(picked.size()) + " GPUs";
             return make_multi_gpu_backend(picked, scheduler);
         }
-        if (why) *why = "CUDA backend on " + picked[0].name + (kind == "auto" ? " (auto: a CUDA device was found)" : "");
+        if (why)
+            *why = "CUDA backend on " + picked[0].name + (kind == "auto" ? " (auto: a CUDA device was found)" : "");
         return make_cuda_backend(picked[0], scheduler);
     }
 #else
@@ -117,20 +123,21 @@ void check_mode(const Backend& backend, SchedulerMode mode, const std::string& f
     if (modes.empty()) {
         std::string name = backend.name();
         std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::toupper(c); });
-        throw Error(flag + " " + mode_name(mode) + ": the " + name + " backend has no scheduler modes (use --backend cuda)");
+        throw Error(flag + " " + mode_name(mode) + ": the " + name +
+                    " backend has no scheduler modes (use --backend cuda)");
     }
     std::string list;
     for (auto m : modes) list += (list.empty() ? "" : ", ") + std::string(mode_name(m));
     throw Error(flag + " " + mode_name(mode) + ": must be one of " + list);
 }
 
-void accumulate_passes(Backend& backend, const RenderSettings& rs, uint32_t first_sample, uint32_t samples, RenderStats& st,
-                       Progress* progress) {
+void accumulate_passes(Backend& backend, const RenderSettings& rs, uint32_t first_sample, uint32_t samples,
+                       RenderStats& st, Progress* progress) {
     // Passes of about a million paths (at least one sample each; more where several GPUs share them)
     // keep progress updates frequent without making passes so short that their overhead shows.
     uint64_t pixels = static_cast<uint64_t>(rs.width) * rs.height;
-    uint32_t per_pass = static_cast<uint32_t>(
-        std::clamp<uint64_t>(backend.paths_per_pass() / std::max<uint64_t>(1, pixels), 1, std::max<uint32_t>(samples, 1)));
+    uint32_t per_pass = static_cast<uint32_t>(std::clamp<uint64_t>(
+        backend.paths_per_pass() / std::max<uint64_t>(1, pixels), 1, std::max<uint32_t>(samples, 1)));
     for (uint32_t s = 0; s < samples;) {
         uint32_t n = std::min<uint32_t>(per_pass, samples - s);
         backend.accumulate(rs, first_sample + s, n, st);

@@ -12,16 +12,20 @@ namespace pkrt {
 // Persistent kernel: where shadow rays are traced.
 enum class ShadowRays { kAuto, kQueued, kInline };  // auto: timed per configuration (render/cuda/policy_tuner.h)
 // Persistent kernel: what a warp does with its last few live paths.
-enum class Stragglers { kAuto, kKept, kSorted };     // sorted: pooled through the queue, and only empty
-                                                     // warps take new camera paths
+enum class Stragglers {
+    kAuto,
+    kKept,
+    kSorted
+};  // sorted: pooled through the queue, and only empty
+    // warps take new camera paths
 
 struct SchedulerOptions {
-    uint32_t queue_capacity = 0;        // path and shadow queue slots (power of two); 0 = twice the grid's lanes
-    int grid_blocks = 0;                // persistent: 0 = every block that can be co-resident; more is refused
-    int fetch_threshold = 24;           // persistent: refill a warp when fewer lanes than this hold a path
+    uint32_t queue_capacity = 0;  // path and shadow queue slots (power of two); 0 = twice the grid's lanes
+    int grid_blocks = 0;          // persistent: 0 = every block that can be co-resident; more is refused
+    int fetch_threshold = 24;     // persistent: refill a warp when fewer lanes than this hold a path
     ShadowRays shadow_rays = ShadowRays::kAuto;
-    int blocks_per_sm = 0;              // persistent: the build of that many resident blocks per SM (4, 6, 8,
-                                        // 10: 128, 80, 64, 48 registers); 0 = per frame (timed)
+    int blocks_per_sm = 0;  // persistent: the build of that many resident blocks per SM (4, 6, 8,
+                            // 10: 128, 80, 64, 48 registers); 0 = per frame (timed)
     Stragglers stragglers = Stragglers::kAuto;
     bool timeline = true;               // sample the queue-depth timeline
     int timeline_points = 1024;         // aim a frame's timeline at about this many points

@@ -32,7 +32,8 @@ FrameNumber find_frame_number(const std::string& p, const std::string& what) {
             if (j < p.size() && p[j] >= '1' && p[j] <= '9') width = p[j++] - '0';
             else throw Error(what + ": %0 must be followed by a width of 1 to 9 digits, as in %04d");
         }
-        if (j >= p.size() || p[j] != 'd') throw Error(what + ": only %d or %0Nd may stand for the frame number (%% for a literal %)");
+        if (j >= p.size() || p[j] != 'd')
+            throw Error(what + ": only %d or %0Nd may stand for the frame number (%% for a literal %)");
         found = FrameNumber{i, j + 1, width};
         ++count;
         i = j;
@@ -43,7 +44,9 @@ FrameNumber find_frame_number(const std::string& p, const std::string& what) {
 
 }  // namespace
 
-void check_frame_pattern(const std::string& pattern, const std::string& flag) { find_frame_number(pattern, flag + " " + pattern); }
+void check_frame_pattern(const std::string& pattern, const std::string& flag) {
+    find_frame_number(pattern, flag + " " + pattern);
+}
 
 std::string frame_path(const std::string& pattern, int frame) {
     FrameNumber n = find_frame_number(pattern, pattern);
@@ -148,8 +151,8 @@ RenderStats render_queued(Backend& backend, const Scene& scene, const RenderSett
 
 }  // namespace
 
-RenderStats render_sequence(Backend& backend, const Scene& scene, const RenderSettings& settings, const CameraPath& path,
-                            int frames, Progress* progress,
+RenderStats render_sequence(Backend& backend, const Scene& scene, const RenderSettings& settings,
+                            const CameraPath& path, int frames, Progress* progress,
                             const std::function<void(const SequenceFrame&, RenderOutput&)>& done,
                             SequenceTiming* timing, bool resolve, const std::function<Accumulation()>& spare) {
     RenderStats total;

@@ -40,8 +40,8 @@ struct SequenceTiming {
 // accumulation instead (RenderOutput::accumulation), to divide on a thread of its own; `spare` (may be
 // null) gives it one whose memory to reuse. `progress` (may be null) counts samples
 // over the whole sequence.
-RenderStats render_sequence(Backend& backend, const Scene& scene, const RenderSettings& settings, const CameraPath& path,
-                            int frames, Progress* progress,
+RenderStats render_sequence(Backend& backend, const Scene& scene, const RenderSettings& settings,
+                            const CameraPath& path, int frames, Progress* progress,
                             const std::function<void(const SequenceFrame&, RenderOutput&)>& done,
                             SequenceTiming* timing = nullptr, bool resolve = true,
                             const std::function<Accumulation()>& spare = nullptr);

@@ -85,8 +85,12 @@ nlohmann::json to_json(const RenderStats& s) {
     if (!s.ranks.empty()) {
         nlohmann::json per_rank = nlohmann::json::array();
         for (const auto& r : s.ranks)
-            per_rank.push_back({{"rank", r.rank}, {"host", r.host}, {"device", r.device}, {"chunks", r.chunks},
-                                {"samples", r.samples}, {"busy_seconds", r.busy_seconds}});
+            per_rank.push_back({{"rank", r.rank},
+                                {"host", r.host},
+                                {"device", r.device},
+                                {"chunks", r.chunks},
+                                {"samples", r.samples},
+                                {"busy_seconds", r.busy_seconds}});
         j["mpi"] = {{"ranks", s.ranks.size()}, {"chunk_spp", s.chunk_spp}, {"per_rank", per_rank}};
     }
     if (!s.reference.empty()) j["reference"] = {{"path", s.reference}, {"rel_mse", s.rel_mse}};
@@ -94,11 +98,16 @@ nlohmann::json to_json(const RenderStats& s) {
         const AdaptiveReport& a = s.adaptive;
         nlohmann::json rounds = nlohmann::json::array();
         for (const AdaptiveRound& r : a.rounds)
-            rounds.push_back({{"seconds", r.seconds}, {"samples", r.samples}, {"tiles_sampled", r.tiles_sampled},
-                              {"samples_per_tile", r.samples_per_tile}, {"converged", r.converged}});
+            rounds.push_back({{"seconds", r.seconds},
+                              {"samples", r.samples},
+                              {"tiles_sampled", r.tiles_sampled},
+                              {"samples_per_tile", r.samples_per_tile},
+                              {"converged", r.converged}});
         nlohmann::json histogram = nlohmann::json::array();
         for (size_t k = 0; k < a.spp_histogram.size(); ++k)
-            if (a.spp_histogram[k]) histogram.push_back({{"spp_from", 1ull << k}, {"spp_to", (2ull << k) - 1}, {"pixels", a.spp_histogram[k]}});
+            if (a.spp_histogram[k])
+                histogram.push_back(
+                    {{"spp_from", 1ull << k}, {"spp_to", (2ull << k) - 1}, {"pixels", a.spp_histogram[k]}});
         j["adaptive"] = {{"target_error", a.settings.target_error},
                          {"min_spp", a.settings.rule().min_spp},
                          {"max_spp", a.settings.rule().max_spp},
@@ -134,7 +143,8 @@ nlohmann::json to_json(const RenderStats& s) {
         sched["paths"] = {{"generated", s.paths_generated}, {"completed", s.paths_completed}};
         sched["rays_per_sm"] = s.rays_per_sm;
         if (!s.phase_cycles.empty()) {
-            const char* names[] = {"control", "shadow_batch", "fetch", "idle", "trace", "shade", "shadow_out", "path_out"};
+            const char* names[] = {"control", "shadow_batch", "fetch",      "idle",
+                                   "trace",   "shade",        "shadow_out", "path_out"};
             nlohmann::json ph;
             for (size_t i = 0; i < s.phase_cycles.size() && i < 8; ++i) ph[names[i]] = s.phase_cycles[i];
             sched["phase_cycles"] = ph;
@@ -145,9 +155,13 @@ nlohmann::json to_json(const RenderStats& s) {
         if (!s.devices.empty()) {
             nlohmann::json devs = nlohmann::json::array();
             for (const auto& d : s.devices)
-                devs.push_back({{"device", d.device}, {"index", d.index}, {"samples", d.samples}, {"chunks", d.chunks},
-                                {"gpu_ms", d.gpu_ms},
-                                {"share", s.paths_completed ? static_cast<double>(d.samples) / s.paths_completed : 0.0}});
+                devs.push_back(
+                    {{"device", d.device},
+                     {"index", d.index},
+                     {"samples", d.samples},
+                     {"chunks", d.chunks},
+                     {"gpu_ms", d.gpu_ms},
+                     {"share", s.paths_completed ? static_cast<double>(d.samples) / s.paths_completed : 0.0}});
             sched["devices"] = devs;
             sched["work_sharing"] = s.work_sharing;
         }
@@ -158,6 +172,8 @@ nlohmann::json to_json(const RenderStats& s) {
 
 std::string stats_json_text(const RenderStats& stats) { return to_json(stats).dump(2) + "\n"; }
 
-void write_stats_json(const std::string& path, const RenderStats& stats) { write_file_atomically(path, stats_json_text(stats)); }
+void write_stats_json(const std::string& path, const RenderStats& stats) {
+    write_file_atomically(path, stats_json_text(stats));
+}
 
 }  // namespace pkrt

@@ -18,28 +18,28 @@ struct RenderStats {
     std::string device;
     int width = 0, height = 0, spp = 0, max_depth = 0;
     uint32_t seed = 0;
-    double seconds = 0.0;            // wall time of the render itself (scene load and BVH excluded)
-    uint64_t samples = 0;            // camera paths traced (pixels x spp)
-    uint64_t extension_rays = 0;     // closest-hit rays: camera rays and bounces
-    uint64_t shadow_rays = 0;        // any-hit visibility rays of next-event estimation
+    double seconds = 0.0;                           // wall time of the render itself (scene load and BVH excluded)
+    uint64_t samples = 0;                           // camera paths traced (pixels x spp)
+    uint64_t extension_rays = 0;                    // closest-hit rays: camera rays and bounces
+    uint64_t shadow_rays = 0;                       // any-hit visibility rays of next-event estimation
     std::vector<uint64_t> extension_rays_by_depth;  // index = bounce depth of the ray
-    uint64_t nonfinite_samples = 0;  // path contributions dropped because they were NaN or infinite
+    uint64_t nonfinite_samples = 0;                 // path contributions dropped because they were NaN or infinite
     double bvh_build_seconds = 0.0;
     uint64_t triangles = 0;
 
     // Scheduler statistics (GPU backends; zero or empty on the CPU).
-    uint64_t frames = 0;                 // accumulate() calls: one launch (persistent) or a launch sequence
+    uint64_t frames = 0;  // accumulate() calls: one launch (persistent) or a launch sequence
     uint64_t kernel_launches = 0;
-    std::vector<double> frame_gpu_ms;    // GPU time of each frame (CUDA events)
-    uint64_t enqueued = 0, dequeued = 0; // queue pushes and pops (paths + shadow rays)
-    uint64_t peak_queue = 0;             // most records held by the queues at once
-    double mean_queue = 0.0;             // mean over the last frame's timeline
-    uint64_t idle_iterations = 0;        // warp iterations that found no work
+    std::vector<double> frame_gpu_ms;     // GPU time of each frame (CUDA events)
+    uint64_t enqueued = 0, dequeued = 0;  // queue pushes and pops (paths + shadow rays)
+    uint64_t peak_queue = 0;              // most records held by the queues at once
+    double mean_queue = 0.0;              // mean over the last frame's timeline
+    uint64_t idle_iterations = 0;         // warp iterations that found no work
     uint64_t backoff_sleeps = 0;
     uint64_t backoff_ns = 0;
     uint64_t warp_iterations = 0;
-    uint64_t kept_paths = 0;             // bounces kept in a lane because the queue was full
-    uint64_t inline_shadows = 0;         // shadow rays traced where cast (policy, or the queue was full)
+    uint64_t kept_paths = 0;      // bounces kept in a lane because the queue was full
+    uint64_t inline_shadows = 0;  // shadow rays traced where cast (policy, or the queue was full)
     uint64_t paths_generated = 0, paths_completed = 0;
     std::vector<uint64_t> rays_per_sm;
     std::vector<uint64_t> phase_cycles;  // persistent: SM cycles per phase (kernels/gpu/gpu_records.h)
@@ -50,19 +50,19 @@ struct RenderStats {
     std::vector<TimelinePoint> timeline;  // the last frame's queue depth over time
     int grid_blocks = 0, block_threads = 0, queue_capacity = 0;
     // The last frame's scheduling (merge() takes the other's when it describes a frame).
-    int blocks_per_sm = 0;     // persistent: resident blocks per SM of the build that ran
-    int shadows_queued = -1;   // persistent: 1 shadow rays queued, 0 traced where cast
-    int stragglers_sorted = -1; // persistent: 1 a warp's last live paths pooled (sorted), 0 kept in their lanes
-    bool policy_trial = false; // persistent, last frame: a trial of the policy tuner
+    int blocks_per_sm = 0;       // persistent: resident blocks per SM of the build that ran
+    int shadows_queued = -1;     // persistent: 1 shadow rays queued, 0 traced where cast
+    int stragglers_sorted = -1;  // persistent: 1 a warp's last live paths pooled (sorted), 0 kept in their lanes
+    bool policy_trial = false;   // persistent, last frame: a trial of the policy tuner
 
     // Several GPUs (--devices): what each worker rendered, and how the work was handed out ("paths in
     // chunks from a device counter": persistent frames; "samples in chunks from the host": other modes).
     struct DeviceShare {
         std::string device;
-        int index = 0;          // CUDA device index
-        uint64_t samples = 0;   // paths this worker completed
-        uint64_t chunks = 0;    // work items it took (path chunks or sample chunks)
-        double gpu_ms = 0.0;    // its frames' GPU time
+        int index = 0;         // CUDA device index
+        uint64_t samples = 0;  // paths this worker completed
+        uint64_t chunks = 0;   // work items it took (path chunks or sample chunks)
+        double gpu_ms = 0.0;   // its frames' GPU time
     };
     std::vector<DeviceShare> devices;
     std::string work_sharing;

@@ -24,7 +24,8 @@ struct Adaptive {
     RenderStats stats;
 };
 
-Adaptive render_adaptive(const Scene& scene, int w, int h, int depth, uint32_t seed, AdaptiveSettings a, unsigned threads = 0) {
+Adaptive render_adaptive(const Scene& scene, int w, int h, int depth, uint32_t seed, AdaptiveSettings a,
+                         unsigned threads = 0) {
     auto backend = make_cpu_backend(threads);
     RenderSettings rs = pkrt_test::settings(w, h, a.max_spp, depth, seed);
     rs.adaptive = a;
@@ -34,7 +35,8 @@ Adaptive render_adaptive(const Scene& scene, int w, int h, int depth, uint32_t s
 
 Accumulation render_uniform(const Scene& scene, int w, int h, int spp, int depth, uint32_t seed) {
     auto backend = make_cpu_backend();
-    return render_view(*backend, scene, scene.camera, pkrt_test::settings(w, h, spp, depth, seed), nullptr, false).accumulation;
+    return render_view(*backend, scene, scene.camera, pkrt_test::settings(w, h, spp, depth, seed), nullptr, false)
+        .accumulation;
 }
 
 Vec3 pixel_mean(const Accumulation& a, size_t p) {
@@ -78,7 +80,8 @@ TEST(AdaptiveRule, ATileSamplesWhileAPixelOfItsHaloIsAboveTheTarget) {
     std::vector<float> sums(3 * w * h, 8.0f), odd(3 * w * h, 4.0f);  // 8 samples, mean 1: no error
     std::vector<uint32_t> counts(w * h, 8);
     AdaptiveRule rule{0.01f, 8, 64};
-    for (int tx = 0; tx < 3; ++tx) EXPECT_FALSE(tile_needs_samples(tx, 0, w, h, AllAndOddSums{sums.data(), odd.data(), counts.data()}, rule));
+    for (int tx = 0; tx < 3; ++tx)
+        EXPECT_FALSE(tile_needs_samples(tx, 0, w, h, AllAndOddSums{sums.data(), odd.data(), counts.data()}, rule));
     size_t p = 3 * (3 * w + 16);
     odd[p] = 6.0f;
     EXPECT_FALSE(tile_needs_samples(0, 0, w, h, AllAndOddSums{sums.data(), odd.data(), counts.data()}, rule));
@@ -86,7 +89,8 @@ TEST(AdaptiveRule, ATileSamplesWhileAPixelOfItsHaloIsAboveTheTarget) {
     EXPECT_TRUE(tile_needs_samples(2, 0, w, h, AllAndOddSums{sums.data(), odd.data(), counts.data()}, rule));
     for (int y = 0; y < h; ++y)
         for (int x = 16; x < 24; ++x) counts[y * w + x] = 64;  // tile 2 reaches max_spp
-    EXPECT_FALSE(tile_needs_samples(2, 0, w, h, AllAndOddSums{sums.data(), odd.data(), counts.data()}, rule)) << "at max_spp";
+    EXPECT_FALSE(tile_needs_samples(2, 0, w, h, AllAndOddSums{sums.data(), odd.data(), counts.data()}, rule))
+        << "at max_spp";
 }
 
 TEST(AdaptiveRule, HistogramBinsArePowersOfTwo) {
@@ -116,7 +120,8 @@ TEST(Adaptive, ATileAtMaxSppHoldsTheUniformRendersSamples) {
     Adaptive a = render_adaptive(s, 20, 12, 4, 5, pkrt_test::adaptive_settings(1e-6f, 8, 32));
     Accumulation u = render_uniform(s, 20, 12, 32, 4, 5);
     ASSERT_EQ(a.acc.counts, u.counts);
-    for (size_t i = 0; i < u.sums.size(); ++i) EXPECT_NEAR(a.acc.sums[i], u.sums[i], 1e-4f * (1.0f + std::fabs(u.sums[i]))) << i;
+    for (size_t i = 0; i < u.sums.size(); ++i)
+        EXPECT_NEAR(a.acc.sums[i], u.sums[i], 1e-4f * (1.0f + std::fabs(u.sums[i]))) << i;
     EXPECT_GT(a.stats.adaptive.rounds.size(), 3u);
     EXPECT_EQ(a.stats.samples, 20u * 12u * 32u);
 }
@@ -133,7 +138,8 @@ TEST(Adaptive, EveryPixelEndsAtTheTargetOrAtMaxSpp) {
         Vec3 sum{a.acc.sums[3 * p], a.acc.sums[3 * p + 1], a.acc.sums[3 * p + 2]};
         Vec3 odd{a.acc.odd_sums[3 * p], a.acc.odd_sums[3 * p + 1], a.acc.odd_sums[3 * p + 2]};
         uint32_t n = a.acc.counts[p];
-        EXPECT_TRUE(n == 512u || pixel_error(sum, odd, n) <= settings.target_error) << "pixel " << p << ": " << n << " spp";
+        EXPECT_TRUE(n == 512u || pixel_error(sum, odd, n) <= settings.target_error)
+            << "pixel " << p << ": " << n << " spp";
         EXPECT_GE(n, 16u);
         total += n;
         least = std::min(least, n);

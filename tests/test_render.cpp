@@ -65,8 +65,8 @@ TEST(Furnace, TruncatedDepthsMatchTheGeometricSeries) {
     const double expected[] = {1.0, 1.8, 2.44, 2.952};
     for (int depth = 0; depth <= 3; ++depth) {
         RenderOutput out = render(s, 8, 8, 512, depth, 3);
-        for (int c = 0; c < 3; ++c) EXPECT_NEAR(channel_mean(out.image, c), expected[depth], expected[depth] * 0.002)
-            << "max depth " << depth;
+        for (int c = 0; c < 3; ++c)
+            EXPECT_NEAR(channel_mean(out.image, c), expected[depth], expected[depth] * 0.002) << "max depth " << depth;
     }
 }
 
@@ -291,18 +291,21 @@ TEST(Sequence, FramesEqualSingleRendersOfTheirCameras) {
     rs.seed = 7;
     auto backend = make_cpu_backend(2);
     std::vector<Image> frames;
-    RenderStats total = render_sequence(*backend, s, rs, path, 3, nullptr,
-                                        [&](const SequenceFrame& f, const RenderOutput& out) {
-                                            EXPECT_EQ(f.index, static_cast<int>(frames.size()));
-                                            frames.push_back(out.image);
-                                        });
+    RenderStats total =
+        render_sequence(*backend, s, rs, path, 3, nullptr, [&](const SequenceFrame& f, const RenderOutput& out) {
+            EXPECT_EQ(f.index, static_cast<int>(frames.size()));
+            frames.push_back(out.image);
+        });
     ASSERT_EQ(frames.size(), 3u);
     // Frames handed over as accumulations (the CLI divides them on its writer threads): the same images.
     std::vector<Image> divided;
-    render_sequence(*backend, s, rs, path, 3, nullptr, [&](const SequenceFrame&, RenderOutput& out) {
-        EXPECT_TRUE(out.image.pixels.empty());
-        divided.push_back(resolve_accumulation(out.accumulation));
-    }, nullptr, false);
+    render_sequence(
+        *backend, s, rs, path, 3, nullptr,
+        [&](const SequenceFrame&, RenderOutput& out) {
+            EXPECT_TRUE(out.image.pixels.empty());
+            divided.push_back(resolve_accumulation(out.accumulation));
+        },
+        nullptr, false);
     ASSERT_EQ(divided.size(), 3u);
     for (int i = 0; i < 3; ++i) EXPECT_EQ(pkrt_test::rms_difference(divided[i], frames[i]), 0.0) << "frame " << i;
     EXPECT_EQ(total.samples, 3u * 24u * 24u * 4u);
@@ -334,16 +337,17 @@ TEST(Sequence, FramesEqualSingleRendersOfTheirCameras) {
 // So at most 1% of 1-spp pixels may differ in the Cornell box and 0.1% in Sponza, and the means agree
 // to 1%.
 TEST(Layouts, CwbvhRendersTheBvh2ImageSampleForSample) {
-    struct Case { std::string path; int w, h, depth; double max_differing; };
+    struct Case {
+        std::string path;
+        int w, h, depth;
+        double max_differing;
+    };
     std::vector<Case> cases = {{kScenes + "/cornell.json", 96, 96, 8, 0.01}};
     // scenes/bench/dabrovic-sponza.json names the OBJ beside the checkout, whatever PKRT_SCENES says.
     std::string obj = kScenes + "/../../shared/scenes/dabrovic-sponza/sponza.obj";
-    if (std::filesystem::exists(obj))
-        cases.push_back({kScenes + "/bench/dabrovic-sponza.json", 160, 90, 4, 0.001});
-    else if (pkrt_test::under_ci())
-        ADD_FAILURE() << obj << " is missing";
-    else
-        std::fprintf(stderr, "Dabrovic Sponza case skipped: %s is missing\n", obj.c_str());
+    if (std::filesystem::exists(obj)) cases.push_back({kScenes + "/bench/dabrovic-sponza.json", 160, 90, 4, 0.001});
+    else if (pkrt_test::under_ci()) ADD_FAILURE() << obj << " is missing";
+    else std::fprintf(stderr, "Dabrovic Sponza case skipped: %s is missing\n", obj.c_str());
     for (const Case& c : cases) {
         SCOPED_TRACE(c.path);
         Scene a = load_scene(c.path), b = load_scene(c.path);
@@ -354,7 +358,8 @@ TEST(Layouts, CwbvhRendersTheBvh2ImageSampleForSample) {
         ASSERT_EQ(ia.pixels.size(), ib.pixels.size());
         size_t differ = 0;
         for (size_t i = 0; i < ia.pixels.size(); ++i)
-            differ += ia.pixels[i].x != ib.pixels[i].x || ia.pixels[i].y != ib.pixels[i].y || ia.pixels[i].z != ib.pixels[i].z;
+            differ += ia.pixels[i].x != ib.pixels[i].x || ia.pixels[i].y != ib.pixels[i].y ||
+                      ia.pixels[i].z != ib.pixels[i].z;
         EXPECT_LE(static_cast<double>(differ), c.max_differing * ia.pixels.size())
             << differ << " of " << ia.pixels.size() << " pixels differ between bvh2 and cwbvh";
         EXPECT_NEAR(pkrt_test::mean(ia), pkrt_test::mean(ib), 0.01 * pkrt_test::mean(ia));
@@ -508,9 +513,9 @@ TEST(PathStep, AdvancePathRunsTheSubStepsInOrderAndMatchesTheInlineLoop) {
             PathState b = generate_path(f, PathIndex{pixel, sample});
             LoggingStep step{view, f, {}, {}};
             step.sink.log = &step.log;
-            while (advance_path(step, b, true)) {
-            }
-            EXPECT_EQ(std::memcmp(&expected, &step.sink.l, sizeof(Vec3)), 0) << "pixel " << pixel << " sample " << sample;
+            while (advance_path(step, b, true)) {}
+            EXPECT_EQ(std::memcmp(&expected, &step.sink.l, sizeof(Vec3)), 0)
+                << "pixel " << pixel << " sample " << sample;
             // Every step: trace, count, shade, drop count, shadow; the path's last also finishes its sample.
             for (size_t i = 0; i < step.log.size();) {
                 ASSERT_EQ(step.log.substr(i, 4), "cesd") << step.log;

@@ -49,8 +49,8 @@ inline pkrt::RenderSettings settings(int w, int h, int spp, int depth, uint32_t 
 
 // Adaptive sampling to target error e between min_spp and max_spp (render/adaptive.h).
 // One frame through the frame protocol: samples [first, first + samples) of `rs`, of image `generation`.
-inline pkrt::FrameTicket submit_frame(pkrt::Backend& b, const pkrt::RenderSettings& rs, uint32_t first, uint32_t samples,
-                                      uint32_t generation = 0, bool clear = false) {
+inline pkrt::FrameTicket submit_frame(pkrt::Backend& b, const pkrt::RenderSettings& rs, uint32_t first,
+                                      uint32_t samples, uint32_t generation = 0, bool clear = false) {
     pkrt::FrameRequest r;
     r.settings = rs;
     r.first_sample = first;
@@ -145,17 +145,16 @@ inline std::string write_cutout_scene(const std::string& dir) {
                                      "newmtl floor\nKd 0.7 0.7 0.7\nnorm -bm 1.0 maps\\floor_nrm.png\n"
                                      "newmtl wall\nKd 0.6 0.5 0.4\nbump -bm 4 Maps\\wall_height.png\n"
                                      "newmtl light\nKd 0 0 0\nKe 1 1 1\nmap_Ke maps\\glow.exr\n";
-    std::ofstream(dir + "/s.obj")
-        << "mtllib s.mtl\n"
-           "v -2 0 -2\nv 2 0 -2\nv 2 0 2\nv -2 0 2\n"              // floor 1-4
-           "v -1 0.2 0\nv 1 0.2 0\nv 1 1.8 0\nv -1 1.8 0\n"      // leaf 5-8
-           "v -2 0 -2\nv 2 0 -2\nv 2 3 -2\nv -2 3 -2\n"          // wall 9-12
-           "v -0.5 2.9 -0.5\nv 0.5 2.9 -0.5\nv 0.5 2.9 0.5\nv -0.5 2.9 0.5\n"  // light 13-16
-           "vt 0 0\nvt 2 0\nvt 2 2\nvt 0 2\nvn 0 1 0\nvn 0 0 1\n"
-           "usemtl floor\nf 4/1/1 3/2/1 2/3/1 1/4/1\n"
-           "usemtl leaf\nf 5/1/2 6/2/2 7/3/2 8/4/2\n"
-           "usemtl wall\nf 9/1/2 10/2/2 11/3/2 12/4/2\n"
-           "usemtl light\nf 13 14 15 16\n";
+    std::ofstream(dir + "/s.obj") << "mtllib s.mtl\n"
+                                     "v -2 0 -2\nv 2 0 -2\nv 2 0 2\nv -2 0 2\n"                          // floor 1-4
+                                     "v -1 0.2 0\nv 1 0.2 0\nv 1 1.8 0\nv -1 1.8 0\n"                    // leaf 5-8
+                                     "v -2 0 -2\nv 2 0 -2\nv 2 3 -2\nv -2 3 -2\n"                        // wall 9-12
+                                     "v -0.5 2.9 -0.5\nv 0.5 2.9 -0.5\nv 0.5 2.9 0.5\nv -0.5 2.9 0.5\n"  // light 13-16
+                                     "vt 0 0\nvt 2 0\nvt 2 2\nvt 0 2\nvn 0 1 0\nvn 0 0 1\n"
+                                     "usemtl floor\nf 4/1/1 3/2/1 2/3/1 1/4/1\n"
+                                     "usemtl leaf\nf 5/1/2 6/2/2 7/3/2 8/4/2\n"
+                                     "usemtl wall\nf 9/1/2 10/2/2 11/3/2 12/4/2\n"
+                                     "usemtl light\nf 13 14 15 16\n";
     std::ofstream(dir + "/s.json") << R"({"camera": {"eye": [0.3, 1.2, 4], "look_at": [0, 1, 0], "fov": 50},
         "meshes": [{"obj": "s.obj"}]})";
     return dir + "/s.json";

@@ -99,7 +99,8 @@ inline bool have_shared_scene(const std::string& rel) { return fs::exists(shared
 // "" when the scene is there; else one line saying what is missing and how to point at it.
 inline std::string missing_shared_scene(const std::string& rel) {
     if (have_shared_scene(rel)) return "";
-    return "third-party scene " + shared_scene(rel) + " is missing: set PKRT_SCENES to the folder holding "
+    return "third-party scene " + shared_scene(rel) +
+           " is missing: set PKRT_SCENES to the folder holding "
            "the shared scenes (README, \"Third-party scenes\")";
 }
 
@@ -109,13 +110,13 @@ inline bool under_ci() {
     const char* ci = std::getenv("CI");
     return ci && std::string(ci) == "true";
 }
-#define REQUIRE_SHARED_SCENE(rel)                                              \
-    do {                                                                       \
-        std::string pkrt_missing_ = pkrt_test::missing_shared_scene(rel);      \
-        if (!pkrt_missing_.empty()) {                                          \
-            if (pkrt_test::under_ci()) FAIL() << pkrt_missing_;                \
-            GTEST_SKIP() << pkrt_missing_;                                     \
-        }                                                                      \
+#define REQUIRE_SHARED_SCENE(rel)                                         \
+    do {                                                                  \
+        std::string pkrt_missing_ = pkrt_test::missing_shared_scene(rel); \
+        if (!pkrt_missing_.empty()) {                                     \
+            if (pkrt_test::under_ci()) FAIL() << pkrt_missing_;           \
+            GTEST_SKIP() << pkrt_missing_;                                \
+        }                                                                 \
     } while (0)
 
 }  // namespace pkrt_test

@@ -38,7 +38,8 @@ Basis basis(const CameraSpec& c) {
     b.forward = b.distance > 0 ? d / b.distance : glm::vec3(0, 0, -1);
     glm::vec3 r = glm::cross(b.forward, b.up);
     // Looking along `up`: any right vector will do; pick one perpendicular to forward.
-    if (glm::dot(r, r) < 1e-12f) r = glm::cross(b.forward, std::fabs(b.forward.x) < 0.9f ? glm::vec3(1, 0, 0) : glm::vec3(0, 1, 0));
+    if (glm::dot(r, r) < 1e-12f)
+        r = glm::cross(b.forward, std::fabs(b.forward.x) < 0.9f ? glm::vec3(1, 0, 0) : glm::vec3(0, 1, 0));
     b.right = glm::normalize(r);
     b.cam_up = glm::cross(b.right, b.forward);
     return b;

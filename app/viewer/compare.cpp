@@ -26,7 +26,8 @@ void ModeComparison::start(const std::string& backend_kind, const std::vector<Sc
     next_sample_ = 0;
     char desc[512];
     std::snprintf(desc, sizeof desc, "%s  %dx%d  %u spp/frame  max depth %d  %d frames per mode (+%d warm-up)",
-                  scene_name.c_str(), settings.width, settings.height, spp_, settings.max_depth, frames_, kWarmupRounds);
+                  scene_name.c_str(), settings.width, settings.height, spp_, settings.max_depth, frames_,
+                  kWarmupRounds);
     description_ = desc;
     try {
         std::vector<std::optional<SchedulerMode>> runs(modes.begin(), modes.end());

@@ -35,7 +35,8 @@ public:
     // `scene` must stay alive and unchanged until the comparison finishes or is cancelled.
     // Every mode of the backend, or the CPU's single way when `modes` is empty; from `camera`.
     void start(const std::string& backend_kind, const std::vector<SchedulerMode>& modes, const Scene& scene,
-               const CameraSpec& camera, const RenderSettings& settings, uint32_t spp, int frames, const std::string& scene_name);
+               const CameraSpec& camera, const RenderSettings& settings, uint32_t spp, int frames,
+               const std::string& scene_name);
     void cancel();
     // One round: one frame of every mode. Finishes (and builds the result) after the last round.
     void step();

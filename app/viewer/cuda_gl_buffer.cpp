@@ -37,12 +37,14 @@ bool CudaGlResource::adopt(int error, void* resource, std::string* why) {
 void CudaGlResource::detach() {
     if (!resource_) return;
     if (mapped_) unmap();
-    check(cudaGraphicsUnregisterResource(static_cast<cudaGraphicsResource_t>(resource_)), "cudaGraphicsUnregisterResource");
+    check(cudaGraphicsUnregisterResource(static_cast<cudaGraphicsResource_t>(resource_)),
+          "cudaGraphicsUnregisterResource");
     resource_ = nullptr;
 }
 
 void CudaGlResource::map_resource() {
-    check(cudaGraphicsMapResources(1, reinterpret_cast<cudaGraphicsResource_t*>(&resource_), 0), "cudaGraphicsMapResources");
+    check(cudaGraphicsMapResources(1, reinterpret_cast<cudaGraphicsResource_t*>(&resource_), 0),
+          "cudaGraphicsMapResources");
     mapped_ = true;
 }
 
@@ -77,8 +79,9 @@ CudaGlTexture::~CudaGlTexture() {
 bool CudaGlTexture::attach(unsigned texture, std::string* why) {
     detach();
     cudaGraphicsResource_t res = nullptr;
-    cudaError_t e = cudaGraphicsGLRegisterImage(&res, texture, GL_TEXTURE_2D,
-                                                cudaGraphicsRegisterFlagsSurfaceLoadStore | cudaGraphicsRegisterFlagsWriteDiscard);
+    cudaError_t e =
+        cudaGraphicsGLRegisterImage(&res, texture, GL_TEXTURE_2D,
+                                    cudaGraphicsRegisterFlagsSurfaceLoadStore | cudaGraphicsRegisterFlagsWriteDiscard);
     return adopt(e, res, why);
 }
 

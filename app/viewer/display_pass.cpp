@@ -28,8 +28,7 @@ std::string first_line(const std::string& log) {
 }
 
 // The first line of a shader's or program's info log (get_iv / get_log: the shader or program pair).
-template <class GetIv, class GetLog>
-std::string info_log_line(GLuint object, GetIv get_iv, GetLog get_log) {
+template <class GetIv, class GetLog> std::string info_log_line(GLuint object, GetIv get_iv, GetLog get_log) {
     GLint len = 0;
     get_iv(object, GL_INFO_LOG_LENGTH, &len);
     std::vector<char> log(static_cast<size_t>(std::max(len, 1)));
@@ -97,7 +96,8 @@ DisplayPass::~DisplayPass() {
     if (program_) gl::DeleteProgram(program_);
 }
 
-void DisplayPass::draw(GLuint texture, int viewport_width, int viewport_height, float exposure_stops, ToneMap tone_map) {
+void DisplayPass::draw(GLuint texture, int viewport_width, int viewport_height, float exposure_stops,
+                       ToneMap tone_map) {
     gl::Viewport(0, 0, viewport_width, viewport_height);
     gl::Disable(GL_BLEND);
     gl::Disable(GL_DEPTH_TEST);

@@ -120,7 +120,8 @@ void AccumulationUpload::configure(int width, int height, bool device_output) {
 
 bool AccumulationUpload::host_ready(int width, int height) const {
 #if defined(PKRT_HAVE_CUDA)
-    return host_cuda_failed_ || (host_cuda_ && host_cuda_->attached() && width == host_width_ && height == host_height_);
+    return host_cuda_failed_ ||
+           (host_cuda_ && host_cuda_->attached() && width == host_width_ && height == host_height_);
 #else
     (void)width;
     (void)height;
@@ -163,8 +164,7 @@ void AccumulationUpload::release_retired() {
 
 namespace {
 // A mapped object goes back to GL even when the backend's copy throws.
-template <class F>
-void unmap_on_error(CudaGlResource& mapped, F&& copy) {
+template <class F> void unmap_on_error(CudaGlResource& mapped, F&& copy) {
     try {
         copy();
     } catch (...) {
@@ -177,7 +177,9 @@ void unmap_on_error(CudaGlResource& mapped, F&& copy) {
 
 double AccumulationUpload::upload(const Backend& backend) {
     using clock = std::chrono::steady_clock;
-    auto ms = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+    auto ms = [](clock::time_point a, clock::time_point b) {
+        return std::chrono::duration<double, std::milli>(b - a).count();
+    };
     // Earlier GL work (the last swap) must not count as transfer time. Not beside a resident grid:
     // there every wait for GL is a wait for GL's time slice on the GPU.
     if (!backend.finished_rgba()) gl::Finish();
@@ -192,7 +194,8 @@ double AccumulationUpload::upload(const Backend& backend) {
         unsigned long long surface = cuda_texture_->map();
         auto t1 = clock::now();
         bool written = false;
-        unmap_on_error(*cuda_texture_, [&] { written = backend.copy_accumulation_to_surface(surface); });  // complete on return
+        unmap_on_error(*cuda_texture_,
+                       [&] { written = backend.copy_accumulation_to_surface(surface); });  // complete on return
         auto t2 = clock::now();
         cuda_texture_->unmap();
         auto t3 = clock::now();
@@ -217,19 +220,21 @@ double AccumulationUpload::upload(const Backend& backend) {
         gl::TexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, GL_RGBA, GL_FLOAT, host_.data());
     } else
 #endif
-    if (const float* rgba = backend.finished_rgba()) {
+        if (const float* rgba = backend.finished_rgba()) {
 #if defined(PKRT_HAVE_CUDA)
         if (host_cuda_ && host_cuda_->attached()) {
             gl::BindTexture(GL_TEXTURE_2D, 0);  // GL must not hold the texture while CUDA writes it
             auto t1 = clock::now();
             host_cuda_->copy_from_host(rgba, width_, height_);
             auto t2 = clock::now();
-            path_ = "copy engines (the resident kernel packs each frame's image as it ends; host RAM, then the texture mapped into CUDA)";
+            path_ =
+                "copy engines (the resident kernel packs each frame's image as it ends; host RAM, then the texture mapped into CUDA)";
             timing_ = UploadTiming{ms(t0, t1), ms(t1, t2), 0.0, 0.0};
             return ms(t0, t2);  // the unmap inside orders the copy before any later GL use
         }
 #endif
-        path_ = "host copy (the resident kernel packs each frame's image as it ends; a copy engine brings it to RAM, glTexSubImage2D)";
+        path_ =
+            "host copy (the resident kernel packs each frame's image as it ends; a copy engine brings it to RAM, glTexSubImage2D)";
         gl::TexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, GL_RGBA, GL_FLOAT, rgba);
     } else {
         path_ = "host copy (accumulation packed in RAM, glTexSubImage2D)";

@@ -9,11 +9,11 @@ PKRT_GL_FUNCTIONS(PKRT_GL_DEFINE)
 #undef PKRT_GL_DEFINE
 
 bool load(std::string* missing) {
-#define PKRT_GL_LOAD(type, name)                                                   \
-    name = reinterpret_cast<type>(glfwGetProcAddress("gl" #name));                 \
-    if (!name) {                                                                   \
-        if (missing) *missing = "gl" #name;                                        \
-        return false;                                                              \
+#define PKRT_GL_LOAD(type, name)                                   \
+    name = reinterpret_cast<type>(glfwGetProcAddress("gl" #name)); \
+    if (!name) {                                                   \
+        if (missing) *missing = "gl" #name;                        \
+        return false;                                              \
     }
     PKRT_GL_FUNCTIONS(PKRT_GL_LOAD)
 #undef PKRT_GL_LOAD

@@ -14,7 +14,8 @@ namespace {
 std::string g_last_error;
 
 void on_glfw_error(int code, const char* description) {
-    g_last_error = std::string(description ? description : "unknown error") + " (GLFW error " + std::to_string(code) + ")";
+    g_last_error =
+        std::string(description ? description : "unknown error") + " (GLFW error " + std::to_string(code) + ")";
 }
 
 }  // namespace
@@ -23,7 +24,9 @@ std::string last_glfw_error() { return g_last_error.empty() ? std::string("no re
 
 GlWindow::GlWindow(int width, int height, const std::string& title, bool vsync) {
     glfwSetErrorCallback(on_glfw_error);
-    if (!glfwInit()) throw Error("cannot open a window: " + last_glfw_error() + (std::getenv("DISPLAY") ? "" : "; DISPLAY is not set"));
+    if (!glfwInit())
+        throw Error("cannot open a window: " + last_glfw_error() +
+                    (std::getenv("DISPLAY") ? "" : "; DISPLAY is not set"));
     // Newest first: 4.5 is what the viewer is written against; older core contexts still run it (the
     // shaders are GLSL 330), and Mesa's llvmpipe under Xvfb gives 4.5 core.
     static const int versions[][2] = {{4, 5}, {4, 4}, {4, 3}, {4, 2}, {4, 1}, {4, 0}, {3, 3}};

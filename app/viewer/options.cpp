@@ -21,27 +21,36 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
     std::string res;
     app.add_option("scene", o->scene, "Scene file (.json, .obj, .ply, .gltf or .glb); default: the Cornell box");
     app.add_option("--backend", o->backend, "auto, cpu or cuda")->capture_default_str();
-    app.add_option("--mode", o->mode, "GPU scheduler: persistent, relaunch, graph, megakernel or resident (switchable live)");
+    app.add_option("--mode", o->mode,
+                   "GPU scheduler: persistent, relaunch, graph, megakernel or resident (switchable live)");
     pkrt::add_bvh_options(&app, &o->bvh);
     app.add_option("--res", res, "Window size WIDTHxHEIGHT (default: the scene's resolution)");
-    CLI::Option* spp = app.add_option("--spp-per-frame", o->spp_per_frame, "Samples per pixel added each frame (default: 1 CPU, 4 GPU)");
-    app.add_option("--spp-target", o->spp_target, "Stop accumulating at this many samples per pixel (0: never)")->capture_default_str();
-    app.add_option("--target-error", o->target_error,
-                   "Stop when converged: adaptive rounds until every pixel's estimated relative error is at most E (0: off)");
+    CLI::Option* spp = app.add_option("--spp-per-frame", o->spp_per_frame,
+                                      "Samples per pixel added each frame (default: 1 CPU, 4 GPU)");
+    app.add_option("--spp-target", o->spp_target, "Stop accumulating at this many samples per pixel (0: never)")
+        ->capture_default_str();
+    app.add_option(
+        "--target-error", o->target_error,
+        "Stop when converged: adaptive rounds until every pixel's estimated relative error is at most E (0: off)");
     app.add_flag("--spp-map", o->spp_map, "Show the samples-per-pixel map over the image");
     app.add_option("--max-depth", o->max_depth, "Maximum bounces (default: the scene's)");
     app.add_option("--scale", o->scale, "Render resolution as a fraction of the window (default: 0.5 CPU, 1 GPU)");
     app.add_option("--exposure", o->exposure, "Exposure in stops")->capture_default_str();
-    app.add_option("--tone-map", o->tone_map, "aces (ACES fitted) or clamp (as `pkrt render` writes PNGs)")->capture_default_str();
-    CLI::Option* frames = app.add_option("--frames", o->frames, "Render this many frames, save --screenshot (the image, without the UI), exit");
-    app.add_option("--screenshot", o->screenshot, "PNG for --frames/--script, and the name P uses (default pkrt-screenshot-N.png)");
+    app.add_option("--tone-map", o->tone_map, "aces (ACES fitted) or clamp (as `pkrt render` writes PNGs)")
+        ->capture_default_str();
+    CLI::Option* frames = app.add_option(
+        "--frames", o->frames, "Render this many frames, save --screenshot (the image, without the UI), exit");
+    app.add_option("--screenshot", o->screenshot,
+                   "PNG for --frames/--script, and the name P uses (default pkrt-screenshot-N.png)");
     app.add_option("--shaders", o->shaders, "Directory with display.vert and display.frag")->capture_default_str();
     pkrt::add_limit_options(&app, &o->limits);
     app.add_option("--script", o->script, "Drive the viewer from a script of input events (see app/viewer/script.h)");
-    app.add_option("--interop", o->interop, "CUDA-GL interop: texture (CUDA writes it) or buffer (a pixel buffer GL copies)")
+    app.add_option("--interop", o->interop,
+                   "CUDA-GL interop: texture (CUDA writes it) or buffer (a pixel buffer GL copies)")
         ->capture_default_str();
-    CLI::Option* preview = app.add_option("--preview", o->preview,
-                   "After a camera move, show a preview at 1/N resolution first (default 4; 1: none; batch runs: none unless given)");
+    CLI::Option* preview = app.add_option(
+        "--preview", o->preview,
+        "After a camera move, show a preview at 1/N resolution first (default 4; 1: none; batch runs: none unless given)");
     app.add_option("--devices", o->devices, "CUDA devices: all, or indices as 0,1 (one image on all of them)");
     app.add_option("--set", o->set, "Scheduler setting KEY=VALUE for experiments (repeatable; see pkrt help-settings)");
     try {
@@ -81,13 +90,17 @@ void check_options(const ViewerOptions& o) {
     }
     if (o.max_depth != -1) limits::check_range("--max-depth", o.max_depth, 0, limits::kMaxDepth);  // -1: the scene's
     if (o.scale != 0.0f && !(o.scale >= 0.05f && o.scale <= 1.0f)) throw Error("--scale: must be between 0.05 and 1");
-    if (!std::isfinite(o.exposure) || std::fabs(o.exposure) > 64.0f) throw Error("--exposure: must be between -64 and 64 stops");
-    if (o.interop != "texture" && o.interop != "buffer") throw Error("--interop " + o.interop + ": must be texture or buffer");
-    if (o.tone_map != "aces" && o.tone_map != "clamp") throw Error("--tone-map " + o.tone_map + ": must be aces or clamp");
+    if (!std::isfinite(o.exposure) || std::fabs(o.exposure) > 64.0f)
+        throw Error("--exposure: must be between -64 and 64 stops");
+    if (o.interop != "texture" && o.interop != "buffer")
+        throw Error("--interop " + o.interop + ": must be texture or buffer");
+    if (o.tone_map != "aces" && o.tone_map != "clamp")
+        throw Error("--tone-map " + o.tone_map + ": must be aces or clamp");
     if ((o.frames_set && o.frames < 1) || o.frames > 1000000)
         throw Error("--frames " + std::to_string(o.frames) + ": must be between 1 and 1000000");
     if (!o.screenshot.empty()) check_output_path(o.screenshot, {".png"}, "--screenshot");
-    if ((o.preview_set && o.preview < 1) || o.preview > 64) throw Error("--preview " + std::to_string(o.preview) + ": must be between 1 (none) and 64");
+    if ((o.preview_set && o.preview < 1) || o.preview > 64)
+        throw Error("--preview " + std::to_string(o.preview) + ": must be between 1 (none) and 64");
     parse_settings(o.set);  // the backend parses them again; a bad one fails here, before a window opens
 }
 

@@ -11,31 +11,31 @@
 namespace pkrt::viewer {
 
 struct ViewerOptions {
-    std::string scene;              // .json, .obj, .ply, .gltf or .glb; empty: the Cornell box
-    std::string backend = "auto";   // auto | cpu | cuda
-    std::string mode;               // scheduler mode; empty: the backend's default
-    BvhFlags bvh;                   // layout and build of every scene's BVH (app/bvh_options.h)
-    int width = 0, height = 0;      // window size; 0: the scene's resolution
-    int spp_per_frame = 0;          // 0: 1 on the CPU, 4 on the GPU
-    int spp_target = 0;             // stop accumulating at this many samples per pixel; 0: never
-    float target_error = 0.0f;      // > 0: stop when converged at this relative error (adaptive rounds)
-    bool spp_map = false;           // the samples-per-pixel map over the image
+    std::string scene;             // .json, .obj, .ply, .gltf or .glb; empty: the Cornell box
+    std::string backend = "auto";  // auto | cpu | cuda
+    std::string mode;              // scheduler mode; empty: the backend's default
+    BvhFlags bvh;                  // layout and build of every scene's BVH (app/bvh_options.h)
+    int width = 0, height = 0;     // window size; 0: the scene's resolution
+    int spp_per_frame = 0;         // 0: 1 on the CPU, 4 on the GPU
+    int spp_target = 0;            // stop accumulating at this many samples per pixel; 0: never
+    float target_error = 0.0f;     // > 0: stop when converged at this relative error (adaptive rounds)
+    bool spp_map = false;          // the samples-per-pixel map over the image
     bool spp_per_frame_set = false;
     int max_depth = -1;             // -1: the scene's
     float scale = 0.0f;             // render resolution / window; 0: 0.5 on the CPU, 1 on the GPU
     float exposure = 0.0f;          // stops
     std::string tone_map = "aces";  // aces | clamp
     int frames = 0;                 // > 0: render this many frames, save --screenshot, exit
-    int preview = 0;                // pixel block of the preview after a camera move; not given: 4, or 1 (none) in batch runs
+    int preview = 0;  // pixel block of the preview after a camera move; not given: 4, or 1 (none) in batch runs
     bool preview_set = false;
     bool frames_set = false;
-    std::string screenshot;         // batch output; interactive screenshots' name
-    std::string shaders;            // directory holding display.vert and display.frag
-    std::string script;             // scripted input (tests)
-    std::string interop = "texture"; // CUDA-GL interop: texture (written through a surface) | buffer (pixel buffer)
-    LoadLimits limits;              // resource limits of every scene opened
-    std::vector<std::string> set;   // --set KEY=VALUE scheduler settings, as for pkrt render
-    std::string devices;            // --devices: CUDA devices, as for pkrt render
+    std::string screenshot;           // batch output; interactive screenshots' name
+    std::string shaders;              // directory holding display.vert and display.frag
+    std::string script;               // scripted input (tests)
+    std::string interop = "texture";  // CUDA-GL interop: texture (written through a surface) | buffer (pixel buffer)
+    LoadLimits limits;                // resource limits of every scene opened
+    std::vector<std::string> set;     // --set KEY=VALUE scheduler settings, as for pkrt render
+    std::string devices;              // --devices: CUDA devices, as for pkrt render
 };
 
 // Parses argv. Returns -1 to go on, or an exit code (0 after --help, 2 for a syntax error, which it has

@@ -15,7 +15,8 @@ namespace pkrt::viewer {
 namespace {
 
 constexpr float kPanelWidth = 380.0f;
-const char* const kPhaseNames[] = {"control", "shadow batch", "fetch", "idle", "trace", "shade", "shadow out", "path out"};
+const char* const kPhaseNames[] = {"control", "shadow batch", "fetch",      "idle",
+                                   "trace",   "shade",        "shadow out", "path out"};
 
 std::string rate(double per_second) { return Progress::format_rate(per_second); }
 
@@ -144,7 +145,8 @@ void Panels::render_section(ViewSettings& s, const PanelData& d) {
     ImGui::SliderInt("max depth", &s.max_depth, 0, limits::kMaxDepth, "%d",
                      ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_Logarithmic);  // the useful depths are small
     ImGui::SliderFloat("resolution", &s.resolution_scale, 0.05f, 1.0f, "%.3f x window", ImGuiSliderFlags_AlwaysClamp);
-    help_marker("Render resolution as a fraction of the window. The CPU backend starts at 0.5 so the window stays responsive.");
+    help_marker(
+        "Render resolution as a fraction of the window. The CPU backend starts at 0.5 so the window stays responsive.");
     ImGui::SliderFloat("exposure", &s.exposure, -8.0f, 8.0f, "%+.2f stops");
     int tm = static_cast<int>(s.tone_map);
     ImGui::Combo("tone map", &tm, "ACES fitted\0clamp\0");
@@ -152,22 +154,29 @@ void Panels::render_section(ViewSettings& s, const PanelData& d) {
     ImGui::Checkbox("pause accumulation", &s.paused);
     ImGui::InputInt("stop at spp", &s.spp_target, 16, 256);
     s.spp_target = std::clamp(s.spp_target, 0, limits::kMaxSppTarget);
-    help_marker("Accumulation stops once every pixel has this many samples (0: never). The image then stays; any change starts again.");
+    help_marker(
+        "Accumulation stops once every pixel has this many samples (0: never). The image then stays; any change starts again.");
     ImGui::Checkbox("stop when converged", &s.stop_when_converged);
-    help_marker("Adaptive sampling: rounds of samples go to the 8x8 tiles whose pixels' estimated relative error is above the "
-                "target, until none is (or they reach 4096 spp). Not in resident mode.");
+    help_marker(
+        "Adaptive sampling: rounds of samples go to the 8x8 tiles whose pixels' estimated relative error is above the "
+        "target, until none is (or they reach 4096 spp). Not in resident mode.");
     if (s.stop_when_converged) {
-        ImGui::SliderFloat("target error", &s.target_error, 0.002f, 0.5f, "%.3f", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+        ImGui::SliderFloat("target error", &s.target_error, 0.002f, 0.5f, "%.3f",
+                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
         if (d.adaptive_refused)
-            ImGui::TextColored(ImVec4(1.0f, 0.7f, 0.3f, 1.0f), "resident mode samples uniformly here (pkrt render runs it)");
+            ImGui::TextColored(ImVec4(1.0f, 0.7f, 0.3f, 1.0f),
+                               "resident mode samples uniformly here (pkrt render runs it)");
         else if (d.adaptive)
-            ImGui::Text("%s: %.1f%% of pixels, %u rounds", d.converged ? "converged" : "converging", 100.0 * d.converged_fraction, d.rounds);
+            ImGui::Text("%s: %.1f%% of pixels, %u rounds", d.converged ? "converged" : "converging",
+                        100.0 * d.converged_fraction, d.rounds);
     }
     ImGui::Checkbox("samples per pixel map", &s.spp_map);
-    help_marker("Samples per pixel over the image, viridis on a log scale from the fewest (dark blue) to max spp (yellow).");
-    if (s.spp_map) ImGui::SliderFloat("map opacity", &s.spp_map_opacity, 0.0f, 1.0f, "%.2f", ImGuiSliderFlags_AlwaysClamp);
-    ImGui::Text("Render %dx%d in a %dx%d window, %u spp", d.render_width, d.render_height, d.window_width, d.window_height,
-                d.samples);
+    help_marker(
+        "Samples per pixel over the image, viridis on a log scale from the fewest (dark blue) to max spp (yellow).");
+    if (s.spp_map)
+        ImGui::SliderFloat("map opacity", &s.spp_map_opacity, 0.0f, 1.0f, "%.2f", ImGuiSliderFlags_AlwaysClamp);
+    ImGui::Text("Render %dx%d in a %dx%d window, %u spp", d.render_width, d.render_height, d.window_width,
+                d.window_height, d.samples);
     ImGui::TextDisabled("%s", d.gl_context.c_str());
 }
 
@@ -177,17 +186,15 @@ void Panels::camera_section(ViewSettings& s, const PanelData& d) {
     ImGui::SliderFloat("aperture", &s.aperture_radius, 0.0f, std::max(0.25f * radius, s.aperture_radius), "%.4g",
                        ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
     help_marker("Lens radius in scene units; 0 is a pinhole, everything sharp.");
-    ImGui::SliderFloat("focus distance", &s.focus_distance, 1e-3f * radius,
-                       std::max(10.0f * radius, s.focus_distance), "%.4g",
-                       ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+    ImGui::SliderFloat("focus distance", &s.focus_distance, 1e-3f * radius, std::max(10.0f * radius, s.focus_distance),
+                       "%.4g", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
     help_marker("Distance of the sharp plane along the view. Ctrl+left click on the image focuses on what it shows.");
 }
 
 void Panels::statistics_section(const PanelData& d) {
     if (d.gpu_timed)
         ImGui::Text("Frame: %.2f ms GPU (accumulate %.2f ms wall), %.1f fps", d.frame_ms, d.wall_ms, d.fps);
-    else
-        ImGui::Text("Frame: %.2f ms (accumulate, wall clock), %.1f fps", d.frame_ms, d.fps);
+    else ImGui::Text("Frame: %.2f ms (accumulate, wall clock), %.1f fps", d.frame_ms, d.fps);
     ImGui::Text("Display upload: %.3f ms", d.upload_ms);
     help_marker("Map + copy_accumulation + unmap + glTexSubImage2D, closed by glFinish.");
     ImGui::TextWrapped("via %s", d.upload_path.c_str());
@@ -198,23 +205,25 @@ void Panels::statistics_section(const PanelData& d) {
             if (series.ms.empty()) continue;
             char overlay[96];
             std::snprintf(overlay, sizeof overlay, "%s: %.2f ms", mode.c_str(), series.ms.back());
-            ImGui::PlotLines(("##ms" + mode).c_str(), series.ms.data(), static_cast<int>(series.ms.size()), 0, overlay, 0.0f,
-                             FLT_MAX, plot_size(40));
+            ImGui::PlotLines(("##ms" + mode).c_str(), series.ms.data(), static_cast<int>(series.ms.size()), 0, overlay,
+                             0.0f, FLT_MAX, plot_size(40));
             std::snprintf(overlay, sizeof overlay, "%s: %.1f Mrays/s", mode.c_str(), series.mrays_per_s.back());
-            ImGui::PlotLines(("##rays" + mode).c_str(), series.mrays_per_s.data(), static_cast<int>(series.mrays_per_s.size()),
-                             0, overlay, 0.0f, FLT_MAX, plot_size(40));
+            ImGui::PlotLines(("##rays" + mode).c_str(), series.mrays_per_s.data(),
+                             static_cast<int>(series.mrays_per_s.size()), 0, overlay, 0.0f, FLT_MAX, plot_size(40));
         }
     }
     const RenderStats* st = d.last;
     if (!st) return;
     double seconds = d.frame_ms * 1e-3;
     ImGui::Text("Rays: %s (%s extension + %s shadow), %s rays/s", rate(static_cast<double>(st->total_rays())).c_str(),
-                rate(static_cast<double>(st->extension_rays)).c_str(), rate(static_cast<double>(st->shadow_rays)).c_str(),
+                rate(static_cast<double>(st->extension_rays)).c_str(),
+                rate(static_cast<double>(st->shadow_rays)).c_str(),
                 rate(seconds > 0 ? st->total_rays() / seconds : 0).c_str());
     if (!st->extension_rays_by_depth.empty()) {
         std::vector<float> depth(st->extension_rays_by_depth.begin(), st->extension_rays_by_depth.end());
         ImGui::TextUnformatted("Extension rays by bounce depth (0 = camera rays)");
-        ImGui::PlotHistogram("##depth", depth.data(), static_cast<int>(depth.size()), 0, nullptr, 0.0f, FLT_MAX, plot_size(50));
+        ImGui::PlotHistogram("##depth", depth.data(), static_cast<int>(depth.size()), 0, nullptr, 0.0f, FLT_MAX,
+                             plot_size(50));
     }
     bool gpu = st->frames > 0;
     if (!gpu) {
@@ -222,10 +231,13 @@ void Panels::statistics_section(const PanelData& d) {
         return;
     }
     ImGui::Text("Launches per frame: %.1f", static_cast<double>(st->kernel_launches) / static_cast<double>(st->frames));
-    double idle = st->warp_iterations ? static_cast<double>(st->idle_iterations) / static_cast<double>(st->warp_iterations) : 0.0;
-    ImGui::Text("Idle share: %.1f%% of %s warp iterations", 100.0 * idle, rate(static_cast<double>(st->warp_iterations)).c_str());
-    ImGui::Text("Queue: peak %llu, mean %.0f, capacity %d; grid %d x %d", static_cast<unsigned long long>(st->peak_queue),
-                st->mean_queue, st->queue_capacity, st->grid_blocks, st->block_threads);
+    double idle =
+        st->warp_iterations ? static_cast<double>(st->idle_iterations) / static_cast<double>(st->warp_iterations) : 0.0;
+    ImGui::Text("Idle share: %.1f%% of %s warp iterations", 100.0 * idle,
+                rate(static_cast<double>(st->warp_iterations)).c_str());
+    ImGui::Text("Queue: peak %llu, mean %.0f, capacity %d; grid %d x %d",
+                static_cast<unsigned long long>(st->peak_queue), st->mean_queue, st->queue_capacity, st->grid_blocks,
+                st->block_threads);
     if (st->shadows_queued >= 0) {
         // The persistent kernel's scheduling policy for this view (render/policy_tuner.h).
         const char* stragglers = st->stragglers_sorted ? "sorted" : "kept in lanes";
@@ -237,7 +249,8 @@ void Panels::statistics_section(const PanelData& d) {
                         static_cast<unsigned long long>(st->kept_paths), static_cast<unsigned long long>(overflow));
     } else if (st->kept_paths || st->inline_shadows) {
         ImGui::Text("Queue full: %llu paths kept in lanes, %llu shadow rays traced inline",
-                    static_cast<unsigned long long>(st->kept_paths), static_cast<unsigned long long>(st->inline_shadows));
+                    static_cast<unsigned long long>(st->kept_paths),
+                    static_cast<unsigned long long>(st->inline_shadows));
     }
     if (!st->timeline.empty()) {
         constexpr int kPoints = 200;
@@ -269,7 +282,8 @@ void Panels::statistics_section(const PanelData& d) {
                 ImGui::Text("%d: %s", d.index, d.device.c_str());
                 ImGui::TableNextColumn();
                 char label[48];
-                std::snprintf(label, sizeof label, "%.1f%% (%llu chunks)", 100.0f * share, static_cast<unsigned long long>(d.chunks));
+                std::snprintf(label, sizeof label, "%.1f%% (%llu chunks)", 100.0f * share,
+                              static_cast<unsigned long long>(d.chunks));
                 ImGui::ProgressBar(share, ImVec2(-1, 0), label);
                 ImGui::TableNextColumn();
                 ImGui::Text("%.2f", d.gpu_ms);
@@ -283,9 +297,10 @@ void Panels::statistics_section(const PanelData& d) {
         double mean = 0;
         for (float v : sm) mean += v;
         mean /= sm.size();
-        ImGui::Text("Rays per SM (%zu SMs): min %s, max %s, max/mean %.2f", sm.size(), rate(mn).c_str(), rate(mx).c_str(),
-                    mean > 0 ? mx / mean : 0.0);
-        ImGui::PlotHistogram("##sm", sm.data(), static_cast<int>(sm.size()), 0, nullptr, 0.0f, mx * 1.05f, plot_size(50));
+        ImGui::Text("Rays per SM (%zu SMs): min %s, max %s, max/mean %.2f", sm.size(), rate(mn).c_str(),
+                    rate(mx).c_str(), mean > 0 ? mx / mean : 0.0);
+        ImGui::PlotHistogram("##sm", sm.data(), static_cast<int>(sm.size()), 0, nullptr, 0.0f, mx * 1.05f,
+                             plot_size(50));
     }
     if (!st->phase_cycles.empty()) {
         double total = 0;
@@ -318,8 +333,9 @@ void Panels::compare_section(ViewSettings& s, const PanelData& d, PanelRequests&
     } else if (ImGui::Button("Compare modes")) {
         r.start_compare = true;
     }
-    help_marker("Renders the current view for K frames in each mode, interleaved A B C D like `pkrt bench`, each mode "
-                "on its own backend. Times are GPU times (CUDA events) on the GPU, wall times on the CPU.");
+    help_marker(
+        "Renders the current view for K frames in each mode, interleaved A B C D like `pkrt bench`, each mode "
+        "on its own backend. Times are GPU times (CUDA events) on the GPU, wall times on the CPU.");
     if (!c) return;
     if (!c->error().empty()) ImGui::TextWrapped("Comparison failed: %s", c->error().c_str());
     if (!c->result()) return;
@@ -331,7 +347,8 @@ void Panels::compare_window(const PanelData& d) {
     if (!c || !c->result()) return;
     // Its own window, wide enough for the table, at the bottom left; it stays until the next comparison.
     const ImGuiViewport* vp = ImGui::GetMainViewport();
-    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + 8, vp->WorkPos.y + vp->WorkSize.y - 8), ImGuiCond_Appearing, ImVec2(0, 1));
+    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + 8, vp->WorkPos.y + vp->WorkSize.y - 8), ImGuiCond_Appearing,
+                            ImVec2(0, 1));
     if (!ImGui::Begin("Mode comparison", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
         ImGui::End();
         return;
@@ -339,7 +356,8 @@ void Panels::compare_window(const PanelData& d) {
     const CompareResult& res = *c->result();
     ImGui::TextUnformatted(res.description.c_str());
     std::string speed_header = "speedup of " + res.base_mode;
-    if (ImGui::BeginTable("compare", 6, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+    if (ImGui::BeginTable("compare", 6,
+                          ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
         ImGui::TableSetupColumn("mode");
         ImGui::TableSetupColumn(res.gpu_timed ? "median ms (GPU)" : "median ms (wall)");
         ImGui::TableSetupColumn("min-max ms");
@@ -364,7 +382,8 @@ void Panels::compare_window(const PanelData& d) {
         }
         ImGui::EndTable();
     }
-    ImGui::TextDisabled("speedup = mode's median time / %s's: above 1, %s is faster", res.base_mode.c_str(), res.base_mode.c_str());
+    ImGui::TextDisabled("speedup = mode's median time / %s's: above 1, %s is faster", res.base_mode.c_str(),
+                        res.base_mode.c_str());
     ImGui::End();
 }
 

@@ -18,7 +18,7 @@ namespace pkrt::viewer {
 
 // What the user can change; the app compares it with the previous frame's copy to see what to restart.
 struct ViewSettings {
-    std::string backend;  // "cpu" or "cuda"
+    std::string backend;                // "cpu" or "cuda"
     std::optional<SchedulerMode> mode;  // scheduler mode (one of the backend's modes(); none on the CPU)
     int spp_per_frame = 1;
     int max_depth = 8;
@@ -44,21 +44,22 @@ struct PanelData {
     std::vector<SchedulerMode> modes;   // the current backend's modes
     std::string device, gl_context, scene_name;
     int window_width = 0, window_height = 0, render_width = 0, render_height = 0;
-    unsigned samples = 0;              // per pixel so far (their mean in adaptive rounds)
-    bool adaptive = false, adaptive_refused = false, converged = false;  // stop when converged: running, refused (mode), done
-    double converged_fraction = 0;     // of the pixels, after the last round
+    unsigned samples = 0;  // per pixel so far (their mean in adaptive rounds)
+    bool adaptive = false, adaptive_refused = false,
+         converged = false;         // stop when converged: running, refused (mode), done
+    double converged_fraction = 0;  // of the pixels, after the last round
     unsigned rounds = 0;
     double frame_ms = 0, wall_ms = 0;  // last frame: GPU (or wall) time of accumulate, wall time of accumulate
     bool gpu_timed = false;
     double upload_ms = 0;
     std::string upload_path;
     double fps = 0;
-    bool rendered = false;             // did the last frame add samples
-    const RenderStats* last = nullptr; // the last rendered frame's statistics
+    bool rendered = false;              // did the last frame add samples
+    const RenderStats* last = nullptr;  // the last rendered frame's statistics
     const StatsHistory* history = nullptr;
     const ModeComparison* compare = nullptr;
-    std::string status;                // last message (a file that failed to open, a screenshot saved)
-    float scene_radius = 1.0f;         // of the scene's bounding sphere: the lens sliders' scale
+    std::string status;         // last message (a file that failed to open, a screenshot saved)
+    float scene_radius = 1.0f;  // of the scene's bounding sphere: the lens sliders' scale
 };
 
 struct PanelRequests {
@@ -79,7 +80,7 @@ private:
     void compare_section(ViewSettings& settings, const PanelData& data, PanelRequests& requests);
     void compare_window(const PanelData& data);
 
-    std::string open_path_;     // the File > Open text field
+    std::string open_path_;  // the File > Open text field
     bool open_popup_ = false;
 };
 

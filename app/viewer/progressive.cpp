@@ -173,7 +173,8 @@ FrameResult ProgressiveRenderer::complete() {
             adaptive_samples_ += f.stats.samples;
             uint64_t pixels = static_cast<uint64_t>(reset_width_) * static_cast<uint64_t>(reset_height_);
             next_sample_ = static_cast<uint32_t>(pixels ? adaptive_samples_ / pixels : 0);
-            converged_fraction_ = pixels ? static_cast<double>(step.converged_pixels) / static_cast<double>(pixels) : 1.0;
+            converged_fraction_ =
+                pixels ? static_cast<double>(step.converged_pixels) / static_cast<double>(pixels) : 1.0;
             if (!step.more) {  // done: the framebuffer holds every sample in one place again
                 backend_->end_adaptive();
                 adaptive_done_ = true;

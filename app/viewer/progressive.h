@@ -23,11 +23,11 @@
 namespace pkrt::viewer {
 
 struct FrameResult {
-    RenderStats stats;       // this frame's counters alone
-    bool current = true;     // of the image being built now (not cancelled by a change since)
-    uint32_t generation = 0; // the image it belongs to (ProgressiveRenderer::generation())
-    double ms = 0.0;         // GPU time of the frame (CUDA events) where the backend measures it, else wall time
-    double wall_ms = 0.0;    // wall time from submit to complete
+    RenderStats stats;        // this frame's counters alone
+    bool current = true;      // of the image being built now (not cancelled by a change since)
+    uint32_t generation = 0;  // the image it belongs to (ProgressiveRenderer::generation())
+    double ms = 0.0;          // GPU time of the frame (CUDA events) where the backend measures it, else wall time
+    double wall_ms = 0.0;     // wall time from submit to complete
     bool gpu_timed = false;
 };
 

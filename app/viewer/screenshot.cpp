@@ -21,8 +21,7 @@ void save_back_buffer_png(const std::string& path, int width, int height) {
     // GL's row 0 is the bottom of the window; PNG rows go top to bottom.
     size_t row = static_cast<size_t>(width) * 3;
     std::vector<unsigned char> flipped(rgb.size());
-    for (int y = 0; y < height; ++y)
-        std::copy_n(rgb.data() + row * (height - 1 - y), row, flipped.data() + row * y);
+    for (int y = 0; y < height; ++y) std::copy_n(rgb.data() + row * (height - 1 - y), row, flipped.data() + row * y);
     write_png_rgb8(path, width, height, flipped);  // its errors name the path
 }
 

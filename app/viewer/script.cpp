@@ -49,12 +49,19 @@ int key_from_name(const std::string& name) {
         if (c >= 'A' && c <= 'Z') return GLFW_KEY_A + (c - 'A');
         if (c >= '0' && c <= '9') return GLFW_KEY_0 + (c - '0');
     }
-    static const std::map<std::string, int> named = {
-        {"SPACE", GLFW_KEY_SPACE},         {"ESCAPE", GLFW_KEY_ESCAPE},           {"ENTER", GLFW_KEY_ENTER},
-        {"TAB", GLFW_KEY_TAB},             {"LEFT_SHIFT", GLFW_KEY_LEFT_SHIFT},   {"RIGHT_SHIFT", GLFW_KEY_RIGHT_SHIFT},
-        {"LEFT", GLFW_KEY_LEFT},           {"RIGHT", GLFW_KEY_RIGHT},             {"UP", GLFW_KEY_UP},
-        {"DOWN", GLFW_KEY_DOWN},           {"F1", GLFW_KEY_F1},                   {"F2", GLFW_KEY_F2},
-        {"F12", GLFW_KEY_F12}};
+    static const std::map<std::string, int> named = {{"SPACE", GLFW_KEY_SPACE},
+                                                     {"ESCAPE", GLFW_KEY_ESCAPE},
+                                                     {"ENTER", GLFW_KEY_ENTER},
+                                                     {"TAB", GLFW_KEY_TAB},
+                                                     {"LEFT_SHIFT", GLFW_KEY_LEFT_SHIFT},
+                                                     {"RIGHT_SHIFT", GLFW_KEY_RIGHT_SHIFT},
+                                                     {"LEFT", GLFW_KEY_LEFT},
+                                                     {"RIGHT", GLFW_KEY_RIGHT},
+                                                     {"UP", GLFW_KEY_UP},
+                                                     {"DOWN", GLFW_KEY_DOWN},
+                                                     {"F1", GLFW_KEY_F1},
+                                                     {"F2", GLFW_KEY_F2},
+                                                     {"F12", GLFW_KEY_F12}};
     auto it = named.find(name);
     return it == named.end() ? -1 : it->second;
 }
@@ -78,7 +85,8 @@ std::vector<ScriptStep> parse_script(const std::string& path) {
         const std::string& cmd = w[0];
         if (cmd == "frames") {
             s.kind = ScriptStep::Kind::kFrames;
-            if (w.size() != 2 || !parse_int(w[1], &s.count) || s.count < 0) throw fail("expected 'frames N' with N >= 0");
+            if (w.size() != 2 || !parse_int(w[1], &s.count) || s.count < 0)
+                throw fail("expected 'frames N' with N >= 0");
         } else if (cmd == "drag") {
             s.kind = ScriptStep::Kind::kDrag;
             if (w.size() < 5 || w.size() > 7 || !parse_float(w[1], &s.x0) || !parse_float(w[2], &s.y0) ||
@@ -119,12 +127,14 @@ std::vector<ScriptStep> parse_script(const std::string& path) {
             if ((w.size() != 2 && w.size() != 4) || !parse_float(w[1], &s.amount))
                 throw fail("expected 'scroll DY [X Y]'");
             if (w.size() == 4) {
-                if (!parse_float(w[2], &s.x0) || !parse_float(w[3], &s.y0)) throw fail("scroll: X and Y must be numbers");
+                if (!parse_float(w[2], &s.x0) || !parse_float(w[3], &s.y0))
+                    throw fail("scroll: X and Y must be numbers");
                 s.has_position = true;
             }
         } else if (cmd == "screenshot") {
             s.kind = ScriptStep::Kind::kScreenshot;
-            if (w.size() < 2 || w.size() > 3 || (w.size() == 3 && w[2] != "ui")) throw fail("expected 'screenshot PATH [ui]'");
+            if (w.size() < 2 || w.size() > 3 || (w.size() == 3 && w[2] != "ui"))
+                throw fail("expected 'screenshot PATH [ui]'");
             s.text = w[1];
             s.with_ui = w.size() == 3;
         } else if (cmd == "mode" || cmd == "open") {
@@ -141,7 +151,8 @@ std::vector<ScriptStep> parse_script(const std::string& path) {
             if (w.size() != 2 || !parse_int(w[1], &s.count) || s.count < 1 || s.count > 1000)
                 throw fail("expected 'compare K' with K between 1 and 1000");
         } else {
-            throw fail("unknown command '" + cmd + "' (frames, drag, click, key, scroll, screenshot, mode, open, resize, compare)");
+            throw fail("unknown command '" + cmd +
+                       "' (frames, drag, click, key, scroll, screenshot, mode, open, resize, compare)");
         }
         steps.push_back(std::move(s));
     }
@@ -162,61 +173,53 @@ bool ScriptRunner::before_frame(ScriptTarget& t) {
     while (next_ < steps_.size()) {
         const ScriptStep& s = steps_[next_++];
         switch (s.kind) {
-        case ScriptStep::Kind::kFrames:
-            if (s.count > 0) {
-                frames_left_ = s.count - 1;  // this frame is the first of them
-                return true;
+            case ScriptStep::Kind::kFrames:
+                if (s.count > 0) {
+                    frames_left_ = s.count - 1;  // this frame is the first of them
+                    return true;
+                }
+                break;
+            case ScriptStep::Kind::kDrag: {
+                t.input_cursor(s.x0, s.y0);
+                t.input_mouse_button(s.button, GLFW_PRESS, s.mods, s.x0, s.y0);
+                for (int i = 1; i <= kDragSteps; ++i) {
+                    float f = static_cast<float>(i) / kDragSteps;
+                    t.input_cursor(s.x0 + (s.x1 - s.x0) * f, s.y0 + (s.y1 - s.y0) * f);
+                }
+                t.input_mouse_button(s.button, GLFW_RELEASE, s.mods, s.x1, s.y1);
+                break;
             }
-            break;
-        case ScriptStep::Kind::kDrag: {
-            t.input_cursor(s.x0, s.y0);
-            t.input_mouse_button(s.button, GLFW_PRESS, s.mods, s.x0, s.y0);
-            for (int i = 1; i <= kDragSteps; ++i) {
-                float f = static_cast<float>(i) / kDragSteps;
-                t.input_cursor(s.x0 + (s.x1 - s.x0) * f, s.y0 + (s.y1 - s.y0) * f);
+            case ScriptStep::Kind::kClick:
+                t.input_cursor(s.x0, s.y0);
+                t.input_mouse_button(s.button, GLFW_PRESS, s.mods, s.x0, s.y0);
+                t.input_mouse_button(s.button, GLFW_RELEASE, s.mods, s.x0, s.y0);
+                break;
+            case ScriptStep::Kind::kKey:
+                if (s.mods & GLFW_MOD_SHIFT) t.input_key(GLFW_KEY_LEFT_SHIFT, GLFW_PRESS, GLFW_MOD_SHIFT);
+                t.input_key(s.key, GLFW_PRESS, s.mods);
+                if (s.count > 0) {
+                    // Held through the next `count` frames, released before the one after.
+                    held_key_ = s.key;
+                    held_mods_ = s.mods;
+                    frames_left_ = s.count - 1;
+                    return true;
+                }
+                t.input_key(s.key, GLFW_RELEASE, s.mods);
+                if (s.mods & GLFW_MOD_SHIFT) t.input_key(GLFW_KEY_LEFT_SHIFT, GLFW_RELEASE, 0);
+                break;
+            case ScriptStep::Kind::kScroll: {
+                int w = 0, h = 0;
+                t.window_size(&w, &h);
+                t.input_scroll(s.amount, s.has_position ? s.x0 : w * 0.5, s.has_position ? s.y0 : h * 0.5);
+                break;
             }
-            t.input_mouse_button(s.button, GLFW_RELEASE, s.mods, s.x1, s.y1);
-            break;
-        }
-        case ScriptStep::Kind::kClick:
-            t.input_cursor(s.x0, s.y0);
-            t.input_mouse_button(s.button, GLFW_PRESS, s.mods, s.x0, s.y0);
-            t.input_mouse_button(s.button, GLFW_RELEASE, s.mods, s.x0, s.y0);
-            break;
-        case ScriptStep::Kind::kKey:
-            if (s.mods & GLFW_MOD_SHIFT) t.input_key(GLFW_KEY_LEFT_SHIFT, GLFW_PRESS, GLFW_MOD_SHIFT);
-            t.input_key(s.key, GLFW_PRESS, s.mods);
-            if (s.count > 0) {
-                // Held through the next `count` frames, released before the one after.
-                held_key_ = s.key;
-                held_mods_ = s.mods;
-                frames_left_ = s.count - 1;
-                return true;
-            }
-            t.input_key(s.key, GLFW_RELEASE, s.mods);
-            if (s.mods & GLFW_MOD_SHIFT) t.input_key(GLFW_KEY_LEFT_SHIFT, GLFW_RELEASE, 0);
-            break;
-        case ScriptStep::Kind::kScroll: {
-            int w = 0, h = 0;
-            t.window_size(&w, &h);
-            t.input_scroll(s.amount, s.has_position ? s.x0 : w * 0.5, s.has_position ? s.y0 : h * 0.5);
-            break;
-        }
-        case ScriptStep::Kind::kScreenshot:
-            t.script_screenshot(s.text, s.with_ui);
-            break;
-        case ScriptStep::Kind::kMode:
-            t.script_mode(s.text);
-            break;
-        case ScriptStep::Kind::kOpen:
-            t.input_drop({s.text});
-            break;
-        case ScriptStep::Kind::kResize:
-            t.script_resize(s.width, s.height);
-            break;
-        case ScriptStep::Kind::kCompare:
-            t.script_compare(s.count);
-            return true;  // starts in this frame; busy() holds the script until it is done
+            case ScriptStep::Kind::kScreenshot: t.script_screenshot(s.text, s.with_ui); break;
+            case ScriptStep::Kind::kMode: t.script_mode(s.text); break;
+            case ScriptStep::Kind::kOpen: t.input_drop({s.text}); break;
+            case ScriptStep::Kind::kResize: t.script_resize(s.width, s.height); break;
+            case ScriptStep::Kind::kCompare:
+                t.script_compare(s.count);
+                return true;  // starts in this frame; busy() holds the script until it is done
         }
     }
     return false;

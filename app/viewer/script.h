@@ -27,16 +27,16 @@ struct ScriptStep {
     enum class Kind { kFrames, kDrag, kClick, kKey, kScroll, kScreenshot, kMode, kOpen, kResize, kCompare };
     Kind kind = Kind::kFrames;
     int line = 0;
-    int count = 0;                        // frames; key: frames held
-    float x0 = 0, y0 = 0, x1 = 0, y1 = 0; // drag; click and scroll positions in x0, y0
-    bool has_position = false;            // scroll
-    float amount = 0;                     // scroll notches
-    int button = 0;                       // GLFW mouse button
-    int key = 0;                          // GLFW key code
-    int mods = 0;                         // GLFW modifier bits
-    int width = 0, height = 0;            // resize
-    std::string text;                     // screenshot path, mode, scene path
-    bool with_ui = false;                 // screenshot: the whole window, panels included
+    int count = 0;                         // frames; key: frames held
+    float x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // drag; click and scroll positions in x0, y0
+    bool has_position = false;             // scroll
+    float amount = 0;                      // scroll notches
+    int button = 0;                        // GLFW mouse button
+    int key = 0;                           // GLFW key code
+    int mods = 0;                          // GLFW modifier bits
+    int width = 0, height = 0;             // resize
+    std::string text;                      // screenshot path, mode, scene path
+    bool with_ui = false;                  // screenshot: the whole window, panels included
 };
 
 // Throws pkrt::Error "FILE:LINE: ..." on the first bad line.

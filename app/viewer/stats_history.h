@@ -13,8 +13,8 @@ public:
     static constexpr size_t kCapacity = 240;  // a few seconds at interactive rates
 
     struct Series {
-        std::vector<float> ms;          // per frame
-        std::vector<float> mrays_per_s; // per frame, millions
+        std::vector<float> ms;           // per frame
+        std::vector<float> mrays_per_s;  // per frame, millions
     };
 
     void add(const std::string& mode, double ms, double rays);

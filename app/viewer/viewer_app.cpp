@@ -27,7 +27,7 @@ namespace pkrt::viewer {
 namespace {
 
 constexpr double kScriptStepSeconds = 1.0 / 30.0;  // held keys in scripts: fixed steps, deterministic
-constexpr int kMaxDefaultWindow = 1600;             // a scene's resolution bigger than this opens scaled down
+constexpr int kMaxDefaultWindow = 1600;            // a scene's resolution bigger than this opens scaled down
 
 ViewerApp* app_of(GLFWwindow* w) { return static_cast<ViewerApp*>(glfwGetWindowUserPointer(w)); }
 
@@ -151,8 +151,7 @@ ViewerApp::~ViewerApp() {
     // objects (and the CUDA registration) before the context; ImGui before the window.
     try {
         progressive_.set_backend(nullptr);
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
     backend_.reset();
     upload_.reset();
     display_.reset();
@@ -214,10 +213,12 @@ int ViewerApp::run() {
         std::fprintf(stderr,
                      "pkrt-viewer: %d frames at %dx%d, %s mode: %.1f fps over the last %d (median render %.3f ms, "
                      "waited for it %.3f ms, display transfer %.3f ms via %s)\n",
-                     frames, progressive_.width(), progressive_.height(), backend_->mode_label(progressive_.settings()).c_str(),
-                     (frames - warmup) / seconds, frames - warmup, median_of(render_ms), median_of(wait_ms),
-                     median_of(upload_ms), upload_->path().c_str());
-        std::fprintf(stderr, "pkrt-viewer: display transfer, median ms: map %.3f, pack %.3f, unmap %.3f, GL copy %.3f\n",
+                     frames, progressive_.width(), progressive_.height(),
+                     backend_->mode_label(progressive_.settings()).c_str(), (frames - warmup) / seconds,
+                     frames - warmup, median_of(render_ms), median_of(wait_ms), median_of(upload_ms),
+                     upload_->path().c_str());
+        std::fprintf(stderr,
+                     "pkrt-viewer: display transfer, median ms: map %.3f, pack %.3f, unmap %.3f, GL copy %.3f\n",
                      median_of(map_ms), median_of(pack_ms), median_of(unmap_ms), median_of(gl_ms));
         std::fprintf(stderr, "pkrt-viewer: kernel launches per displayed frame: %.3f (%llu over %d)\n",
                      static_cast<double>(launches_) / (frames - warmup), launches_, frames - warmup);
@@ -225,10 +226,11 @@ int ViewerApp::run() {
     if (batch_ && !view_latencies_ms_.empty()) {
         std::vector<double> v = view_latencies_ms_;
         std::sort(v.begin(), v.end());
-        std::fprintf(stderr,
-                     "pkrt-viewer: camera change to its first image on screen: median %.3f ms, max %.3f ms over %zu changes "
-                     "(display frame %.3f ms); medians of its parts: %.3f ms until its frame is queued, %.3f ms until it is done\n",
-                     median_of(v), v.back(), v.size(), mean_dt_ * 1e3, median_of(view_queued_ms_), median_of(view_done_ms_));
+        std::fprintf(
+            stderr,
+            "pkrt-viewer: camera change to its first image on screen: median %.3f ms, max %.3f ms over %zu changes "
+            "(display frame %.3f ms); medians of its parts: %.3f ms until its frame is queued, %.3f ms until it is done\n",
+            median_of(v), v.back(), v.size(), mean_dt_ * 1e3, median_of(view_queued_ms_), median_of(view_done_ms_));
     }
     if (!ui_screenshot_.empty() && !glfwWindowShouldClose(win)) frame();  // a script ended on 'screenshot PATH ui'
     if (batch_ && !options_.screenshot.empty()) {
@@ -236,9 +238,11 @@ int ViewerApp::run() {
         std::fprintf(stderr, "pkrt-viewer: %d frames, %u spp at %dx%d; wrote %s\n", frames, progressive_.samples(),
                      progressive_.width(), progressive_.height(), options_.screenshot.c_str());
         if (progressive_.adaptive())
-            std::fprintf(stderr, "pkrt-viewer: stop when converged: %s after %u rounds, %.1f%% of pixels at the target error %g or at max spp\n",
-                         progressive_.converged() ? "converged" : "still converging", progressive_.rounds(),
-                         100.0 * progressive_.converged_fraction(), static_cast<double>(view_.target_error));
+            std::fprintf(
+                stderr,
+                "pkrt-viewer: stop when converged: %s after %u rounds, %.1f%% of pixels at the target error %g or at max spp\n",
+                progressive_.converged() ? "converged" : "still converging", progressive_.rounds(),
+                100.0 * progressive_.converged_fraction(), static_cast<double>(view_.target_error));
         else if (progressive_.adaptive_refused())
             std::fprintf(stderr, "pkrt-viewer: stop when converged: not in resident mode; every pixel sampled alike\n");
     }
@@ -260,7 +264,8 @@ bool ViewerApp::waiting_for_image() {
     if (view_change_pending_) {
         // Batch runs time the new view's first image: the replaced frames ahead of it end (cancelled,
         // drawing nothing) as they come, and the pass waits for that image, not for the queue's room.
-        while (progressive_.ready() && progressive_.oldest_replaced()) launches_ += progressive_.complete().stats.kernel_launches;
+        while (progressive_.ready() && progressive_.oldest_replaced())
+            launches_ += progressive_.complete().stats.kernel_launches;
         return progressive_.in_flight() && !progressive_.ready();
     }
     // Otherwise only with the GPU's queue full: until then a pass queues another frame.
@@ -397,8 +402,7 @@ void ViewerApp::frame() {
     }
     glfwSwapBuffers(window_->handle());
     if (view_shown_) {
-        if (batch_)
-            view_latencies_ms_.push_back(ms_since_view_change());
+        if (batch_) view_latencies_ms_.push_back(ms_since_view_change());
         view_shown_ = false;
     }
     if (present_first) queue_frames();
@@ -485,7 +489,8 @@ void ViewerApp::switch_backend(const std::string& kind) {
         progressive_.set_backend(b.get());
         backend_ = std::move(b);  // the old one goes only once nothing points at it
         auto modes = backend_->modes();
-        if (!view_.mode || std::find(modes.begin(), modes.end(), *view_.mode) == modes.end()) view_.mode = default_mode(*backend_);
+        if (!view_.mode || std::find(modes.begin(), modes.end(), *view_.mode) == modes.end())
+            view_.mode = default_mode(*backend_);
         progressive_.set_mode(view_.mode);
         set_status(why, false);
     } catch (const std::exception& e) {
@@ -518,7 +523,8 @@ void ViewerApp::set_status(const std::string& message, bool warn) {
 
 void ViewerApp::finish_all_frames() {
     while (progressive_.in_flight()) {
-        if (progressive_.pipelined() && !progressive_.ready()) std::this_thread::sleep_for(std::chrono::microseconds(100));
+        if (progressive_.pipelined() && !progressive_.ready())
+            std::this_thread::sleep_for(std::chrono::microseconds(100));
         else finish_frame();
     }
 }
@@ -579,7 +585,8 @@ void ViewerApp::input_cursor(double x, double y) {
     CameraSpec& cam = camera_spec_;
     bool changed = false;
     if (drag_pan_) changed = camera_.pan(cam, static_cast<float>(dx), static_cast<float>(dy), static_cast<float>(h));
-    else if (drag_button_ == GLFW_MOUSE_BUTTON_LEFT) changed = camera_.orbit(cam, static_cast<float>(dx), static_cast<float>(dy));
+    else if (drag_button_ == GLFW_MOUSE_BUTTON_LEFT)
+        changed = camera_.orbit(cam, static_cast<float>(dx), static_cast<float>(dy));
     else if (drag_button_ == GLFW_MOUSE_BUTTON_RIGHT) changed = camera_.dolly(cam, static_cast<float>(-dy) * 0.02f);
     if (changed) camera_changed();
 }
@@ -597,20 +604,13 @@ void ViewerApp::input_key(int key, int action, int mods) {
     // Carried out at once, in event order: a reset followed by a wheel notch in the same batch of
     // events must dolly from the reset camera, not be undone by a reset applied later.
     switch (key) {
-    case GLFW_KEY_R:
-        reset_camera();
-        break;
-    case GLFW_KEY_F:
-        frame_scene();
-        break;
-    case GLFW_KEY_P:
-        take_screenshot(options_.screenshot.empty() ? next_screenshot_name() : options_.screenshot);
-        break;
-    case GLFW_KEY_ESCAPE:
-        glfwSetWindowShouldClose(window_->handle(), GLFW_TRUE);
-        break;
-    default:
-        break;
+        case GLFW_KEY_R: reset_camera(); break;
+        case GLFW_KEY_F: frame_scene(); break;
+        case GLFW_KEY_P:
+            take_screenshot(options_.screenshot.empty() ? next_screenshot_name() : options_.screenshot);
+            break;
+        case GLFW_KEY_ESCAPE: glfwSetWindowShouldClose(window_->handle(), GLFW_TRUE); break;
+        default: break;
     }
 }
 
@@ -716,12 +716,13 @@ void ViewerApp::report_comparison() {
     if (!compare_.result()) return;
     const CompareResult& res = *compare_.result();
     std::fprintf(stderr, "pkrt-viewer: compare: %s\n", res.description.c_str());
-    std::fprintf(stderr, "pkrt-viewer:   %-11s %12s %19s %10s %10s %12s\n", "mode", res.gpu_timed ? "median GPU ms" : "median ms",
-                 "min-max ms", "rays/s", "launches", ("vs " + res.base_mode).c_str());
+    std::fprintf(stderr, "pkrt-viewer:   %-11s %12s %19s %10s %10s %12s\n", "mode",
+                 res.gpu_timed ? "median GPU ms" : "median ms", "min-max ms", "rays/s", "launches",
+                 ("vs " + res.base_mode).c_str());
     for (const auto& row : res.rows)
-        std::fprintf(stderr, "pkrt-viewer:   %-11s %12.3f %9.3f-%-9.3f %10s %10.0f %11.2fx\n", row.mode.c_str(), row.median_ms,
-                     row.min_ms, row.max_ms, Progress::format_rate(row.rays_per_s).c_str(), row.launches_per_frame,
-                     row.speedup_of_base);
+        std::fprintf(stderr, "pkrt-viewer:   %-11s %12.3f %9.3f-%-9.3f %10s %10.0f %11.2fx\n", row.mode.c_str(),
+                     row.median_ms, row.min_ms, row.max_ms, Progress::format_rate(row.rays_per_s).c_str(),
+                     row.launches_per_frame, row.speedup_of_base);
     set_status("comparison done", false);
 }
 

@@ -133,7 +133,8 @@ __device__ inline void adaptive_fill_tile(AdaptiveDevice* a, unsigned t) {
         const size_t n = static_cast<size_t>(a->width) * static_cast<size_t>(a->height);
         for (int i = static_cast<int>(lane_id()); i < tile.pixels(); i += 32) {
             uint32_t p = tile.pixel(i, a->width);
-            a->work[base + static_cast<unsigned>(i)] = WorkPixel{p, __ldcg(a->fb.samples + p) + __ldcg(a->fb.samples + p + n)};
+            a->work[base + static_cast<unsigned>(i)] =
+                WorkPixel{p, __ldcg(a->fb.samples + p) + __ldcg(a->fb.samples + p + n)};
         }
     }
     __syncwarp();

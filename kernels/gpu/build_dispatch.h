@@ -14,21 +14,17 @@ namespace pkrt {
 using Bvh2Build = std::integral_constant<BvhViewLayout, BvhViewLayout::kBvh2>;
 using CwbvhBuild = std::integral_constant<BvhViewLayout, BvhViewLayout::kCwbvh>;
 
-template <class F>
-decltype(auto) with_flag(bool flag, F&& f) {
+template <class F> decltype(auto) with_flag(bool flag, F&& f) {
     return flag ? f(std::true_type{}) : f(std::false_type{});
 }
 
-template <class F>
-decltype(auto) with_build(BvhViewLayout layout, bool flag, F&& f) {
-    return with_flag(flag, [&](auto fl) {
-        return layout == BvhViewLayout::kCwbvh ? f(CwbvhBuild{}, fl) : f(Bvh2Build{}, fl);
-    });
+template <class F> decltype(auto) with_build(BvhViewLayout layout, bool flag, F&& f) {
+    return with_flag(
+        flag, [&](auto fl) { return layout == BvhViewLayout::kCwbvh ? f(CwbvhBuild{}, fl) : f(Bvh2Build{}, fl); });
 }
 
 // f for every build (layout x flag), in a fixed order: what a grid sized before the scene is known must fit.
-template <class F>
-void for_each_build(F&& f) {
+template <class F> void for_each_build(F&& f) {
     f(Bvh2Build{}, std::false_type{});
     f(Bvh2Build{}, std::true_type{});
     f(CwbvhBuild{}, std::false_type{});

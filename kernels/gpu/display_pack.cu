@@ -11,7 +11,8 @@ namespace {
 // block) wide: a preview's pixels as blocks (RenderSettings::preview); block 1 is the pixel itself.
 // half > 0: the framebuffer's second half (adaptive rounds' odd-numbered samples) starts that many
 // pixels on, and adds to the first.
-__device__ __forceinline__ float4 packed_pixel(const DeviceFramebuffer& fb, int x, int y, int width, int block, size_t half) {
+__device__ __forceinline__ float4 packed_pixel(const DeviceFramebuffer& fb, int x, int y, int width, int block,
+                                               size_t half) {
     size_t i = static_cast<size_t>(y / block) * ((width + block - 1) / block) + x / block;
     const float* r = fb.radiance + 3 * i;
     float4 p = make_float4(r[0], r[1], r[2], static_cast<float>(fb.samples[i]));
@@ -22,7 +23,8 @@ __device__ __forceinline__ float4 packed_pixel(const DeviceFramebuffer& fb, int 
     return p;
 }
 
-__global__ void pack_accumulation_kernel(DeviceFramebuffer fb, int width, int height, int block, size_t half, float4* dst) {
+__global__ void pack_accumulation_kernel(DeviceFramebuffer fb, int width, int height, int block, size_t half,
+                                         float4* dst) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= static_cast<uint32_t>(width) * static_cast<uint32_t>(height)) return;
     dst[i] = packed_pixel(fb, static_cast<int>(i % width), static_cast<int>(i / width), width, block, half);
@@ -38,11 +40,12 @@ __global__ void pack_accumulation_surface_kernel(DeviceFramebuffer fb, int width
 
 }  // namespace
 
-cudaError_t launch_pack_accumulation(const DeviceFramebuffer& fb, int width, int height, int block, size_t half, float4* dst,
-                                     cudaStream_t stream) {
+cudaError_t launch_pack_accumulation(const DeviceFramebuffer& fb, int width, int height, int block, size_t half,
+                                     float4* dst, cudaStream_t stream) {
     constexpr unsigned kThreads = 256;
     uint32_t pixels = static_cast<uint32_t>(width) * static_cast<uint32_t>(height);
-    pack_accumulation_kernel<<<(pixels + kThreads - 1) / kThreads, kThreads, 0, stream>>>(fb, width, height, block, half, dst);
+    pack_accumulation_kernel<<<(pixels + kThreads - 1) / kThreads, kThreads, 0, stream>>>(fb, width, height, block,
+                                                                                          half, dst);
     return cudaGetLastError();
 }
 

@@ -31,7 +31,8 @@ __device__ __forceinline__ unsigned sm_id() {
 // The GPU's Sink for the path stages (kernels/path_stages.h): radiance and finished samples straight
 // into the framebuffer.
 struct FramebufferSink {
-    const DeviceFramebuffer& fb;  // a reference: inlined, it reads the kernel parameter itself, not a copy held in registers
+    const DeviceFramebuffer&
+        fb;  // a reference: inlined, it reads the kernel parameter itself, not a copy held in registers
     __device__ __forceinline__ void add(uint32_t pixel, Vec3 l) { add_radiance(fb, pixel, l); }
     __device__ __forceinline__ void finish(uint32_t pixel) { atomicAdd(&fb.samples[pixel], 1u); }
 };
@@ -103,7 +104,8 @@ __device__ __forceinline__ bool timeline_due(GpuCounters* c, unsigned long long*
     return true;
 }
 
-__device__ __forceinline__ void record_timeline(GpuCounters* c, unsigned long long t, int path_q, int shadow_q, int in_flight) {
+__device__ __forceinline__ void record_timeline(GpuCounters* c, unsigned long long t, int path_q, int shadow_q,
+                                                int in_flight) {
     int i = atomicAdd(&c->timeline_count, 1);
     if (i < kTimelinePoints) c->timeline[i] = TimelinePoint{static_cast<unsigned>(t), path_q, shadow_q, in_flight};
 }

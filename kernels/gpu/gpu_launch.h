@@ -34,10 +34,10 @@ struct PersistentParams {
     int backoff_max_shift;          // an idle warp sleeps at most 64 << this nanoseconds
     SharedFrame shared;             // persistent: the frame's paths shared with other grids (kernels/gpu/gpu_records.h)
     // Resident mode only (kernels/gpu/resident.cuh); null otherwise.
-    ResidentRing* ring;             // host-mapped jobs
-    ResidentStatus* status;         // host-mapped progress
+    ResidentRing* ring;      // host-mapped jobs
+    ResidentStatus* status;  // host-mapped progress
     ResidentControl* resident;
-    FrameRecord* job_frame;         // where the monitor puts the running job's frame (== frame)
+    FrameRecord* job_frame;  // where the monitor puts the running job's frame (== frame)
 };
 
 constexpr int kPersistentThreads = 128;
@@ -53,8 +53,7 @@ int resident_occupancy();
 cudaError_t launch_resident(const PersistentParams& p, int blocks, cudaStream_t stream);
 
 // Sets every slot's sequence number to "free for ticket = slot" and clears the counters (kernels/gpu/queue_init.cu).
-template <class Record>
-cudaError_t launch_queue_init(const DeviceQueue<Record>& q, cudaStream_t stream);
+template <class Record> cudaError_t launch_queue_init(const DeviceQueue<Record>& q, cudaStream_t stream);
 
 // ---- Wavefront stages (relaunch / graph, kernels/gpu/wavefront_stages.cu) and megakernel ----
 
@@ -68,13 +67,13 @@ struct WavefrontParams {
     const FrameRecord* frame;
     DeviceFramebuffer fb;
     GpuCounters* counters;
-    const WaveParams* wave;   // device memory: changes between waves without re-capturing a graph
-    PathRecord* paths[2];     // ping-pong by bounce parity
+    const WaveParams* wave;  // device memory: changes between waves without re-capturing a graph
+    PathRecord* paths[2];    // ping-pong by bounce parity
     Hit* hits;
     ShadowRecord* shadows;
-    int* path_counts;         // [max_depth + 2]: live paths entering each bounce
-    int* shadow_counts;       // [max_depth + 1]: shadow rays cast at each bounce
-    uint32_t capacity;        // paths per wave buffer
+    int* path_counts;    // [max_depth + 2]: live paths entering each bounce
+    int* shadow_counts;  // [max_depth + 1]: shadow rays cast at each bounce
+    uint32_t capacity;   // paths per wave buffer
 };
 
 constexpr int kWavefrontThreads = 256;
@@ -102,8 +101,8 @@ cudaError_t launch_adaptive_combine(const DeviceFramebuffer& fb, int width, int 
 // Radiance sums and sample counts of a width x height image packed as RGBA32F into `dst` (a device
 // pointer); block > 1: a preview's pixels shown as blocks (RenderSettings::preview); half > 0: between
 // adaptive rounds, the framebuffer's second half (that many pixels on) adds to the first.
-cudaError_t launch_pack_accumulation(const DeviceFramebuffer& fb, int width, int height, int block, size_t half, float4* dst,
-                                     cudaStream_t stream);
+cudaError_t launch_pack_accumulation(const DeviceFramebuffer& fb, int width, int height, int block, size_t half,
+                                     float4* dst, cudaStream_t stream);
 // The same into a width x height RGBA32F CUDA array behind `surface` (a GL texture mapped into CUDA).
 cudaError_t launch_pack_accumulation_surface(const DeviceFramebuffer& fb, int width, int height, int block, size_t half,
                                              cudaSurfaceObject_t surface, cudaStream_t stream);

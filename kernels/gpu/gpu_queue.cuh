@@ -29,18 +29,21 @@ __device__ __forceinline__ unsigned long long load_volatile(const unsigned long 
     return *reinterpret_cast<const volatile unsigned long long*>(p);
 }
 __device__ __forceinline__ int load_volatile(const int* p) { return *reinterpret_cast<const volatile int*>(p); }
-__device__ __forceinline__ unsigned load_volatile(const unsigned* p) { return *reinterpret_cast<const volatile unsigned*>(p); }
+__device__ __forceinline__ unsigned load_volatile(const unsigned* p) {
+    return *reinterpret_cast<const volatile unsigned*>(p);
+}
 __device__ __forceinline__ void store_volatile(unsigned long long* p, unsigned long long v) {
     *reinterpret_cast<volatile unsigned long long*>(p) = v;
 }
-__device__ __forceinline__ void store_volatile(unsigned* p, unsigned v) { *reinterpret_cast<volatile unsigned*>(p) = v; }
+__device__ __forceinline__ void store_volatile(unsigned* p, unsigned v) {
+    *reinterpret_cast<volatile unsigned*>(p) = v;
+}
 
 // Record copies bypass L1 (ld.cg / st.cg): L1 is not coherent across SMs, and a slot is rewritten by
 // other SMs every lap. Records travel as their 16-byte rows (kernels/gpu/record_rows.h), packed field by
 // field rather than through a cast of the struct's address, so the record stays in registers instead
 // of being forced into local memory.
-template <class Record>
-__device__ __forceinline__ void store_record(Record* dst, const Record& r) {
+template <class Record> __device__ __forceinline__ void store_record(Record* dst, const Record& r) {
     constexpr int n = sizeof(Record) / sizeof(Row16);
     Row16 rows[n];
     pack_rows(r, rows);
@@ -49,8 +52,7 @@ __device__ __forceinline__ void store_record(Record* dst, const Record& r) {
     for (int i = 0; i < n; ++i) __stcg(d + i, make_float4(rows[i].x, rows[i].y, rows[i].z, rows[i].w));
 }
 
-template <class Record>
-__device__ __forceinline__ void load_record(Record& r, const Record* src) {
+template <class Record> __device__ __forceinline__ void load_record(Record& r, const Record* src) {
     constexpr int n = sizeof(Record) / sizeof(Row16);
     Row16 rows[n];
     const float4* s = reinterpret_cast<const float4*>(src);
@@ -64,8 +66,7 @@ __device__ __forceinline__ void load_record(Record& r, const Record* src) {
 
 // All 32 lanes must call it together. Lanes with `want` offer `rec`. Returns true for lanes whose
 // record is now in the queue or that offered nothing; false means "queue full, keep it".
-template <class Record>
-__device__ bool warp_push(const DeviceQueue<Record>& q, bool want, const Record& rec) {
+template <class Record> __device__ bool warp_push(const DeviceQueue<Record>& q, bool want, const Record& rec) {
     unsigned mask = __ballot_sync(kFullMask, want);
     if (mask == 0) return true;
     int n = __popc(mask);
@@ -104,8 +105,7 @@ __device__ bool warp_push(const DeviceQueue<Record>& q, bool want, const Record&
 
 // All 32 lanes call it together; lanes in `need` want a record. Returns how many were popped; lanes
 // that got one have *got set and rec filled. Records go to the lowest lanes of `need`.
-template <class Record>
-__device__ int warp_pop(const DeviceQueue<Record>& q, unsigned need, Record& rec, bool* got) {
+template <class Record> __device__ int warp_pop(const DeviceQueue<Record>& q, unsigned need, Record& rec, bool* got) {
     *got = false;
     int want = __popc(need);
     if (want == 0) return 0;
@@ -143,13 +143,11 @@ __device__ int warp_pop(const DeviceQueue<Record>& q, unsigned need, Record& rec
 }
 
 // Records currently held (reserved or published): what the statistics call occupancy.
-template <class Record>
-__device__ __forceinline__ int queue_occupancy(const DeviceQueue<Record>& q) {
+template <class Record> __device__ __forceinline__ int queue_occupancy(const DeviceQueue<Record>& q) {
     return load_volatile(&q.counters->reserved);
 }
 
-template <class Record>
-__device__ __forceinline__ int queue_available(const DeviceQueue<Record>& q) {
+template <class Record> __device__ __forceinline__ int queue_available(const DeviceQueue<Record>& q) {
     return load_volatile(&q.counters->available);
 }
 

@@ -14,8 +14,8 @@ namespace pkrt {
 // with four (paths) or three (shadow rays) 16-byte vector accesses instead of 14 scalar ones. A warp's
 // 32 records are contiguous (2 KB for paths), so every byte of every sector fetched is used.
 struct alignas(16) PathRecord {
-    PathState path;  // 56 bytes
-    uint32_t sample; // sample index, for debugging and statistics
+    PathState path;   // 56 bytes
+    uint32_t sample;  // sample index, for debugging and statistics
     uint32_t pad;
 };
 static_assert(sizeof(PathRecord) == 64, "PathRecord is four 16-byte rows");
@@ -37,36 +37,35 @@ struct QueueCounters {
     alignas(128) int available;            // records published and not yet claimed by a consumer
 };
 
-template <class Record>
-struct DeviceQueue {
+template <class Record> struct DeviceQueue {
     QueueCounters* counters;
     unsigned long long* seq;  // per slot: == ticket t when free for t, == t + 1 once t is published
     Record* slots;
-    uint32_t capacity;        // power of two
+    uint32_t capacity;  // power of two
 };
 
-constexpr int kStatsMaxDepth = 64;     // rays by depth beyond this are counted in the last bin
+constexpr int kStatsMaxDepth = 64;  // rays by depth beyond this are counted in the last bin
 constexpr int kStatsMaxSms = 256;
 constexpr int kTimelinePoints = 4096;
 
 // Where persistent warps spend their time (SM clock cycles summed over warps).
 enum PersistentPhase : int {
-    kPhaseControl = 0,   // stop flag, timeline, counters
-    kPhaseShadowBatch,   // popping and tracing a batch of queued shadow rays
-    kPhaseFetch,         // popping paths and generating camera paths
-    kPhaseIdle,          // nothing to do: backoff sleeps
-    kPhaseTrace,         // closest-hit traversal
-    kPhaseShade,         // shading (BSDF, light sampling)
-    kPhaseShadowOut,     // pushing shadow rays, or tracing them at once when the queue is full
-    kPhasePathOut,       // pushing or keeping continuations, counting finished samples
+    kPhaseControl = 0,  // stop flag, timeline, counters
+    kPhaseShadowBatch,  // popping and tracing a batch of queued shadow rays
+    kPhaseFetch,        // popping paths and generating camera paths
+    kPhaseIdle,         // nothing to do: backoff sleeps
+    kPhaseTrace,        // closest-hit traversal
+    kPhaseShade,        // shading (BSDF, light sampling)
+    kPhaseShadowOut,    // pushing shadow rays, or tracing them at once when the queue is full
+    kPhasePathOut,      // pushing or keeping continuations, counting finished samples
     kPhaseCount
 };
 
 struct TimelinePoint {
-    unsigned int t_ns;     // since the frame's first sample
-    int path_queue;        // records in the path queue (or live paths of the wavefront)
-    int shadow_queue;      // records in the shadow queue
-    int in_flight;         // paths and shadow rays alive anywhere
+    unsigned int t_ns;  // since the frame's first sample
+    int path_queue;     // records in the path queue (or live paths of the wavefront)
+    int shadow_queue;   // records in the shadow queue
+    int in_flight;      // paths and shadow rays alive anywhere
 };
 
 // What every scheduler counts about rays and samples, in one layout: the frame's global counters hold
@@ -83,11 +82,11 @@ struct RayCounts {
 // Device-side counters of one frame. Incremented once per warp (leader lanes), never per ray.
 struct GpuCounters {
     RayCounts rays;
-    unsigned long long idle_iterations;    // warp iterations that found no work
-    unsigned long long backoff_sleeps;     // __nanosleep calls
-    unsigned long long backoff_ns;         // nanoseconds asked of __nanosleep
-    unsigned long long kept_paths;         // continuations kept in a lane because the queue was full
-    unsigned long long inline_shadows;     // shadow rays traced at once because the queue was full
+    unsigned long long idle_iterations;  // warp iterations that found no work
+    unsigned long long backoff_sleeps;   // __nanosleep calls
+    unsigned long long backoff_ns;       // nanoseconds asked of __nanosleep
+    unsigned long long kept_paths;       // continuations kept in a lane because the queue was full
+    unsigned long long inline_shadows;   // shadow rays traced at once because the queue was full
     unsigned long long warp_iterations;
     unsigned long long rays_per_sm[kStatsMaxSms];
     unsigned long long phase_cycles[kPhaseCount];
@@ -112,8 +111,8 @@ struct LiveStats {
 };
 
 struct DeviceFramebuffer {
-    float* radiance;     // 3 floats per pixel: sums of radiance
-    uint32_t* samples;   // completed samples per pixel
+    float* radiance;    // 3 floats per pixel: sums of radiance
+    uint32_t* samples;  // completed samples per pixel
 };
 
 // A GPU adaptive render's state in device memory (kernels/gpu/adaptive_scan.cuh): the plan of the round
@@ -124,10 +123,10 @@ struct AdaptiveDevice {
     AdaptivePlan plan;
     AdaptiveRule rule;
     int32_t width, height;
-    WorkPixel* work;      // width * height entries
-    int* tile_class;      // per tile: its class in the next round, -1 for none
-    DeviceFramebuffer fb; // both halves
-    unsigned round;       // rounds scanned so far
+    WorkPixel* work;       // width * height entries
+    int* tile_class;       // per tile: its class in the next round, -1 for none
+    DeviceFramebuffer fb;  // both halves
+    unsigned round;        // rounds scanned so far
     unsigned converged_pixels, tiles;
     unsigned class_pixels[kAdaptiveClasses];
     unsigned class_fill[kAdaptiveClasses];
@@ -196,14 +195,14 @@ struct ResidentJob {
 // The host keeps fewer than kResidentRingSlots jobs outstanding.
 struct ResidentRing {
     volatile uint32_t head;
-    volatile uint32_t cancel;       // every job up to this seq stops claiming samples (completes early)
+    volatile uint32_t cancel;  // every job up to this seq stops claiming samples (completes early)
     ResidentJob jobs[kResidentRingSlots];
 };
 
 // One job's outcome, in the status slot seq % kResidentRingSlots (device clock).
 struct ResidentJobResult {
     volatile uint32_t seq;
-    volatile uint32_t cancelled;    // it was cancelled before it completed (no snapshot was packed)
+    volatile uint32_t cancelled;  // it was cancelled before it completed (no snapshot was packed)
     volatile unsigned long long start_ns, end_ns;
 };
 
@@ -228,7 +227,7 @@ struct ResidentControl {
     unsigned int completed;                   // the last job completed
     unsigned int job_flags;                   // the relayed job's flags, pixels, paths and snapshot
     unsigned int job_pixels;
-    unsigned int job_block;                   // ... and the image its snapshot packs (ResidentJob)
+    unsigned int job_block;  // ... and the image its snapshot packs (ResidentJob)
     int job_image_width;
     unsigned int job_image_pixels;
     unsigned long long job_paths;

@@ -9,8 +9,7 @@ namespace {
 
 // The megakernel's Step (kernels/path_stages.h): the layout's traversal inline, the shading out of
 // line, shadow rays traced at once.
-template <BvhViewLayout L, bool kFull>
-struct MegaStep {
+template <BvhViewLayout L, bool kFull> struct MegaStep {
     const WavefrontParams& p;
     const FrameRecord& f;
     FramebufferSink sink;
@@ -44,7 +43,8 @@ __global__ void __launch_bounds__(kWavefrontThreads, 3) megakernel(WavefrontPara
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     const WaveParams w = *p.wave;
     if (blockIdx.x * blockDim.x >= w.count) return;
-    const FrameRecord f = *p.frame;  // a copy: the out-of-line shading reads it from the stack, not through a live pointer
+    const FrameRecord f =
+        *p.frame;  // a copy: the out-of-line shading reads it from the stack, not through a live pointer
     MegaStep<L, kFull> step{p, f, FramebufferSink{p.fb}, p.counters->rays};
     bool active = i < w.count;
     PathState path;

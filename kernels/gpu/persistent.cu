@@ -13,7 +13,8 @@ template <BvhViewLayout L, bool kFull> int persistent_occupancy_as(int blocks_pe
 template <BvhViewLayout L, bool kFull>
 cudaError_t launch_persistent_as(const PersistentParams& p, int blocks, int blocks_per_sm, cudaStream_t stream);
 template <BvhViewLayout L, bool kFull> int resident_occupancy_as();
-template <BvhViewLayout L, bool kFull> cudaError_t launch_resident_as(const PersistentParams& p, int blocks, cudaStream_t stream);
+template <BvhViewLayout L, bool kFull>
+cudaError_t launch_resident_as(const PersistentParams& p, int blocks, cudaStream_t stream);
 
 // A grid is sized before a scene (its layout and shading) is known: what every build holds resident.
 int persistent_occupancy(int blocks_per_sm) {
@@ -32,9 +33,8 @@ cudaError_t launch_persistent(const PersistentParams& p, int blocks, int blocks_
 
 int resident_occupancy() {
     int blocks = std::numeric_limits<int>::max();
-    for_each_build([&](auto layout, auto full) {
-        blocks = std::min(blocks, resident_occupancy_as<layout.value, full.value>());
-    });
+    for_each_build(
+        [&](auto layout, auto full) { blocks = std::min(blocks, resident_occupancy_as<layout.value, full.value>()); });
     return blocks;
 }
 

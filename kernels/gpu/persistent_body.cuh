@@ -54,8 +54,7 @@ __global__ void __launch_bounds__(kPersistentThreads, kResidentBlocksPerSm) resi
 }
 
 namespace {
-template <BvhViewLayout L, bool kFull, bool kShared, class F>
-cudaError_t with_register_cap(int blocks_per_sm, F&& f) {
+template <BvhViewLayout L, bool kFull, bool kShared, class F> cudaError_t with_register_cap(int blocks_per_sm, F&& f) {
     switch (blocks_per_sm) {
         case 4: return f(persistent_kernel<4, L, kFull, kShared>);
         case 6: return f(persistent_kernel<6, L, kFull, kShared>);
@@ -67,11 +66,12 @@ cudaError_t with_register_cap(int blocks_per_sm, F&& f) {
 }  // namespace
 
 // The fewer of the two builds' (alone and shared), so that a grid sized by it is resident either way.
-template <BvhViewLayout L, bool kFull>
-int persistent_occupancy_as(int blocks_per_sm) {
+template <BvhViewLayout L, bool kFull> int persistent_occupancy_as(int blocks_per_sm) {
     int alone = 0, shared = 0;
     auto query = [&](int* blocks) {
-        return [blocks](auto kernel) { return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel, kPersistentThreads, 0); };
+        return [blocks](auto kernel) {
+            return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel, kPersistentThreads, 0);
+        };
     };
     cudaError_t e = with_register_cap<L, kFull, false>(blocks_per_sm, query(&alone));
     if (e == cudaSuccess) e = with_register_cap<L, kFull, true>(blocks_per_sm, query(&shared));
@@ -84,13 +84,14 @@ cudaError_t launch_persistent_as(const PersistentParams& p, int blocks, int bloc
         kernel<<<blocks, kPersistentThreads, 0, stream>>>(p);
         return cudaGetLastError();
     };
-    return p.shared.next_chunk ? with_register_cap<L, kFull, true>(blocks_per_sm, launch) : with_register_cap<L, kFull, false>(blocks_per_sm, launch);
+    return p.shared.next_chunk ? with_register_cap<L, kFull, true>(blocks_per_sm, launch)
+                               : with_register_cap<L, kFull, false>(blocks_per_sm, launch);
 }
 
-template <BvhViewLayout L, bool kFull>
-int resident_occupancy_as() {
+template <BvhViewLayout L, bool kFull> int resident_occupancy_as() {
     int blocks = 0;
-    cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, resident_kernel<L, kFull>, kPersistentThreads, 0);
+    cudaError_t e =
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, resident_kernel<L, kFull>, kPersistentThreads, 0);
     return e == cudaSuccess ? blocks : 0;
 }
 
@@ -101,10 +102,10 @@ cudaError_t launch_resident_as(const PersistentParams& p, int blocks, cudaStream
 }
 
 // One layout's builds, with and without the full shading, for persistent_bvh2.cu and persistent_cwbvh.cu.
-#define PKRT_PERSISTENT_BUILDS_AS(L, F)                                                                       \
-    template int persistent_occupancy_as<L, F>(int);                                                          \
-    template cudaError_t launch_persistent_as<L, F>(const PersistentParams&, int, int, cudaStream_t);         \
-    template int resident_occupancy_as<L, F>();                                                               \
+#define PKRT_PERSISTENT_BUILDS_AS(L, F)                                                               \
+    template int persistent_occupancy_as<L, F>(int);                                                  \
+    template cudaError_t launch_persistent_as<L, F>(const PersistentParams&, int, int, cudaStream_t); \
+    template int resident_occupancy_as<L, F>();                                                       \
     template cudaError_t launch_resident_as<L, F>(const PersistentParams&, int, cudaStream_t);
 #define PKRT_PERSISTENT_BUILDS(L) PKRT_PERSISTENT_BUILDS_AS(L, false) PKRT_PERSISTENT_BUILDS_AS(L, true)
 

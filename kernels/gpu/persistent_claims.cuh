@@ -31,9 +31,9 @@ namespace {
 // Out of line: it runs once per chunk of tens of thousands of paths. Its arguments are values: a
 // reference into the kernel's parameters would make the compiler copy them all to local memory, and
 // every later read of them in the loop a local load (a much slower frame: BENCHMARKS.md).
-__device__ __noinline__ uint32_t shared_chunk(unsigned long long* next_chunk, uint32_t* chunk_map, unsigned long long chunk_base,
-                                              uint32_t chunks, uint32_t chunk_paths, FrameControl* ctl, unsigned long long c,
-                                              bool owner) {
+__device__ __noinline__ uint32_t shared_chunk(unsigned long long* next_chunk, uint32_t* chunk_map,
+                                              unsigned long long chunk_base, uint32_t chunks, uint32_t chunk_paths,
+                                              FrameControl* ctl, unsigned long long c, bool owner) {
     volatile uint32_t* map = chunk_map;
     if (c >= chunks) return kChunkNone;  // past the frame's size: no grid can need that many
     if (owner) {
@@ -140,8 +140,8 @@ struct SharedFrameClaim : FrameClaim {
             chunk0 = shared_chunk(sf.next_chunk, sf.chunk_map, sf.chunk_base, sf.chunks, sf.chunk_paths, ctl, c0,
                                   base % cp == 0);
             chunk1 = c1 == c0 ? chunk0
-                              : shared_chunk(sf.next_chunk, sf.chunk_map, sf.chunk_base, sf.chunks, sf.chunk_paths,
-                                             ctl, c1, true);
+                              : shared_chunk(sf.next_chunk, sf.chunk_map, sf.chunk_base, sf.chunks, sf.chunk_paths, ctl,
+                                             c1, true);
         }
         n = __shfl_sync(kFullMask, n, 0);
         // Local number -> the frame's: its chunk's place in the frame. A chunk none was left for, and the
@@ -178,9 +178,9 @@ struct ResidentClaim {
     };
     const PersistentParams& p;
     Block& block;
-    bool queue_shadows;            // job `job`'s policy
-    uint32_t job = 0;              // the job frame() holds
-    uint32_t claimed = 0;          // the job of this warp's last claim
+    bool queue_shadows;                // job `job`'s policy
+    uint32_t job = 0;                  // the job frame() holds
+    uint32_t claimed = 0;              // the job of this warp's last claim
     unsigned long long job_paths = 0;  // the paths of job `job`
 
     __device__ __forceinline__ ResidentClaim(const PersistentParams& params, Block& b)

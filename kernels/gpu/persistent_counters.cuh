@@ -39,7 +39,7 @@ struct PhaseClock {
     }
 };
 
-constexpr int kFlushInterval = 64;   // a multiple of kControlInterval
+constexpr int kFlushInterval = 64;  // a multiple of kControlInterval
 constexpr int kControlInterval = 8;
 
 __device__ __forceinline__ unsigned long long take(unsigned long long* v) { return atomicExch(v, 0ull); }

@@ -28,21 +28,23 @@ namespace {
 // with the scheduler's state (which, inlined, spilled inside the traversal loop), and the two shadow
 // call sites share one copy of the code. A scene with cut-outs calls the loops that test them (with the
 // test's two pointers), from the full build only; every other scene calls the loops without the test.
-template <BvhViewLayout L>
-__device__ __noinline__ Hit trace_closest(const BvhView bvh, const Ray ray) { return closest_hit<L>(bvh, ray); }
-template <BvhViewLayout L>
-__device__ __noinline__ bool trace_occluded(const BvhView bvh, const Ray ray, float tmax) { return any_hit<L>(bvh, ray, tmax); }
+template <BvhViewLayout L> __device__ __noinline__ Hit trace_closest(const BvhView bvh, const Ray ray) {
+    return closest_hit<L>(bvh, ray);
+}
+template <BvhViewLayout L> __device__ __noinline__ bool trace_occluded(const BvhView bvh, const Ray ray, float tmax) {
+    return any_hit<L>(bvh, ray, tmax);
+}
 template <BvhViewLayout L>
 __device__ __noinline__ Hit trace_closest_cutouts(const BvhView bvh, const CutoutSurfaces c, const Ray ray) {
     return closest_hit<L>(bvh, ray, kInfinity, c);
 }
 template <BvhViewLayout L>
-__device__ __noinline__ bool trace_occluded_cutouts(const BvhView bvh, const CutoutSurfaces c, const Ray ray, float tmax) {
+__device__ __noinline__ bool trace_occluded_cutouts(const BvhView bvh, const CutoutSurfaces c, const Ray ray,
+                                                    float tmax) {
     return any_hit<L>(bvh, ray, tmax, c);
 }
 
-template <BvhViewLayout L, bool kFull>
-struct OutOfLineTraversal {
+template <BvhViewLayout L, bool kFull> struct OutOfLineTraversal {
     static __device__ __forceinline__ Hit closest(const SceneView& s, const Ray& ray) {
         if constexpr (kFull)
             if (s.cutouts) return trace_closest_cutouts<L>(s.bvh, SurfacesOf<true>::of(s), ray);
@@ -57,7 +59,8 @@ struct OutOfLineTraversal {
 
 // Traces a warp's shadow rays (lanes with `have`) and adds the unoccluded contributions.
 template <BvhViewLayout L, bool kFull>
-__device__ __forceinline__ void trace_shadows(const PersistentParams& p, FramebufferSink& sink, bool have, const ShadowRecord& s) {
+__device__ __forceinline__ void trace_shadows(const PersistentParams& p, FramebufferSink& sink, bool have,
+                                              const ShadowRecord& s) {
     if (have) resolve_shadow<OutOfLineTraversal<L, kFull>>(sink, p.scene, s.ray);
 }
 
@@ -71,8 +74,7 @@ struct alignas(16) SharedPath {
     uint32_t pad[4];
 };
 
-template <class Claim, BvhViewLayout L, bool kFull>
-struct PersistentWarp {
+template <class Claim, BvhViewLayout L, bool kFull> struct PersistentWarp {
     const PersistentParams& p;
     BlockCounters& bc;
     PathRecord& rec;

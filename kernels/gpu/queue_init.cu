@@ -4,16 +4,14 @@
 namespace pkrt {
 
 namespace {
-template <class Record>
-__global__ void queue_init_kernel(DeviceQueue<Record> q) {
+template <class Record> __global__ void queue_init_kernel(DeviceQueue<Record> q) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < q.capacity) q.seq[i] = i;
     if (i == 0) *q.counters = QueueCounters{};
 }
 }  // namespace
 
-template <class Record>
-cudaError_t launch_queue_init(const DeviceQueue<Record>& q, cudaStream_t stream) {
+template <class Record> cudaError_t launch_queue_init(const DeviceQueue<Record>& q, cudaStream_t stream) {
     queue_init_kernel<<<(q.capacity + 255) / 256, 256, 0, stream>>>(q);
     return cudaGetLastError();
 }

@@ -40,7 +40,8 @@ PKRT_HD void pack_rows(const PathRecord& r, Row16 (&rows)[kPathRows]) {
     unsigned long long st = p.rng.state;
     rows[0] = Row16{p.origin.x, p.origin.y, p.origin.z, p.dir.x};
     rows[1] = Row16{p.dir.y, p.dir.z, p.throughput.x, p.throughput.y};
-    rows[2] = Row16{p.throughput.z, bits_f(p.pixel), bits_f(static_cast<uint32_t>(st)), bits_f(static_cast<uint32_t>(st >> 32))};
+    rows[2] = Row16{p.throughput.z, bits_f(p.pixel), bits_f(static_cast<uint32_t>(st)),
+                    bits_f(static_cast<uint32_t>(st >> 32))};
     rows[3] = Row16{bits_f(static_cast<uint32_t>(p.depth)), p.prev_pdf, bits_f(r.sample), 0.0f};
 }
 

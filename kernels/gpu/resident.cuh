@@ -13,14 +13,17 @@
 
 namespace pkrt {
 
-__device__ __forceinline__ uint32_t job_seq(unsigned long long packed) { return static_cast<uint32_t>(packed >> kJobSeqShift); }
+__device__ __forceinline__ uint32_t job_seq(unsigned long long packed) {
+    return static_cast<uint32_t>(packed >> kJobSeqShift);
+}
 
 __device__ __forceinline__ uint32_t sweep_tag(uint32_t n) { return n & ((1u << (64 - kJobSeqShift)) - 1); }
 
 // One lane: opens job `seq`'s paths to claims (the two stores every claimer looks at, in this order).
 __device__ inline void resident_open_claims(ResidentControl* rc, uint32_t seq) {
     __threadfence();
-    store_volatile(&rc->job_end, (static_cast<unsigned long long>(seq) << kJobSeqShift) | load_volatile(&rc->job_paths));
+    store_volatile(&rc->job_end,
+                   (static_cast<unsigned long long>(seq) << kJobSeqShift) | load_volatile(&rc->job_paths));
     __threadfence();
     atomicExch(&rc->next, static_cast<unsigned long long>(seq) << kJobSeqShift);
 }
@@ -56,7 +59,8 @@ __device__ inline void resident_monitor(const PersistentParams& p) {
     ResidentControl* rc = p.resident;
     uint32_t head = p.ring->head;
     uint32_t completed = load_volatile(&rc->completed);
-    if (p.ring->cancel >= rc->relayed && completed != rc->relayed && job_seq(load_volatile(&rc->job_end)) == rc->relayed) {
+    if (p.ring->cancel >= rc->relayed && completed != rc->relayed &&
+        job_seq(load_volatile(&rc->job_end)) == rc->relayed) {
         // No more claims for this job: it completes once what is in flight drains. (While its clear
         // runs, its claims are not open yet; the cancel lands once they are.) Claims of a warp whose
         // frame is this job's compare with the job's size, not job_end: `next` moves to the end too.
@@ -110,7 +114,8 @@ __device__ inline void resident_monitor(const PersistentParams& p) {
     r.start_ns = global_timer_ns();
     p.status->started = seq;
     // A round's framebuffer has two halves (kernels/adaptive.h).
-    if (job.flags & kJobClear) resident_start_sweep(rc, kSweepClear, job.frame.pixels() * (adaptive ? 2u : 1u));  // it opens the claims
+    if (job.flags & kJobClear)
+        resident_start_sweep(rc, kSweepClear, job.frame.pixels() * (adaptive ? 2u : 1u));  // it opens the claims
     else resident_open_claims(rc, seq);
 }
 
@@ -118,12 +123,14 @@ __device__ inline void resident_monitor(const PersistentParams& p) {
 // else its completion.
 __device__ inline void resident_pack_or_complete(const PersistentParams& p, uint32_t seq, bool cancelled) {
     ResidentControl* rc = p.resident;
-    if ((load_volatile(&rc->job_flags) & kJobSnapshot) && !cancelled) resident_start_sweep(rc, kSweepPack, load_volatile(&rc->job_image_pixels));
+    if ((load_volatile(&rc->job_flags) & kJobSnapshot) && !cancelled)
+        resident_start_sweep(rc, kSweepPack, load_volatile(&rc->job_image_pixels));
     else resident_complete(p, seq, cancelled);
 }
 
 // The whole warp: pixels [first, first + count) of a clear or a pack sweep.
-__device__ inline void resident_sweep_pixels(const PersistentParams& p, uint32_t kind, uint32_t first, uint32_t count, float* snapshot) {
+__device__ inline void resident_sweep_pixels(const PersistentParams& p, uint32_t kind, uint32_t first, uint32_t count,
+                                             float* snapshot) {
     ResidentControl* rc = p.resident;
     snapshot = reinterpret_cast<float*>(__shfl_sync(kFullMask, reinterpret_cast<unsigned long long>(snapshot), 0));
     // A pack reads a preview's pixel for each of its block's (its frame rendered ceil(width / block)
@@ -137,8 +144,8 @@ __device__ inline void resident_sweep_pixels(const PersistentParams& p, uint32_t
             rad[0] = rad[1] = rad[2] = 0.0f;
             p.fb.samples[i] = 0;
         } else {
-            reinterpret_cast<float4*>(snapshot)[i] =
-                make_float4(__ldcg(rad), __ldcg(rad + 1), __ldcg(rad + 2), static_cast<float>(__ldcg(p.fb.samples + src)));
+            reinterpret_cast<float4*>(snapshot)[i] = make_float4(__ldcg(rad), __ldcg(rad + 1), __ldcg(rad + 2),
+                                                                 static_cast<float>(__ldcg(p.fb.samples + src)));
         }
     }
 }
@@ -162,10 +169,12 @@ __device__ inline bool resident_sweep(const PersistentParams& p) {
         kind = load_volatile(&rc->sweep_kind);
         uint32_t unit = kind >= kSweepScan ? 1u : kTile;
         unsigned long long u = claim & kJobIndexMask;
-        if (tag == load_volatile(&rc->sweeps) && u < (pixels + unit - 1) / unit) {  // a claim of a finished sweep takes nothing
+        if (tag == load_volatile(&rc->sweeps) &&
+            u < (pixels + unit - 1) / unit) {  // a claim of a finished sweep takes nothing
             first = static_cast<uint32_t>(u) * unit;
             count = min(unit, pixels - first);
-            snapshot = reinterpret_cast<float*>(load_volatile(reinterpret_cast<const unsigned long long*>(&rc->job_snapshot)));
+            snapshot =
+                reinterpret_cast<float*>(load_volatile(reinterpret_cast<const unsigned long long*>(&rc->job_snapshot)));
         }
     }
     count = __shfl_sync(kFullMask, count, 0);
@@ -173,7 +182,8 @@ __device__ inline bool resident_sweep(const PersistentParams& p) {
     first = __shfl_sync(kFullMask, first, 0);
     kind = __shfl_sync(kFullMask, kind, 0);
     if (kind >= kSweepScan) {
-        AdaptiveDevice* a = reinterpret_cast<AdaptiveDevice*>(load_volatile(reinterpret_cast<const unsigned long long*>(&rc->job_adaptive)));
+        AdaptiveDevice* a = reinterpret_cast<AdaptiveDevice*>(
+            load_volatile(reinterpret_cast<const unsigned long long*>(&rc->job_adaptive)));
         a = reinterpret_cast<AdaptiveDevice*>(__shfl_sync(kFullMask, reinterpret_cast<unsigned long long>(a), 0));
         if (kind == kSweepScan) adaptive_scan_tile(a, first);
         else adaptive_fill_tile(a, first);
@@ -212,8 +222,8 @@ __device__ __forceinline__ unsigned long long atomic_add_release(unsigned long l
 // sweeper that sees it also sees that count (resident_all_claimed, then a fence, then in_flight). A
 // claim of `job` (the job of the warp's frame copy, `job_paths` paths) needs nothing more; a claim of
 // another job reads that job's end. A cancel moves `next` to the end (resident_monitor).
-__device__ __forceinline__ int resident_claim(const PersistentParams& p, int k, uint32_t job, unsigned long long job_paths,
-                                              unsigned long long* first, uint32_t* seq) {
+__device__ __forceinline__ int resident_claim(const PersistentParams& p, int k, uint32_t job,
+                                              unsigned long long job_paths, unsigned long long* first, uint32_t* seq) {
     ResidentControl* rc = p.resident;
     unsigned long long claim = atomic_add_release(&rc->next, static_cast<unsigned long long>(k));
     *seq = job_seq(claim);
@@ -225,7 +235,8 @@ __device__ __forceinline__ int resident_claim(const PersistentParams& p, int k, 
         if (job_seq(end) != *seq) return 0;  // a claim from before the job started
         last = end & kJobIndexMask;
     }
-    return *first >= last ? 0 : static_cast<int>(last - *first < static_cast<unsigned long long>(k) ? last - *first : k);
+    return *first >= last ? 0
+                          : static_cast<int>(last - *first < static_cast<unsigned long long>(k) ? last - *first : k);
 }
 
 // The whole warp: the running job's frame into the warp's copy. Its claim saw the job published, and
@@ -251,13 +262,17 @@ __device__ __forceinline__ bool resident_all_claimed(const PersistentParams& p, 
 }
 
 // The running job's number (new jobs reset a warp's "exhausted").
-__device__ __forceinline__ uint32_t resident_job(const PersistentParams& p) { return job_seq(load_volatile(&p.resident->job_end)); }
+__device__ __forceinline__ uint32_t resident_job(const PersistentParams& p) {
+    return job_seq(load_volatile(&p.resident->job_end));
+}
 
 // A block's sweeper, once the running job has drained (all claimed, nothing in flight): this block's
 // counters go to the global ones, and the last block to do so publishes the job's completion.
 template <class Flush>
 __device__ inline void resident_drained(const PersistentParams& p, uint32_t seq, uint32_t* flushed_seq, Flush flush) {
-    if (*flushed_seq == seq || load_volatile(&p.resident->relayed) != seq || load_volatile(&p.resident->completed) == seq) return;
+    if (*flushed_seq == seq || load_volatile(&p.resident->relayed) != seq ||
+        load_volatile(&p.resident->completed) == seq)
+        return;
     *flushed_seq = seq;
     flush();
     __threadfence();
@@ -265,7 +280,8 @@ __device__ inline void resident_drained(const PersistentParams& p, uint32_t seq,
         __threadfence();
         ResidentControl* rc = p.resident;
         bool cancelled = p.ring->cancel >= seq;
-        const AdaptiveDevice* a = reinterpret_cast<const AdaptiveDevice*>(load_volatile(reinterpret_cast<const unsigned long long*>(&rc->job_adaptive)));
+        const AdaptiveDevice* a = reinterpret_cast<const AdaptiveDevice*>(
+            load_volatile(reinterpret_cast<const unsigned long long*>(&rc->job_adaptive)));
         if (a && !cancelled) resident_start_sweep(rc, kSweepScan, tiles_of(*a));  // the next round's plan first
         else resident_pack_or_complete(p, seq, cancelled);
     }

@@ -57,8 +57,7 @@ __global__ void wf_generate_kernel(WavefrontParams p) {
 // The wavefront's Step (kernels/path_stages.h): extend_step in the extend stage, shade_step in the shade
 // stage, whose shadow rays and next bounces are appended to the next stages' buffers. The flag is the
 // cut-out test in the extend stage and the full shading in the shade stage (kernels/gpu/build_dispatch.h).
-template <BvhViewLayout L, bool kFlag>
-struct WavefrontStep {
+template <BvhViewLayout L, bool kFlag> struct WavefrontStep {
     const WavefrontParams& p;
     int bounce;
     FramebufferSink sink;
@@ -90,8 +89,7 @@ struct WavefrontStep {
 };
 
 // kCutouts: the traversal tests cut-outs (the shade stage's layout is unused: it does not traverse).
-template <BvhViewLayout L, bool kCutouts>
-__global__ void wf_extend_kernel(WavefrontParams p, int bounce) {
+template <BvhViewLayout L, bool kCutouts> __global__ void wf_extend_kernel(WavefrontParams p, int bounce) {
     bool active;
     if (!stage_block_live(p.path_counts[bounce], &active)) return;
     wf_timeline(p, bounce);
@@ -102,8 +100,7 @@ __global__ void wf_extend_kernel(WavefrontParams p, int bounce) {
     extend_step(step, r.path, active);
 }
 
-template <bool kFull>
-__global__ void wf_shade_kernel(WavefrontParams p, int bounce) {
+template <bool kFull> __global__ void wf_shade_kernel(WavefrontParams p, int bounce) {
     bool active;
     if (!stage_block_live(p.path_counts[bounce], &active)) return;
     uint32_t i = global_index();
@@ -115,8 +112,7 @@ __global__ void wf_shade_kernel(WavefrontParams p, int bounce) {
     if (slot >= 0) store_record(&p.paths[(bounce + 1) & 1][slot], r);
 }
 
-template <BvhViewLayout L, bool kCutouts>
-__global__ void wf_shadow_kernel(WavefrontParams p, int bounce) {
+template <BvhViewLayout L, bool kCutouts> __global__ void wf_shadow_kernel(WavefrontParams p, int bounce) {
     bool active;
     if (!stage_block_live(p.shadow_counts[bounce], &active)) return;
     FramebufferSink sink{p.fb};
@@ -142,7 +138,8 @@ cudaError_t launch_wf_generate(const WavefrontParams& p, cudaStream_t stream) {
 // cut-out test; the shade stage with and without the full shading (kernels/shading/environment.h).
 cudaError_t launch_wf_extend(const WavefrontParams& p, int bounce, cudaStream_t stream) {
     return with_build(p.scene.bvh.layout, p.scene.cutouts != 0, [&](auto layout, auto cutouts) {
-        wf_extend_kernel<layout.value, cutouts.value><<<grid_for(p.capacity), kWavefrontThreads, 0, stream>>>(p, bounce);
+        wf_extend_kernel<layout.value, cutouts.value>
+            <<<grid_for(p.capacity), kWavefrontThreads, 0, stream>>>(p, bounce);
         return cudaGetLastError();
     });
 }
@@ -154,7 +151,8 @@ cudaError_t launch_wf_shade(const WavefrontParams& p, int bounce, cudaStream_t s
 }
 cudaError_t launch_wf_shadow(const WavefrontParams& p, int bounce, cudaStream_t stream) {
     return with_build(p.scene.bvh.layout, p.scene.cutouts != 0, [&](auto layout, auto cutouts) {
-        wf_shadow_kernel<layout.value, cutouts.value><<<grid_for(p.capacity), kWavefrontThreads, 0, stream>>>(p, bounce);
+        wf_shadow_kernel<layout.value, cutouts.value>
+            <<<grid_for(p.capacity), kWavefrontThreads, 0, stream>>>(p, bounce);
         return cudaGetLastError();
     });
 }

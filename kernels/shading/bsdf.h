@@ -15,7 +15,7 @@ struct BsdfParams {
     int32_t type;
     Vec3 albedo;  // after texture lookup
     float alpha;
-    float eta;  // dielectric: inside IOR over outside IOR
+    float eta;              // dielectric: inside IOR over outside IOR
     float metallic = 0.0f;  // kMetalRough: 0 = dielectric base, 1 = metal (after texture lookup)
 };
 
@@ -334,12 +334,9 @@ PKRT_HD_OUTLINE bool reflection_sample(const BsdfParams& p, Vec3 wo, float u0, f
 
 // f (no cosine) and the solid-angle pdf of sampling wi, in one pass. kFull: as in kernels/shading/environment.h
 // (without it, a kernel has no metal-rough case).
-template <bool kFull = true>
-PKRT_HD Vec3 bsdf_eval_pdf(const BsdfParams& p, Vec3 wo, Vec3 wi, float* pdf) {
+template <bool kFull = true> PKRT_HD Vec3 bsdf_eval_pdf(const BsdfParams& p, Vec3 wo, Vec3 wi, float* pdf) {
     switch (p.type) {
-        case kDiffuse:
-            *pdf = wo.z > 0.0f ? cosine_hemisphere_pdf(wi.z) : 0.0f;
-            return diffuse_eval(p, wo, wi);
+        case kDiffuse: *pdf = wo.z > 0.0f ? cosine_hemisphere_pdf(wi.z) : 0.0f; return diffuse_eval(p, wo, wi);
         case kConductor: return reflection_eval_pdf(p, wo, wi, pdf);
         case kMetalRough:
             if constexpr (kFull) return reflection_eval_pdf(p, wo, wi, pdf);

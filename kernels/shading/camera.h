@@ -13,7 +13,7 @@ struct CameraView {
     Vec3 right;    // unit, image +x
     Vec3 up;       // unit, image +y (rows go down the image)
     float tan_half_fov_y;
-    float aspect;  // width / height
+    float aspect;          // width / height
     float lens_radius;     // 0: pinhole
     float focus_distance;  // distance along `forward` of the plane in focus (> 0)
 };

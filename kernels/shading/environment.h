@@ -13,8 +13,8 @@ enum EnvironmentType : int32_t { kEnvNone = 0, kEnvConstant = 1, kEnvSky = 2, kE
 // sees the middle of the image, unmirrored. The map is turned about +Y by `rotation` (right-handed).
 struct Environment {
     int32_t type;
-    Vec3 color;    // constant: the radiance; sky: unused
-    Vec3 zenith;   // sky colours, already scaled by intensity
+    Vec3 color;   // constant: the radiance; sky: unused
+    Vec3 zenith;  // sky colours, already scaled by intensity
     Vec3 horizon;
     Vec3 ground;
 
@@ -66,8 +66,7 @@ PKRT_HD Vec3 environment_map_lookup(const Environment& env, Vec2 uv) {
 // the base colour). The GPU kernels are built with and without them and the host picks per scene
 // (SceneView::full_shading): without, their code is not in the kernel and costs it no registers. The
 // CPU always runs the full code; on a scene without those inputs both give the same samples.
-template <bool kFull = true>
-PKRT_HD Vec3 environment_radiance(const Environment& env, Vec3 dir) {
+template <bool kFull = true> PKRT_HD Vec3 environment_radiance(const Environment& env, Vec3 dir) {
     switch (env.type) {
         case kEnvConstant: return env.color;
         case kEnvSky: {
@@ -118,7 +117,8 @@ PKRT_HD int32_t find_interval(const float* cdf, int32_t n, float u) {
     int32_t lo = 0, hi = n - 1;
     while (lo < hi) {
         int32_t mid = (lo + hi + 1) >> 1;
-        if (cdf[mid] <= u) lo = mid; else hi = mid - 1;
+        if (cdf[mid] <= u) lo = mid;
+        else hi = mid - 1;
     }
     return lo;
 }
@@ -165,8 +165,7 @@ PKRT_HD Vec3 environment_sample(const Environment& env, float u0, float u1, floa
     return d;
 }
 
-template <bool kFull = true>
-PKRT_HD float environment_pdf(const Environment& env, Vec3 dir) {
+template <bool kFull = true> PKRT_HD float environment_pdf(const Environment& env, Vec3 dir) {
     if constexpr (kFull) {
         if (env.type == kEnvMap) return environment_map_pdf(env, dir);
     }

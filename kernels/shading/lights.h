@@ -8,17 +8,18 @@
 namespace pkrt {
 
 struct LightSample {
-    Vec3 wi;       // unit direction towards the light
-    float dist;    // distance to the sampled point; kInfinity for the environment
-    Vec3 radiance; // emitted radiance towards the shading point (0 from a light's back face)
-    float pdf;     // solid-angle density, selection included; 0 = no sample
+    Vec3 wi;        // unit direction towards the light
+    float dist;     // distance to the sampled point; kInfinity for the environment
+    Vec3 radiance;  // emitted radiance towards the shading point (0 from a light's back face)
+    float pdf;      // solid-angle density, selection included; 0 = no sample
 };
 
 PKRT_HD int32_t find_cdf_index(const float* cdf, int32_t count, float u) {
     int32_t lo = 0, hi = count - 1;  // first index with cdf[i] > u
     while (lo < hi) {
         int32_t mid = (lo + hi) >> 1;
-        if (cdf[mid] > u) hi = mid; else lo = mid + 1;
+        if (cdf[mid] > u) hi = mid;
+        else lo = mid + 1;
     }
     return lo;
 }
@@ -37,8 +38,7 @@ PKRT_HD float triangle_light_pdf(const SceneView& s, int32_t prim, float area, f
 }
 
 // Solid-angle density with which light sampling would have produced direction `dir` to the environment.
-template <bool kFull = true>
-PKRT_HD float environment_light_pdf(const SceneView& s, Vec3 dir) {
+template <bool kFull = true> PKRT_HD float environment_light_pdf(const SceneView& s, Vec3 dir) {
     return s.lights.env_select > 0.0f ? s.lights.env_select * environment_pdf<kFull>(s.env, dir) : 0.0f;
 }
 

@@ -17,24 +17,24 @@ enum TextureWrap : int32_t { kWrapRepeat = 0, kWrapClamp = 1, kWrapMirror = 2 };
 enum TextureFormat : int16_t { kTextureRgba8 = 0, kTextureRgba32f = 1 };
 
 struct TextureView {
-    union {                       // host or device pointer, row 0 at the top of the image
-        const uint32_t* texels;   // kTextureRgba8
-        const float* texels_f;    // kTextureRgba32f: four floats a texel
+    union {                      // host or device pointer, row 0 at the top of the image
+        const uint32_t* texels;  // kTextureRgba8
+        const float* texels_f;   // kTextureRgba32f: four floats a texel
     };
     int32_t width, height;
-    unsigned long long object;    // cudaTextureObject_t on the GPU, 0 when sampling in software
-    float uv[6];                  // u' = uv[0] u + uv[1] v + uv[2], v' = uv[3] u + uv[4] v + uv[5]
-    int32_t wrap_u, wrap_v;       // TextureWrap
-    int16_t srgb;                 // 1: sRGB-encoded colour, 0: linear data
-    int16_t format;               // TextureFormat of the image
-    int32_t image;                // the scene's image these texels are (host side: shared device arrays)
+    unsigned long long object;  // cudaTextureObject_t on the GPU, 0 when sampling in software
+    float uv[6];                // u' = uv[0] u + uv[1] v + uv[2], v' = uv[3] u + uv[4] v + uv[5]
+    int32_t wrap_u, wrap_v;     // TextureWrap
+    int16_t srgb;               // 1: sRGB-encoded colour, 0: linear data
+    int16_t format;             // TextureFormat of the image
+    int32_t image;              // the scene's image these texels are (host side: shared device arrays)
 };
 static_assert(sizeof(TextureView) == 64, "TextureView is sized for aligned device loads");
 
 // A repeat, sRGB, untransformed view of `image`: what OBJ and JSON textures use.
 inline TextureView default_texture_view(int32_t image) {
-    return TextureView{{nullptr}, 0, 0, 0, {1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f},
-                       kWrapRepeat, kWrapRepeat, 1, kTextureRgba8, image};
+    return TextureView{{nullptr},     0,    0, 0, {1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f}, kWrapRepeat, kWrapRepeat, 1,
+                       kTextureRgba8, image};
 }
 
 PKRT_HD float srgb_to_linear(float c) {
@@ -93,8 +93,12 @@ PKRT_HD BilinearFootprint bilinear_footprint(const TextureView& t, float u, floa
     float y = (1.0f - v) * static_cast<float>(t.height) - 0.5f;
     float fx = floorf(x), fy = floorf(y);
     int x0 = static_cast<int>(fx), y0 = static_cast<int>(fy);
-    return {wrap_texel(x0, t.width, t.wrap_u), wrap_texel(x0 + 1, t.width, t.wrap_u), wrap_texel(y0, t.height, t.wrap_v),
-            wrap_texel(y0 + 1, t.height, t.wrap_v), x - fx, y - fy};
+    return {wrap_texel(x0, t.width, t.wrap_u),
+            wrap_texel(x0 + 1, t.width, t.wrap_u),
+            wrap_texel(y0, t.height, t.wrap_v),
+            wrap_texel(y0 + 1, t.height, t.wrap_v),
+            x - fx,
+            y - fy};
 }
 
 // (u, v) already transformed.

@@ -46,8 +46,8 @@ struct BvhView {
 // Slab test against a box given as extents; returns the entry distance or +inf on a miss.
 // tmax is widened by 1 + 2*gamma(3) (Ize 2013) so that float rounding never shrinks a box past a ray
 // that the watertight triangle test would hit.
-PKRT_HD float intersect_box(Vec3 o_scaled, Vec3 inv_d, float bx0, float bx1, float by0, float by1,
-                            float bz0, float bz1, float tmin, float tmax) {
+PKRT_HD float intersect_box(Vec3 o_scaled, Vec3 inv_d, float bx0, float bx1, float by0, float by1, float bz0, float bz1,
+                            float tmin, float tmax) {
     float tx0 = bx0 * inv_d.x - o_scaled.x, tx1 = bx1 * inv_d.x - o_scaled.x;
     float ty0 = by0 * inv_d.y - o_scaled.y, ty1 = by1 * inv_d.y - o_scaled.y;
     float tz0 = bz0 * inv_d.z - o_scaled.z, tz1 = bz1 * inv_d.z - o_scaled.z;
@@ -135,10 +135,10 @@ PKRT_HD Hit traverse_bvh(const BvhView& bvh, const Ray& ray, float tmin, float t
         if (entry >= 0) {
             BvhNode n;
             load_node(bvh.nodes, entry, n);
-            float tl = intersect_box(o_scaled, inv_d, n.lmin_x, n.lmax_x, n.lmin_y, n.lmax_y, n.lmin_z,
-                                     n.lmax_z, tmin, hit.t);
-            float tr = intersect_box(o_scaled, inv_d, n.rmin_x, n.rmax_x, n.rmin_y, n.rmax_y, n.rmin_z,
-                                     n.rmax_z, tmin, hit.t);
+            float tl =
+                intersect_box(o_scaled, inv_d, n.lmin_x, n.lmax_x, n.lmin_y, n.lmax_y, n.lmin_z, n.lmax_z, tmin, hit.t);
+            float tr =
+                intersect_box(o_scaled, inv_d, n.rmin_x, n.rmax_x, n.rmin_y, n.rmax_y, n.rmin_z, n.rmax_z, tmin, hit.t);
             bool hl = tl < kInfinity, hr = tr < kInfinity;
             if (hl && hr) {
                 bool right_first = tr < tl;  // nearer child first

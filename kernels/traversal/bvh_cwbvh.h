@@ -126,10 +126,12 @@ PKRT_HD CwbvhVisit cwbvh_intersect_children(const CwbvhNode* nodes, uint32_t i, 
         int h = s >> 2, k = s & 3;  // word half and byte within the word
         uint32_t m = (meta[h] >> (8 * k)) & 0xffu;
         if (m == 0) continue;  // empty slot
-        float t_near = max_num(max_num(cwbvh_byte(near_x[h], k) * adj_d.x + adj_o.x, cwbvh_byte(near_y[h], k) * adj_d.y + adj_o.y),
-                               max_num(cwbvh_byte(near_z[h], k) * adj_d.z + adj_o.z, tmin));
-        float t_far = min_num(min_num(cwbvh_byte(far_x[h], k) * adj_d.x + adj_o.x, cwbvh_byte(far_y[h], k) * adj_d.y + adj_o.y),
-                              min_num(cwbvh_byte(far_z[h], k) * adj_d.z + adj_o.z, tmax));
+        float t_near =
+            max_num(max_num(cwbvh_byte(near_x[h], k) * adj_d.x + adj_o.x, cwbvh_byte(near_y[h], k) * adj_d.y + adj_o.y),
+                    max_num(cwbvh_byte(near_z[h], k) * adj_d.z + adj_o.z, tmin));
+        float t_far =
+            min_num(min_num(cwbvh_byte(far_x[h], k) * adj_d.x + adj_o.x, cwbvh_byte(far_y[h], k) * adj_d.y + adj_o.y),
+                    min_num(cwbvh_byte(far_z[h], k) * adj_d.z + adj_o.z, tmax));
         if (t_near <= t_far * 1.0000004f) {
             uint32_t index = m & 31u;
             if (index >= 24u) index ^= oct_inv;  // inner: 24 + slot, permuted within 24..31
@@ -145,8 +147,8 @@ PKRT_HD CwbvhVisit cwbvh_intersect_children(const CwbvhNode* nodes, uint32_t i, 
 // never outgrows the tree's depth (the conversion keeps that within kMaxTraversalStack). Triangle
 // groups are tested as soon as they are found, before the node's inner children, shortening t early.
 template <bool kAnyHit, class Surfaces>
-PKRT_HD Hit traverse_cwbvh(const CwbvhNode* nodes, const TriVerts* tris, int32_t num_nodes, const Ray& ray,
-                           float tmin, float tmax, const Surfaces& surfaces) {
+PKRT_HD Hit traverse_cwbvh(const CwbvhNode* nodes, const TriVerts* tris, int32_t num_nodes, const Ray& ray, float tmin,
+                           float tmax, const Surfaces& surfaces) {
     Hit hit = no_hit();
     hit.t = tmax;
     if (num_nodes == 0) return hit;

@@ -29,7 +29,8 @@ PKRT_HD bool any_hit(const BvhView& bvh, const Ray& ray, float tmax, const Surfa
 }
 
 template <class Surfaces = OpaqueSurfaces>
-inline Hit intersect_closest(const BvhView& bvh, const Ray& ray, float tmax = kInfinity, const Surfaces& surfaces = {}) {
+inline Hit intersect_closest(const BvhView& bvh, const Ray& ray, float tmax = kInfinity,
+                             const Surfaces& surfaces = {}) {
     return bvh.layout == BvhViewLayout::kCwbvh ? closest_hit<BvhViewLayout::kCwbvh>(bvh, ray, tmax, surfaces)
                                                : closest_hit<BvhViewLayout::kBvh2>(bvh, ray, tmax, surfaces);
 }

@@ -11,9 +11,12 @@ namespace pkrt {
 
 // Three vertices as float4-sized rows, the layout traversal reads (48 bytes, 16-byte aligned loads).
 struct alignas(16) TriVerts {
-    Vec3 v0; float pad0;
-    Vec3 v1; float pad1;
-    Vec3 v2; float pad2;
+    Vec3 v0;
+    float pad0;
+    Vec3 v1;
+    float pad1;
+    Vec3 v2;
+    float pad2;
 };
 
 // Per-ray constants of the shear transform.
@@ -40,8 +43,8 @@ PKRT_HD WatertightRay make_watertight_ray(Vec3 d) {
 }
 
 // Two-sided. On a hit closer than hit.t, updates hit (t, barycentrics) and returns true.
-PKRT_HD bool intersect_triangle(const WatertightRay& w, Vec3 o, Vec3 p0, Vec3 p1, Vec3 p2,
-                                float tmin, float& t_out, float& u_out, float& v_out, float tmax) {
+PKRT_HD bool intersect_triangle(const WatertightRay& w, Vec3 o, Vec3 p0, Vec3 p1, Vec3 p2, float tmin, float& t_out,
+                                float& u_out, float& v_out, float tmax) {
     Vec3 a = p0 - o, b = p1 - o, c = p2 - o;
     float ax = a[w.kx] - w.sx * a[w.kz], ay = a[w.ky] - w.sy * a[w.kz];
     float bx = b[w.kx] - w.sx * b[w.kz], by = b[w.ky] - w.sy * b[w.kz];

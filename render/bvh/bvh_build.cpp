@@ -68,7 +68,8 @@ private:
             size_t first = slots.size();
             for (uint32_t i = nd.first; i < nd.first + nd.count; ++i) {
                 uint32_t tri = tri_of_[order_[i]];
-                if (std::find(slots.begin() + static_cast<long>(first), slots.end(), tri) == slots.end()) slots.push_back(tri);
+                if (std::find(slots.begin() + static_cast<long>(first), slots.end(), tri) == slots.end())
+                    slots.push_back(tri);
             }
         });
     }
@@ -209,9 +210,8 @@ private:
             return make_children(node, mid, depth, true);
         }
         float lo = cb.lo[best_axis], hi = cb.hi[best_axis];
-        auto it = std::partition(order_.begin() + begin, order_.begin() + end, [&](uint32_t p) {
-            return bin_of(centroids_[p][best_axis], lo, hi) < best_plane;
-        });
+        auto it = std::partition(order_.begin() + begin, order_.begin() + end,
+                                 [&](uint32_t p) { return bin_of(centroids_[p][best_axis], lo, hi) < best_plane; });
         uint32_t mid = static_cast<uint32_t>(it - order_.begin());
         if (mid == begin || mid == end) mid = begin + n / 2;  // cannot happen with non-empty sides; be safe
         make_children(node, mid, depth, true);
@@ -237,7 +237,8 @@ BinaryBvh build_bvh(const std::vector<TriVerts>& tris, const BvhBuildOptions& op
         throw Error("too many triangles: " + std::to_string(tris.size()) + " (the BVH addresses at most " +
                     std::to_string(kMaxTriangles) + ")");
     if (options.max_leaf_size < 1 || options.max_leaf_size > kMaxLeafSize) throw Error("BVH leaf size out of range");
-    if (!(options.split_budget >= 0.0f && options.split_budget <= 4.0f)) throw Error("BVH split budget out of range (0 to 4)");
+    if (!(options.split_budget >= 0.0f && options.split_budget <= 4.0f))
+        throw Error("BVH split budget out of range (0 to 4)");
     if (options.spatial_splits) {
         if (options.split_budget > 0.0f) throw Error("triangle pre-splitting and spatial splits exclude each other");
         return build_sbvh(tris, options);

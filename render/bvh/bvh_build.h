@@ -12,8 +12,14 @@ namespace pkrt {
 struct Aabb {
     Vec3 lo{kInfinity, kInfinity, kInfinity};
     Vec3 hi{-kInfinity, -kInfinity, -kInfinity};
-    void grow(Vec3 p) { lo = vmin(lo, p); hi = vmax(hi, p); }
-    void grow(const Aabb& b) { lo = vmin(lo, b.lo); hi = vmax(hi, b.hi); }
+    void grow(Vec3 p) {
+        lo = vmin(lo, p);
+        hi = vmax(hi, p);
+    }
+    void grow(const Aabb& b) {
+        lo = vmin(lo, b.lo);
+        hi = vmax(hi, b.hi);
+    }
     bool empty() const { return lo.x > hi.x; }
     float area() const {
         if (empty()) return 0.0f;
@@ -25,7 +31,7 @@ struct Aabb {
 struct BvhBuildOptions {
     int bins = 32;
     int max_leaf_size = 8;
-    float traversal_cost = 1.0f;     // SAH cost of one node visit, relative to one triangle test
+    float traversal_cost = 1.0f;  // SAH cost of one node visit, relative to one triangle test
     // Triangle pre-splitting (render/bvh/bvh_presplit.h): up to this many extra references per triangle,
     // on average, for triangles with large boxes. 0: none; every triangle is one reference.
     float split_budget = 0.0f;
@@ -49,7 +55,8 @@ struct BinaryBvhNode {
 // `append_leaf(leaf, out)` adds to `out`) taking the next ones, so every subtree's slots are contiguous,
 // and rewrites each node's range to its slots.
 template <class AppendLeaf>
-void assign_leaf_slots(std::vector<BinaryBvhNode>& nodes, int32_t node, std::vector<uint32_t>& out, const AppendLeaf& append_leaf) {
+void assign_leaf_slots(std::vector<BinaryBvhNode>& nodes, int32_t node, std::vector<uint32_t>& out,
+                       const AppendLeaf& append_leaf) {
     uint32_t first = static_cast<uint32_t>(out.size());
     if (nodes[node].is_leaf()) {
         append_leaf(node, out);
@@ -69,7 +76,7 @@ struct BinaryBvh {
     // order[i] = original index of the triangle that goes to slot i. A permutation, except with
     // split_budget > 0: a split triangle then fills a slot per reference (its pieces' leaves).
     std::vector<uint32_t> order;
-    int depth = 0;                // deepest leaf, the root being depth 0
+    int depth = 0;  // deepest leaf, the root being depth 0
     size_t leaves = 0;
 };
 

@@ -17,7 +17,8 @@ constexpr int kWidth = 8;
 float pad_down(float v) { return v - (std::fabs(v) * 0x1p-21f + 1e-30f); }
 float pad_up(float v) { return v + (std::fabs(v) * 0x1p-21f + 1e-30f); }
 Aabb padded(const Aabb& b) {
-    return Aabb{{pad_down(b.lo.x), pad_down(b.lo.y), pad_down(b.lo.z)}, {pad_up(b.hi.x), pad_up(b.hi.y), pad_up(b.hi.z)}};
+    return Aabb{{pad_down(b.lo.x), pad_down(b.lo.y), pad_down(b.lo.z)},
+                {pad_up(b.hi.x), pad_up(b.hi.y), pad_up(b.hi.z)}};
 }
 
 // The collapse's dynamic programme (paper, section 3.1). cost(n, i) is the SAH cost of turning the
@@ -135,7 +136,10 @@ private:
         std::array<int32_t, kWidth> slot_child;
         slot_child.fill(-1);
         Vec3 pc = (parent.lo + parent.hi) * 0.5f;
-        struct Pair { float cost; int child, slot; };
+        struct Pair {
+            float cost;
+            int child, slot;
+        };
         std::array<Pair, kWidth * kWidth> pairs;
         int count = 0;
         for (int c = 0; c < kids.count; ++c) {
@@ -187,7 +191,8 @@ private:
             boxes[s] = padded(bvh_.nodes[k].box);
             uint8_t* lo[3] = {nd.lo_x, nd.lo_y, nd.lo_z};
             uint8_t* hi[3] = {nd.hi_x, nd.hi_y, nd.hi_z};
-            for (int a = 0; a < 3; ++a) quantise(node_box.lo[a], exps[a], boxes[s].lo[a], boxes[s].hi[a], &lo[a][s], &hi[a][s]);
+            for (int a = 0; a < 3; ++a)
+                quantise(node_box.lo[a], exps[a], boxes[s].lo[a], boxes[s].hi[a], &lo[a][s], &hi[a][s]);
             const BinaryBvhNode& kb = bvh_.nodes[k];
             if (is_leaf_child(k)) {
                 uint32_t offset = static_cast<uint32_t>(out_.order.size()) - nd.tri_base;

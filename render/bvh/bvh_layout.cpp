@@ -17,19 +17,26 @@ float pad_down(float v) { return v - (std::fabs(v) * 0x1p-21f + 1e-30f); }
 float pad_up(float v) { return v + (std::fabs(v) * 0x1p-21f + 1e-30f); }
 void set_child(const Aabb& box, float* x0, float* x1, float* y0, float* y1, float* z0, float* z1) {
     if (box.empty()) {
-        *x0 = box.lo.x; *x1 = box.hi.x;
-        *y0 = box.lo.y; *y1 = box.hi.y;
-        *z0 = box.lo.z; *z1 = box.hi.z;
+        *x0 = box.lo.x;
+        *x1 = box.hi.x;
+        *y0 = box.lo.y;
+        *y1 = box.hi.y;
+        *z0 = box.lo.z;
+        *z1 = box.hi.z;
         return;
     }
-    *x0 = pad_down(box.lo.x); *x1 = pad_up(box.hi.x);
-    *y0 = pad_down(box.lo.y); *y1 = pad_up(box.hi.y);
-    *z0 = pad_down(box.lo.z); *z1 = pad_up(box.hi.z);
+    *x0 = pad_down(box.lo.x);
+    *x1 = pad_up(box.hi.x);
+    *y0 = pad_down(box.lo.y);
+    *y1 = pad_up(box.hi.y);
+    *z0 = pad_down(box.lo.z);
+    *z1 = pad_up(box.hi.z);
 }
 
 // A leaf's count shares a 32-bit stack entry with its first triangle (kernels/traversal/bvh.h).
 void check_bvh2_leaf(const BinaryBvhNode& leaf) {
-    if (leaf.count > static_cast<uint32_t>(kMaxLeafSize) || leaf.first + leaf.count > static_cast<uint32_t>(kMaxTriangles))
+    if (leaf.count > static_cast<uint32_t>(kMaxLeafSize) ||
+        leaf.first + leaf.count > static_cast<uint32_t>(kMaxTriangles))
         throw Error("bvh2 cannot hold a leaf of " + std::to_string(leaf.count) + " triangles at " +
                     std::to_string(leaf.first));
 }
@@ -101,7 +108,8 @@ BvhLayout parse_bvh_layout(const std::string& name, const std::string& what) {
         if (bvh_layout_name(l) == name) return l;
         valid += (valid.empty() ? "" : ", ") + bvh_layout_name(l);
     }
-    throw Error((what.empty() ? "" : what + " " + name + ": ") + "unknown BVH layout '" + name + "' (valid: " + valid + ")");
+    throw Error((what.empty() ? "" : what + " " + name + ": ") + "unknown BVH layout '" + name + "' (valid: " + valid +
+                ")");
 }
 
 const std::vector<BvhLayout>& all_bvh_layouts() {

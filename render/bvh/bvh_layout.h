@@ -48,8 +48,7 @@ SceneBvh convert_bvh(const BinaryBvh& bvh, BvhLayout layout, std::vector<uint32_
 
 // The traversal of scene.bvh.layout over triangles in BVH order, on the host (tests, host-side
 // queries). Same semantics as kernels/traversal/bvh.h: closest hit in (0, tmax); any occluder in (0, tmax).
-Hit intersect_closest(const SceneBvh& bvh, const std::vector<TriVerts>& tris, const Ray& ray,
-                      float tmax = kInfinity);
+Hit intersect_closest(const SceneBvh& bvh, const std::vector<TriVerts>& tris, const Ray& ray, float tmax = kInfinity);
 bool occluded(const SceneBvh& bvh, const std::vector<TriVerts>& tris, const Ray& ray, float tmax);
 
 // The view the kernels traverse (kernels/traversal/bvh_traverse.h), over host memory.

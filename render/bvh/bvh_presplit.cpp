@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-
 namespace pkrt {
 
 namespace {
@@ -21,7 +20,8 @@ Aabb polygon_box(const ClipPolygon& poly, const Aabb& limit) {
 }
 
 // `poly` is the piece of the triangle, `box` its bounds; cut into `pieces` references.
-void split_reference(uint32_t index, const ClipPolygon& poly, const Aabb& box, int pieces, std::vector<BvhReference>& out) {
+void split_reference(uint32_t index, const ClipPolygon& poly, const Aabb& box, int pieces,
+                     std::vector<BvhReference>& out) {
     Vec3 e = box.hi - box.lo;
     int axis = (e.x >= e.y && e.x >= e.z) ? 0 : (e.y >= e.z ? 1 : 2);
     if (pieces <= 1 || !(e[axis] > 0.0f) || poly.n > ClipPolygon::kMaxCorners / 2) {
@@ -109,7 +109,8 @@ std::vector<BvhReference> presplit_triangles(const std::vector<TriVerts>& tris, 
     std::vector<int> pieces(n, 1);
     double extra = std::max(0.0, static_cast<double>(budget)) * static_cast<double>(n);
     if (extra >= 1.0 && total > 0.0) {
-        for (size_t i = 0; i < n; ++i) pieces[i] += static_cast<int>(std::min(64.0, std::floor(extra * waste[i] / total)));
+        for (size_t i = 0; i < n; ++i)
+            pieces[i] += static_cast<int>(std::min(64.0, std::floor(extra * waste[i] / total)));
     }
     std::vector<BvhReference> refs;
     refs.reserve(n + static_cast<size_t>(extra));

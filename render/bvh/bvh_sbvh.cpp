@@ -113,7 +113,8 @@ private:
         } else {
             Split object = object_split(refs);
             Split spatial;
-            if (object.axis >= 0 && ref_count_ < max_refs_ && intersect(object.left, object.right).area() > min_overlap_)
+            if (object.axis >= 0 && ref_count_ < max_refs_ &&
+                intersect(object.left, object.right).area() > min_overlap_)
                 spatial = spatial_split(refs, box);
             float best = std::min(object.cost, spatial.cost);
             float leaf_cost = static_cast<float>(n);
@@ -144,7 +145,8 @@ private:
             sub.parallel_depth_ = parallel_depth_;
             sub.nodes_.push_back(BinaryBvhNode{});
             sub.leaf_tris_.emplace_back();
-            auto task = std::async(std::launch::async, [&sub, &left, depth] { sub.build(0, std::move(left), depth + 1); });
+            auto task =
+                std::async(std::launch::async, [&sub, &left, depth] { sub.build(0, std::move(left), depth + 1); });
             int32_t r = static_cast<int32_t>(nodes_.size());
             nodes_.push_back(BinaryBvhNode{});
             leaf_tris_.resize(nodes_.size());
@@ -204,8 +206,7 @@ private:
     }
 
     // Costs of the planes between bins: boxes and counts from the left (entering) and right (exiting).
-    template <class F>
-    static void sweep(const Aabb* bins, const int* enter, const int* exit, int axis, F&& found) {
+    template <class F> static void sweep(const Aabb* bins, const int* enter, const int* exit, int axis, F&& found) {
         (void)axis;
         Aabb left_box[kBins];
         int left_count[kBins];
@@ -266,7 +267,8 @@ private:
         return best;
     }
 
-    void partition_object(const std::vector<Ref>& refs, const Split& s, std::vector<Ref>& left, std::vector<Ref>& right) const {
+    void partition_object(const std::vector<Ref>& refs, const Split& s, std::vector<Ref>& left,
+                          std::vector<Ref>& right) const {
         Aabb cb;
         for (const Ref& r : refs) cb.grow(centroid(r));
         float lo = cb.lo[s.axis], extent = cb.hi[s.axis] - lo;
@@ -276,7 +278,8 @@ private:
         }
     }
 
-    void partition_spatial(const std::vector<Ref>& refs, const Split& s, std::vector<Ref>& left, std::vector<Ref>& right) {
+    void partition_spatial(const std::vector<Ref>& refs, const Split& s, std::vector<Ref>& left,
+                           std::vector<Ref>& right) {
         for (const Ref& r : refs) {
             float rlo = r.box.lo[s.axis], rhi = r.box.hi[s.axis];
             if (rhi <= s.position) {

@@ -60,7 +60,8 @@ public:
         const size_t tiles = static_cast<size_t>(adaptive_tiles(width_)) * adaptive_tiles(height_);
         adaptive_.classes.assign(kAdaptiveClasses + 1, {});
         adaptive_.classes[kAdaptiveClasses].resize(tiles);
-        for (size_t t = 0; t < tiles; ++t) adaptive_.classes[kAdaptiveClasses][t] = TileSpan{static_cast<uint32_t>(t), 0u};
+        for (size_t t = 0; t < tiles; ++t)
+            adaptive_.classes[kAdaptiveClasses][t] = TileSpan{static_cast<uint32_t>(t), 0u};
     }
 
     // Rounds run in end_adaptive_round (the CPU has nothing to overlap).
@@ -83,17 +84,21 @@ public:
         step.converged_pixels = converged_pixels(width_, height_, &sum_[0].x, &odd_[0].x, count_.data(), rule);
         const int tiles_x = adaptive_tiles(width_);
         std::vector<unsigned char> needs(static_cast<size_t>(tiles_x) * adaptive_tiles(height_));
-        parallel_chunks(needs.size(), 16, [&](unsigned, size_t b, size_t e) {
-            for (size_t t = b; t < e; ++t)
-                needs[t] = tile_needs_samples(static_cast<int>(t % tiles_x), static_cast<int>(t / tiles_x), width_, height_,
-                                              AllAndOddSums{&sum_[0].x, &odd_[0].x, count_.data()}, rule);
-        }, threads_);
+        parallel_chunks(
+            needs.size(), 16,
+            [&](unsigned, size_t b, size_t e) {
+                for (size_t t = b; t < e; ++t)
+                    needs[t] = tile_needs_samples(static_cast<int>(t % tiles_x), static_cast<int>(t / tiles_x), width_,
+                                                  height_, AllAndOddSums{&sum_[0].x, &odd_[0].x, count_.data()}, rule);
+            },
+            threads_);
         for (auto& c : classes) c.clear();
         for (size_t t = 0; t < needs.size(); ++t) {
             if (!needs[t]) continue;
             // Every pixel of a tile has the tile's count; its first pixel's says it.
             uint32_t n = count_[(t / tiles_x) * kTile * static_cast<size_t>(width_) + (t % tiles_x) * kTile];
-            classes[adaptive_class(adaptive_tile_samples(n, rule.max_spp))].push_back(TileSpan{static_cast<uint32_t>(t), n});
+            classes[adaptive_class(adaptive_tile_samples(n, rule.max_spp))].push_back(
+                TileSpan{static_cast<uint32_t>(t), n});
             step.more = true;
         }
         return step;
@@ -145,60 +150,69 @@ private:
     // chunks depends on the work alone, never on the thread count, and a pixel's chunk sums are added
     // in chunk order: the image is the same whatever the number of threads. Odd-numbered samples are
     // summed apart as well, for adaptive sampling's error estimate (kernels/adaptive.h).
-    void render_tiles(const FrameRecord& frame, const std::vector<TileSpan>& spans, uint32_t samples, RenderStats& stats) {
+    void render_tiles(const FrameRecord& frame, const std::vector<TileSpan>& spans, uint32_t samples,
+                      RenderStats& stats) {
         SceneView view = view_scene(*scene_);
         const int width = frame.width, height = frame.height;  // a preview's, smaller (RenderSettings::preview)
         const int tiles_x = adaptive_tiles(width);
-        uint32_t chunks = spans.size() >= kMinWorkItems
-                              ? 1u
-                              : static_cast<uint32_t>(std::min<size_t>(samples, (kMinWorkItems + spans.size() - 1) / spans.size()));
+        uint32_t chunks =
+            spans.size() >= kMinWorkItems
+                ? 1u
+                : static_cast<uint32_t>(std::min<size_t>(samples, (kMinWorkItems + spans.size() - 1) / spans.size()));
         uint32_t chunk_len = (samples + chunks - 1) / chunks;
         chunks = (samples + chunk_len - 1) / chunk_len;
         constexpr size_t kTilePixels = kTile * kTile;
         // Per (span, chunk): the tile's pixel sums, all and odd, when the span is split.
         std::vector<Vec3> partial(chunks > 1 ? 2 * spans.size() * chunks * kTilePixels : 0, Vec3{0.0f, 0.0f, 0.0f});
         std::vector<RenderStats> local(threads_);
-        parallel_chunks(spans.size() * chunks, 1, [&](unsigned w, size_t b, size_t e) {
-            RenderStats& st = local[w];
-            for (size_t item = b; item < e; ++item) {
-                const TileSpan& span = spans[item / chunks];
-                uint32_t chunk = static_cast<uint32_t>(item % chunks);
-                uint32_t s0 = span.first_sample + chunk * chunk_len;
-                uint32_t s1 = std::min(span.first_sample + samples, s0 + chunk_len);
-                int tx = static_cast<int>(span.tile % tiles_x) * kTile, ty = static_cast<int>(span.tile / tiles_x) * kTile;
-                for (int y = ty; y < std::min(ty + kTile, height); ++y) {
-                    for (int x = tx; x < std::min(tx + kTile, width); ++x) {
-                        uint32_t pixel = static_cast<uint32_t>(y) * width + x;
-                        Vec3 sum = splat(0.0f), odd = splat(0.0f);
-                        for (uint32_t s = s0; s < s1; ++s) {
-                            Vec3 l = trace_path(view, frame, pixel, s, st);
-                            if (!all_finite(l)) {
-                                ++st.nonfinite_samples;
-                                continue;
+        parallel_chunks(
+            spans.size() * chunks, 1,
+            [&](unsigned w, size_t b, size_t e) {
+                RenderStats& st = local[w];
+                for (size_t item = b; item < e; ++item) {
+                    const TileSpan& span = spans[item / chunks];
+                    uint32_t chunk = static_cast<uint32_t>(item % chunks);
+                    uint32_t s0 = span.first_sample + chunk * chunk_len;
+                    uint32_t s1 = std::min(span.first_sample + samples, s0 + chunk_len);
+                    int tx = static_cast<int>(span.tile % tiles_x) * kTile,
+                        ty = static_cast<int>(span.tile / tiles_x) * kTile;
+                    for (int y = ty; y < std::min(ty + kTile, height); ++y) {
+                        for (int x = tx; x < std::min(tx + kTile, width); ++x) {
+                            uint32_t pixel = static_cast<uint32_t>(y) * width + x;
+                            Vec3 sum = splat(0.0f), odd = splat(0.0f);
+                            for (uint32_t s = s0; s < s1; ++s) {
+                                Vec3 l = trace_path(view, frame, pixel, s, st);
+                                if (!all_finite(l)) {
+                                    ++st.nonfinite_samples;
+                                    continue;
+                                }
+                                sum += l;
+                                if (s & 1u) odd += l;
                             }
-                            sum += l;
-                            if (s & 1u) odd += l;
+                            if (chunks > 1) {
+                                size_t slot =
+                                    2 * ((item * kTilePixels) + static_cast<size_t>(y - ty) * kTile + (x - tx));
+                                partial[slot] = sum;
+                                partial[slot + 1] = odd;
+                            } else {
+                                sum_[pixel] += sum;
+                                odd_[pixel] += odd;
+                            }
+                            st.samples += s1 - s0;
                         }
-                        if (chunks > 1) {
-                            size_t slot = 2 * ((item * kTilePixels) + static_cast<size_t>(y - ty) * kTile + (x - tx));
-                            partial[slot] = sum;
-                            partial[slot + 1] = odd;
-                        } else {
-                            sum_[pixel] += sum;
-                            odd_[pixel] += odd;
-                        }
-                        st.samples += s1 - s0;
                     }
                 }
-            }
-        }, threads_);
+            },
+            threads_);
         for (size_t i = 0; i < spans.size(); ++i) {
-            int tx = static_cast<int>(spans[i].tile % tiles_x) * kTile, ty = static_cast<int>(spans[i].tile / tiles_x) * kTile;
+            int tx = static_cast<int>(spans[i].tile % tiles_x) * kTile,
+                ty = static_cast<int>(spans[i].tile / tiles_x) * kTile;
             for (int y = ty; y < std::min(ty + kTile, height); ++y) {
                 for (int x = tx; x < std::min(tx + kTile, width); ++x) {
                     size_t pixel = static_cast<size_t>(y) * width + x;
                     for (uint32_t c = 0; c < chunks && chunks > 1; ++c) {
-                        size_t slot = 2 * (((i * chunks + c) * kTilePixels) + static_cast<size_t>(y - ty) * kTile + (x - tx));
+                        size_t slot =
+                            2 * (((i * chunks + c) * kTilePixels) + static_cast<size_t>(y - ty) * kTile + (x - tx));
                         sum_[pixel] += partial[slot];
                         odd_[pixel] += partial[slot + 1];
                     }
@@ -240,15 +254,14 @@ private:
                            RenderStats& st) {
         PathState path = generate_path(fp, PathIndex{pixel, sample});
         CpuStep step{view, fp, st, PathSum{}};
-        while (advance_path(step, path, true)) {
-        }
+        while (advance_path(step, path, true)) {}
         return step.sink.l;
     }
 
     unsigned threads_;
     const Scene* scene_ = nullptr;
     int width_ = 0, height_ = 0;
-    int block_ = 1;  // the image's preview block (RenderSettings::preview), 1 for a full image
+    int block_ = 1;                // the image's preview block (RenderSettings::preview), 1 for a full image
     std::vector<Vec3> sum_, odd_;  // all samples' radiance per pixel, and the odd-numbered samples'
     std::vector<uint32_t> count_;
     // Between begin_adaptive and end_adaptive: the rule, the frame, and the next round's tiles by class

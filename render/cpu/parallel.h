@@ -16,8 +16,7 @@ inline unsigned worker_count() {
 }
 
 // Calls fn(worker, begin, end) on contiguous chunks of [0, n) grabbed dynamically by `workers` threads.
-template <class Fn>
-void parallel_chunks(size_t n, size_t chunk, Fn&& fn, unsigned workers = worker_count()) {
+template <class Fn> void parallel_chunks(size_t n, size_t chunk, Fn&& fn, unsigned workers = worker_count()) {
     if (n == 0) return;
     chunk = std::max<size_t>(1, chunk);
     workers = static_cast<unsigned>(std::min<size_t>(workers, (n + chunk - 1) / chunk));

@@ -118,8 +118,10 @@ public:
         init.tile_class = tile_class_.get();
         init.fb = DeviceFramebuffer{radiance_.get(), samples_.get()};
         init.plan.pixels[0] = static_cast<uint32_t>(n);
-        for (int k = 1; k <= kAdaptiveClasses; ++k) init.plan.first_path[k] = static_cast<unsigned long long>(n) * rule.min_spp;
-        check(cudaMemcpyAsync(adaptive_dev_.get(), &init, sizeof(AdaptiveDevice), cudaMemcpyHostToDevice, stream_), "adaptive state");
+        for (int k = 1; k <= kAdaptiveClasses; ++k)
+            init.plan.first_path[k] = static_cast<unsigned long long>(n) * rule.min_spp;
+        check(cudaMemcpyAsync(adaptive_dev_.get(), &init, sizeof(AdaptiveDevice), cudaMemcpyHostToDevice, stream_),
+              "adaptive state");
         check(cudaStreamSynchronize(stream_), "adaptive state");
         odd_valid_ = true;
         block_ = 1;
@@ -134,7 +136,8 @@ public:
     }
 
     void read_adaptive_state() {
-        check(cudaMemcpyAsync(adaptive_host_.host(), adaptive_dev_.get(), sizeof(AdaptiveDevice), cudaMemcpyDeviceToHost, stream_),
+        check(cudaMemcpyAsync(adaptive_host_.host(), adaptive_dev_.get(), sizeof(AdaptiveDevice),
+                              cudaMemcpyDeviceToHost, stream_),
               "adaptive state");
         check(cudaStreamSynchronize(stream_), "adaptive state");
     }
@@ -237,7 +240,7 @@ private:
         f.scene = dscene_.view();
         f.record = make_frame_record(camera_, width_, height_, rs, first_sample, samples, ++epoch_);
         odd_valid_ = odd_valid_ && adaptive_.on;  // a frame outside the rounds adds no odd sums
-        if (adaptive_.on) {  // a round of accumulate_adaptive
+        if (adaptive_.on) {                       // a round of accumulate_adaptive
             f.record.plan = &adaptive_dev_.get()->plan;
             f.record.work = adaptive_.first ? nullptr : work_.get();
             f.record.plan_paths = adaptive_.paths;  // resident: 0, the kernel reads the plan
@@ -269,7 +272,8 @@ private:
             if (!s.running()) resident_before_ = GpuCounters{};
             if (clear_next_) f.job_flags |= kJobClear;
             int slot = -1;
-            if (queue_ahead_ && !adaptive_.on) {  // the kernel packs the image as the frame ends, for display and resolve
+            if (queue_ahead_ &&
+                !adaptive_.on) {  // the kernel packs the image as the frame ends, for display and resolve
                 slot = static_cast<int>(next_snapshot_++ % 2);
                 f.job_flags |= kJobSnapshot;
                 f.snapshot = snapshots_.get() + static_cast<size_t>(slot) * 4 * width_ * height_;
@@ -283,7 +287,8 @@ private:
             return;
         }
         *frame_host_.host() = f.record;
-        check(cudaMemcpyAsync(frame_.get(), frame_host_.host(), sizeof(FrameRecord), cudaMemcpyHostToDevice, stream_), "frame record");
+        check(cudaMemcpyAsync(frame_.get(), frame_host_.host(), sizeof(FrameRecord), cudaMemcpyHostToDevice, stream_),
+              "frame record");
         check(cudaMemsetAsync(counters_.get(), 0, sizeof(GpuCounters), stream_), "clear counters");
         *interval_host_.host() = f.timeline_interval_ns;
         check(cudaMemcpyAsync(reinterpret_cast<char*>(counters_.get()) + offsetof(GpuCounters, timeline_interval_ns),
@@ -293,7 +298,8 @@ private:
         s.begin(f);
         check(cudaEventRecord(done_, stream_), "cudaEventRecord");
         s.enqueue_readback(stream_);
-        check(cudaMemcpyAsync(counters_host_.host(), counters_.get(), sizeof(GpuCounters), cudaMemcpyDeviceToHost, stream_),
+        check(cudaMemcpyAsync(counters_host_.host(), counters_.get(), sizeof(GpuCounters), cudaMemcpyDeviceToHost,
+                              stream_),
               "read counters");
         check(cudaEventRecord(read_back_, stream_), "cudaEventRecord");
         pending_ = &s;
@@ -314,7 +320,8 @@ private:
             int slot = pending_slots_.front();
             pending_slots_.pop_front();
             bool image = slot >= 0 && !s.cancelled();
-            check(cudaMemcpyAsync(&c, counters_.get(), sizeof(GpuCounters), cudaMemcpyDeviceToHost, stream_), "read counters");
+            check(cudaMemcpyAsync(&c, counters_.get(), sizeof(GpuCounters), cudaMemcpyDeviceToHost, stream_),
+                  "read counters");
             if (image) {
                 size_t floats = 4 * static_cast<size_t>(width_) * height_;
                 check(cudaMemcpyAsync(display_host_.get(), snapshots_.get() + slot * floats, floats * sizeof(float),
@@ -344,11 +351,12 @@ public:
     // scan writes the next round's plan and work list in device memory, and the host reads back only
     // its log, to report progress and to stop. Resident mode queues its rounds ahead, blind: the kernel
     // itself scans once a round drains and sizes the next from the plan it wrote.
-    void accumulate_adaptive(const RenderSettings& rs, const AdaptiveSettings& as, AdaptiveReport& report, RenderStats& stats,
-                             Progress* progress) override {
+    void accumulate_adaptive(const RenderSettings& rs, const AdaptiveSettings& as, AdaptiveReport& report,
+                             RenderStats& stats, Progress* progress) override {
         if (rs.mode != SchedulerMode::kResident) return Backend::accumulate_adaptive(rs, as, report, stats, progress);
         start_adaptive(rs, as, true);
-        AdaptiveRounds rounds(as, report, static_cast<uint64_t>(width_) * height_, progress);  // its clock starts with the first round
+        AdaptiveRounds rounds(as, report, static_cast<uint64_t>(width_) * height_,
+                              progress);  // its clock starts with the first round
         // Rounds queued after the time limit passed still run, and are reported; those queued past the
         // last have no samples and are not.
         GpuScheduler& s = scheduler(SchedulerMode::kResident);
@@ -375,8 +383,9 @@ public:
 
     void begin_adaptive(const RenderSettings& rs, const AdaptiveSettings& as) override {
         if (rs.mode == SchedulerMode::kResident)
-            throw Error("adaptive rounds one at a time do not run in resident mode (its kernel queues them itself: pkrt render "
-                        "--target-error); use persistent, relaunch, graph or megakernel");
+            throw Error(
+                "adaptive rounds one at a time do not run in resident mode (its kernel queues them itself: pkrt render "
+                "--target-error); use persistent, relaunch, graph or megakernel");
         start_adaptive(rs, as, false);
     }
 
@@ -433,7 +442,8 @@ public:
         display_needs_free_gpu();
         after_frame();
         DeviceFramebuffer fb = framebuffer();
-        check(launch_pack_accumulation(fb, width_, height_, block_, odd_half(), reinterpret_cast<float4*>(rgba), display_stream_),
+        check(launch_pack_accumulation(fb, width_, height_, block_, odd_half(), reinterpret_cast<float4*>(rgba),
+                                       display_stream_),
               "pack accumulation");
         check(cudaStreamSynchronize(display_stream_), "pack accumulation");
     }
@@ -442,8 +452,8 @@ public:
         display_needs_free_gpu();
         after_frame();
         DeviceFramebuffer fb = framebuffer();
-        check(launch_pack_accumulation_surface(fb, width_, height_, block_, odd_half(), static_cast<cudaSurfaceObject_t>(surface),
-                                               display_stream_),
+        check(launch_pack_accumulation_surface(fb, width_, height_, block_, odd_half(),
+                                               static_cast<cudaSurfaceObject_t>(surface), display_stream_),
               "pack accumulation");
         check(cudaStreamSynchronize(display_stream_), "pack accumulation");
         return true;
@@ -477,8 +487,12 @@ public:
             float* sums = pinned ? resolve_radiance_.get() : a.sums.data();
             uint32_t* counts = pinned ? resolve_samples_.get() : a.counts.data();
             after_frame();
-            check(cudaMemcpyAsync(sums, radiance_.get(), 3 * n * sizeof(float), cudaMemcpyDeviceToHost, display_stream_), "read framebuffer");
-            check(cudaMemcpyAsync(counts, samples_.get(), n * sizeof(uint32_t), cudaMemcpyDeviceToHost, display_stream_), "read framebuffer");
+            check(
+                cudaMemcpyAsync(sums, radiance_.get(), 3 * n * sizeof(float), cudaMemcpyDeviceToHost, display_stream_),
+                "read framebuffer");
+            check(
+                cudaMemcpyAsync(counts, samples_.get(), n * sizeof(uint32_t), cudaMemcpyDeviceToHost, display_stream_),
+                "read framebuffer");
             check(cudaStreamSynchronize(display_stream_), "read framebuffer");
             if (pinned) {
                 a.sums.assign(sums, sums + 3 * n);
@@ -550,7 +564,8 @@ private:
     }
     // Packing is a kernel, and it would wait for a resident grid forever.
     void display_needs_free_gpu() const {
-        if (resident_running()) throw Error("resident mode: the accumulation cannot be packed for display while the kernel runs");
+        if (resident_running())
+            throw Error("resident mode: the accumulation cannot be packed for display while the kernel runs");
         quit_resident_kernels();  // another backend's
     }
 
@@ -566,7 +581,7 @@ private:
     // Frames still in flight when the buffers or scene change under them: wait, drop their counters.
     void drain() {
         finish_outstanding();  // the protocol's frames
-        while (pending_) {  // frames queued here directly (resident adaptive rounds)
+        while (pending_) {     // frames queued here directly (resident adaptive rounds)
             RenderStats ignored;
             end_accumulate(ignored);
         }
@@ -589,7 +604,7 @@ private:
     DeviceArray<GpuCounters> counters_;
     PinnedHost<GpuCounters> counters_host_;
     PinnedHost<unsigned> interval_host_;
-    DeviceArray<float> snapshots_;   // resident mode: two packed images (RGBA32F), frames alternate
+    DeviceArray<float> snapshots_;     // resident mode: two packed images (RGBA32F), frames alternate
     PinnedArray<float> display_host_;  // the last ended frame's packed image
     // accumulation()'s copies of the framebuffer, up to 3840x2160 (beyond, it reads into pageable
     // memory); allocated with it (pinned allocations and frees are kept away from a running resident grid).
@@ -598,10 +613,10 @@ private:
     mutable PinnedArray<uint32_t> resolve_samples_;
     bool display_valid_ = false;
     bool queue_ahead_ = false;
-    bool clear_next_ = false;          // reset() asked for a clear the next frame makes
-    int block_ = 1;                    // the image's preview block (RenderSettings::preview), 1 for a full one
+    bool clear_next_ = false;  // reset() asked for a clear the next frame makes
+    int block_ = 1;            // the image's preview block (RenderSettings::preview), 1 for a full one
     unsigned next_snapshot_ = 0;
-    std::deque<int> pending_slots_;    // resident: the snapshot slot of each frame in flight (-1: none)
+    std::deque<int> pending_slots_;  // resident: the snapshot slot of each frame in flight (-1: none)
     int pending_count_ = 0;
     MappedHost<int> stop_flag_;
     std::array<std::unique_ptr<GpuScheduler>, 5> schedulers_;
@@ -622,7 +637,7 @@ private:
     };
     AdaptiveState adaptive_;
     bool last_cancelled_ = false;  // the last ended frame stopped before all its samples
-    bool odd_valid_ = false;  // the framebuffer's second half holds this image's odd sums
+    bool odd_valid_ = false;       // the framebuffer's second half holds this image's odd sums
     DeviceArray<AdaptiveDevice> adaptive_dev_;
     PinnedHost<AdaptiveDevice> adaptive_host_;
     DeviceArray<WorkPixel> work_;

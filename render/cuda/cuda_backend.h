@@ -25,7 +25,8 @@ std::unique_ptr<CudaWorker> make_cuda_worker(const GpuDevice& device, const Sche
 // Workers on `devices` (an index twice: two workers on that GPU, each with its own grid and
 // framebuffer), one image: persistent frames shared through a chunk counter on the first GPU, the
 // other modes in chunks of samples handed out by the host; sums and counts added up.
-std::unique_ptr<Backend> make_multi_gpu_backend(const std::vector<GpuDevice>& devices, const SchedulerOptions& options = {});
+std::unique_ptr<Backend> make_multi_gpu_backend(const std::vector<GpuDevice>& devices,
+                                                const SchedulerOptions& options = {});
 
 // The persistent kernel's builds, as resident blocks per SM (the values of --set blocks_per_sm).
 std::vector<int> persistent_builds();

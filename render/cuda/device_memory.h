@@ -30,8 +30,7 @@ inline void check(cudaError_t e, const char* what) {
 }
 
 // n elements of T from one allocator (device memory, pinned host memory), freed with it.
-template <class T, cudaError_t (*Alloc)(void**, size_t), cudaError_t (*Free)(void*)>
-class CudaBuffer {
+template <class T, cudaError_t (*Alloc)(void**, size_t), cudaError_t (*Free)(void*)> class CudaBuffer {
 public:
     CudaBuffer() = default;
     CudaBuffer(const CudaBuffer&) = delete;
@@ -63,26 +62,25 @@ private:
 inline cudaError_t device_alloc(void** p, size_t bytes) { return cudaMalloc(p, bytes); }
 inline cudaError_t pinned_alloc(void** p, size_t bytes) { return cudaHostAlloc(p, bytes, cudaHostAllocDefault); }
 
-template <class T>
-class DeviceArray : public CudaBuffer<T, device_alloc, cudaFree> {
+template <class T> class DeviceArray : public CudaBuffer<T, device_alloc, cudaFree> {
 public:
     void upload(const std::vector<T>& v) {
         this->allocate(std::max<size_t>(v.size(), 1));
-        if (!v.empty()) check(cudaMemcpy(this->get(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
+        if (!v.empty())
+            check(cudaMemcpy(this->get(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
     }
 };
 
 // n pinned host elements (not zeroed): a copy engine's target for large read-backs.
-template <class T>
-using PinnedArray = CudaBuffer<T, pinned_alloc, cudaFreeHost>;
+template <class T> using PinnedArray = CudaBuffer<T, pinned_alloc, cudaFreeHost>;
 
 // Pinned host memory, zeroed. Mapped: also in the device's address space, so the host reads or writes
 // it while a kernel runs (stop flag, live statistics); otherwise a fast target for async copies.
-template <class T>
-class PinnedHost {
+template <class T> class PinnedHost {
 public:
     explicit PinnedHost(bool mapped = false) {
-        check(cudaHostAlloc(reinterpret_cast<void**>(&h_), sizeof(T), mapped ? cudaHostAllocMapped : cudaHostAllocDefault),
+        check(cudaHostAlloc(reinterpret_cast<void**>(&h_), sizeof(T),
+                            mapped ? cudaHostAllocMapped : cudaHostAllocDefault),
               "cudaHostAlloc");
         std::memset(static_cast<void*>(h_), 0, sizeof(T));
         if (mapped) check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&d_), h_, 0), "cudaHostGetDevicePointer");
@@ -102,8 +100,7 @@ private:
     T* d_ = nullptr;
 };
 
-template <class T>
-struct MappedHost : PinnedHost<T> {
+template <class T> struct MappedHost : PinnedHost<T> {
     MappedHost() : PinnedHost<T>(true) {}
 };
 

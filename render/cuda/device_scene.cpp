@@ -36,7 +36,9 @@ void DeviceScene::upload(const Scene& s) {
         check(cudaMemcpy2DToArray(arr, 0, 0, src, row, row, t.height, cudaMemcpyHostToDevice), "texture upload");
     }
     auto address_mode = [](int32_t wrap) {
-        return wrap == kWrapClamp ? cudaAddressModeClamp : wrap == kWrapMirror ? cudaAddressModeMirror : cudaAddressModeWrap;
+        return wrap == kWrapClamp    ? cudaAddressModeClamp
+               : wrap == kWrapMirror ? cudaAddressModeMirror
+                                     : cudaAddressModeWrap;
     };
     std::vector<TextureView> views;
     for (const auto& host : s.texture_views) {

@@ -45,9 +45,12 @@ GpuCounters counters_since(const GpuCounters& now, const GpuCounters& before) {
     };
     minus(reinterpret_cast<unsigned long long*>(&d.rays), reinterpret_cast<const unsigned long long*>(&before.rays),
           sizeof(RayCounts) / sizeof(unsigned long long));
-    for (auto [a, b] : {std::pair{&d.idle_iterations, before.idle_iterations}, {&d.backoff_sleeps, before.backoff_sleeps},
-                        {&d.backoff_ns, before.backoff_ns}, {&d.kept_paths, before.kept_paths},
-                        {&d.inline_shadows, before.inline_shadows}, {&d.warp_iterations, before.warp_iterations}})
+    for (auto [a, b] : {std::pair{&d.idle_iterations, before.idle_iterations},
+                        {&d.backoff_sleeps, before.backoff_sleeps},
+                        {&d.backoff_ns, before.backoff_ns},
+                        {&d.kept_paths, before.kept_paths},
+                        {&d.inline_shadows, before.inline_shadows},
+                        {&d.warp_iterations, before.warp_iterations}})
         *a -= b;
     minus(d.rays_per_sm, before.rays_per_sm, kStatsMaxSms);
     minus(d.phase_cycles, before.phase_cycles, kPhaseCount);

@@ -141,7 +141,8 @@ std::vector<MicroMeasurement> gpu_microbenchmarks(std::string* why) {
     quit_resident_kernels();  // the device synchronisations below would wait for one forever
     int sms = devices[0].multiprocessors;
     Timer t;
-    return {launch_throughput(t), launch_round_trip(), graph_node(t), grid_barrier(t, sms), warp_atomics(t, sms), ray_queue(t, sms)};
+    return {launch_throughput(t), launch_round_trip(),  graph_node(t),
+            grid_barrier(t, sms), warp_atomics(t, sms), ray_queue(t, sms)};
 }
 
 }  // namespace pkrt

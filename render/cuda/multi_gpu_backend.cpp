@@ -56,7 +56,8 @@ public:
     std::string name() const override { return "cuda"; }
     std::string device() const override {
         std::string out;
-        for (const auto& w : workers_) out += (out.empty() ? "" : " + ") + w->gpu().name + " (" + std::to_string(w->gpu().index) + ")";
+        for (const auto& w : workers_)
+            out += (out.empty() ? "" : " + ") + w->gpu().name + " (" + std::to_string(w->gpu().index) + ")";
         return out;
     }
     // Not resident mode: its kernel holds its GPU between frames, and starting one ends any other
@@ -156,8 +157,9 @@ protected:
         }
         // One frame of the image: as long as its slowest GPU took (host chunks: the wall time).
         frame.frames = 1;
-        frame.frame_gpu_ms = {p.shared ? slowest_ms
-                                       : std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - p.start).count()};
+        frame.frame_gpu_ms = {
+            p.shared ? slowest_ms
+                     : std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - p.start).count()};
         frame.rays_per_sm = sms;  // every GPU's SMs, one after another
         stats.merge(frame);
     }
@@ -180,11 +182,16 @@ public:
     void interrupt() override { stop_workers(); }
 
     void begin_adaptive(const RenderSettings&, const AdaptiveSettings&) override {
-        throw Error("--target-error: adaptive sampling runs on one GPU (its rounds are planned on the device); use one --devices index");
+        throw Error(
+            "--target-error: adaptive sampling runs on one GPU (its rounds are planned on the device); use one --devices index");
     }
+
 protected:
     void begin_adaptive_round() override { throw Error("internal: an adaptive round on several GPUs"); }
-    AdaptiveStep end_adaptive_round(RenderStats&) override { throw Error("internal: an adaptive round on several GPUs"); }
+    AdaptiveStep end_adaptive_round(RenderStats&) override {
+        throw Error("internal: an adaptive round on several GPUs");
+    }
+
 public:
     void end_adaptive() override {}
 
@@ -270,7 +277,8 @@ private:
             if (d.index == first) continue;
             int access = 0, atomics = 0;
             check(cudaDeviceCanAccessPeer(&access, d.index, first), "cudaDeviceCanAccessPeer");
-            check(cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, d.index, first), "cudaDeviceGetP2PAttribute");
+            check(cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, d.index, first),
+                  "cudaDeviceGetP2PAttribute");
             if (!access || !atomics) return false;
             check(cudaSetDevice(d.index), "cudaSetDevice");
             cudaError_t e = cudaDeviceEnablePeerAccess(first, 0);
@@ -281,8 +289,7 @@ private:
     }
 
     // f(i, worker i) with worker i's device current, in order; the first device current after.
-    template <class F>
-    void for_each(F&& f) const {
+    template <class F> void for_each(F&& f) const {
         for (size_t i = 0; i < workers_.size(); ++i) {
             on(workers_[i]->gpu().index);
             f(i, *workers_[i]);
@@ -291,8 +298,7 @@ private:
     }
     static void on(int device) { check(cudaSetDevice(device), "cudaSetDevice"); }
     int first_device() const { return workers_.front()->gpu().index; }
-    template <class T>
-    static void add(std::vector<T>& to, const std::vector<T>& from) {
+    template <class T> static void add(std::vector<T>& to, const std::vector<T>& from) {
         for (size_t k = 0; k < to.size() && k < from.size(); ++k) to[k] += from[k];
     }
     size_t pixels() const { return static_cast<size_t>(width_) * height_; }
@@ -309,7 +315,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Backend> make_multi_gpu_backend(const std::vector<GpuDevice>& devices, const SchedulerOptions& options) {
+std::unique_ptr<Backend> make_multi_gpu_backend(const std::vector<GpuDevice>& devices,
+                                                const SchedulerOptions& options) {
     return std::make_unique<MultiGpuBackend>(devices, options);
 }
 

@@ -28,9 +28,8 @@ uint32_t next_pow2(uint64_t v) {
 class PersistentScheduler final : public GpuScheduler {
 public:
     PersistentScheduler(const GpuDevice& dev, const SchedulerOptions& opt) : dev_(dev), opt_(opt) {
-        if (opt_.blocks_per_sm != 0 &&
-            std::find(std::begin(kPersistentBlocksPerSm), std::end(kPersistentBlocksPerSm), opt_.blocks_per_sm) ==
-                std::end(kPersistentBlocksPerSm))
+        if (opt_.blocks_per_sm != 0 && std::find(std::begin(kPersistentBlocksPerSm), std::end(kPersistentBlocksPerSm),
+                                                 opt_.blocks_per_sm) == std::end(kPersistentBlocksPerSm))
             throw Error("blocks_per_sm " + std::to_string(opt_.blocks_per_sm) + " is not built (auto, 4, 6, 8 or 10)");
         // Every build this scheduler may launch must hold the whole grid resident.
         int max_blocks = 0;
@@ -47,7 +46,8 @@ public:
             max_blocks = std::max(max_blocks, grid_[b]);
         }
         // Whatever builds are allowed, "latency-bound" means: fits in one wave of the 128-register one.
-        int latency_blocks = opt_.grid_blocks > 0 ? opt_.grid_blocks : persistent_occupancy(kLatencyBuild) * dev.multiprocessors;
+        int latency_blocks =
+            opt_.grid_blocks > 0 ? opt_.grid_blocks : persistent_occupancy(kLatencyBuild) * dev.multiprocessors;
         latency_paths_ = static_cast<unsigned long long>(latency_blocks) * kPersistentThreads;
         uint32_t cap = opt_.queue_capacity ? opt_.queue_capacity : next_pow2(2ull * max_blocks * kPersistentThreads);
         control_.allocate(1);
@@ -70,7 +70,8 @@ public:
             check(cudaMemsetAsync(chunk_map_.get(), 0, shared.chunks * sizeof(uint32_t), f.stream), "chunk map");
             shared.chunk_map = chunk_map_.get();
         }
-        check(cudaMemcpyAsync(control_.get(), control_host_.host(), sizeof(FrameControl), cudaMemcpyHostToDevice, f.stream),
+        check(cudaMemcpyAsync(control_.get(), control_host_.host(), sizeof(FrameControl), cudaMemcpyHostToDevice,
+                              f.stream),
               "frame control");
         // A frame that changes class (latency- or throughput-bound) changes the candidates, which
         // restarts the trials.
@@ -85,10 +86,11 @@ public:
     }
 
     void enqueue_readback(cudaStream_t stream) override {
-        check(cudaMemcpyAsync(&after_.host()->at(0), paths_.counters.get(), sizeof(QueueCounters), cudaMemcpyDeviceToHost, stream),
+        check(cudaMemcpyAsync(&after_.host()->at(0), paths_.counters.get(), sizeof(QueueCounters),
+                              cudaMemcpyDeviceToHost, stream),
               "read queue counters");
-        check(cudaMemcpyAsync(&after_.host()->at(1), shadows_.counters.get(), sizeof(QueueCounters), cudaMemcpyDeviceToHost,
-                              stream),
+        check(cudaMemcpyAsync(&after_.host()->at(1), shadows_.counters.get(), sizeof(QueueCounters),
+                              cudaMemcpyDeviceToHost, stream),
               "read queue counters");
     }
 
@@ -100,8 +102,9 @@ public:
         using clock = std::chrono::steady_clock;
         const LiveStats* live = live_.host();
         auto snapshot = [live] {
-            return std::array<long long, 5>{static_cast<long long>(live->rays), static_cast<long long>(live->samples_done),
-                                            live->path_queue, live->shadow_queue, live->in_flight};
+            return std::array<long long, 5>{static_cast<long long>(live->rays),
+                                            static_cast<long long>(live->samples_done), live->path_queue,
+                                            live->shadow_queue, live->in_flight};
         };
         auto start = clock::now(), last_change = start;
         auto seen = snapshot();
@@ -128,7 +131,8 @@ public:
         stats.kernel_launches += 1;
         stats.enqueued += (pa.tail - before_[0].tail) + (sh.tail - before_[1].tail);
         stats.dequeued += (pa.head - before_[0].head) + (sh.head - before_[1].head);
-        stats.peak_queue = std::max<uint64_t>(stats.peak_queue, static_cast<uint64_t>(pa.peak) + static_cast<uint64_t>(sh.peak));
+        stats.peak_queue =
+            std::max<uint64_t>(stats.peak_queue, static_cast<uint64_t>(pa.peak) + static_cast<uint64_t>(sh.peak));
         before_ = {pa, sh};
         if (cancelled || pa.reserved != 0 || sh.reserved != 0) reset_queues();  // abandoned records
         stats.grid_blocks = grid_.at(policy_.blocks_per_sm);

@@ -11,8 +11,7 @@
 
 namespace pkrt::cuda {
 
-template <class Record>
-struct QueueStorage {
+template <class Record> struct QueueStorage {
     DeviceArray<QueueCounters> counters;
     DeviceArray<unsigned long long> seq;
     DeviceArray<Record> slots;
@@ -39,9 +38,10 @@ inline std::vector<int> shadow_policies(const SchedulerOptions& opt) {
 
 // What both schedulers of the persistent loop (persistent, resident) give its kernel, but for the
 // per-mode fields (stop flag, resident ring).
-inline PersistentParams persistent_params(const GpuFrame& f, const SchedulerOptions& opt, const QueueStorage<PathRecord>& paths,
-                                          const QueueStorage<ShadowRecord>& shadows, FrameControl* control, LiveStats* live,
-                                          int blocks, int queue_shadows, int sort_stragglers) {
+inline PersistentParams persistent_params(const GpuFrame& f, const SchedulerOptions& opt,
+                                          const QueueStorage<PathRecord>& paths,
+                                          const QueueStorage<ShadowRecord>& shadows, FrameControl* control,
+                                          LiveStats* live, int blocks, int queue_shadows, int sort_stragglers) {
     PersistentParams p{};
     p.scene = f.scene;
     p.frame = f.frame;

@@ -41,8 +41,8 @@ public:
         if (occupancy <= 0) throw Error("CUDA: the resident kernel cannot be resident on " + dev.name);
         int resident = occupancy * dev.multiprocessors;
         if (opt_.grid_blocks > resident)
-            throw Error("resident grid of " + std::to_string(opt_.grid_blocks) + " blocks exceeds the " + std::to_string(resident) +
-                        " that can be co-resident on " + dev.name);
+            throw Error("resident grid of " + std::to_string(opt_.grid_blocks) + " blocks exceeds the " +
+                        std::to_string(resident) + " that can be co-resident on " + dev.name);
         blocks_ = opt_.grid_blocks > 0 ? opt_.grid_blocks : resident;
         uint32_t lanes = static_cast<uint32_t>(blocks_) * kPersistentThreads;
         uint32_t cap = opt_.queue_capacity;
@@ -113,8 +113,9 @@ public:
     void wait(cudaEvent_t) override {
         const LiveStats* live = live_.host();
         auto snapshot = [live] {
-            return std::array<long long, 4>{static_cast<long long>(live->rays), static_cast<long long>(live->samples_done),
-                                            live->path_queue, live->in_flight};
+            return std::array<long long, 4>{static_cast<long long>(live->rays),
+                                            static_cast<long long>(live->samples_done), live->path_queue,
+                                            live->in_flight};
         };
         uint32_t seq = oldest();
         auto start = Clock::now(), last_change = start;
@@ -122,7 +123,8 @@ public:
         bool cancelled = false;
         while (!done(seq)) {
             cudaError_t e = cudaStreamQuery(stream_);
-            if (e == cudaSuccess) throw Error("the resident kernel ended before job " + std::to_string(seq) + " was done");
+            if (e == cudaSuccess)
+                throw Error("the resident kernel ended before job " + std::to_string(seq) + " was done");
             if (e != cudaErrorNotReady) check(e, "resident kernel");
             if (!cancelled && *stop_host_) {  // cancel(): the jobs stop claiming samples and drain
                 cancel_outstanding();
@@ -144,12 +146,17 @@ public:
 
     void end(float ms, bool cancelled, RenderStats& stats) override {
         std::array<QueueCounters, 2>& after = *after_.host();
-        check(cudaMemcpyAsync(&after[0], paths_.counters.get(), sizeof(QueueCounters), cudaMemcpyDeviceToHost, copy_stream_), "queue counters");
-        check(cudaMemcpyAsync(&after[1], shadows_.counters.get(), sizeof(QueueCounters), cudaMemcpyDeviceToHost, copy_stream_), "queue counters");
+        check(cudaMemcpyAsync(&after[0], paths_.counters.get(), sizeof(QueueCounters), cudaMemcpyDeviceToHost,
+                              copy_stream_),
+              "queue counters");
+        check(cudaMemcpyAsync(&after[1], shadows_.counters.get(), sizeof(QueueCounters), cudaMemcpyDeviceToHost,
+                              copy_stream_),
+              "queue counters");
         check(cudaStreamSynchronize(copy_stream_), "queue counters");
         Outstanding o = outstanding_.front();
         outstanding_.pop_front();
-        if (o.trial && !cancelled && o.paths > 0) tuner_.record(o.policy, ms * 1e6f / static_cast<float>(o.paths));  // ns per path
+        if (o.trial && !cancelled && o.paths > 0)
+            tuner_.record(o.policy, ms * 1e6f / static_cast<float>(o.paths));  // ns per path
         stats.kernel_launches += launches_pending_;
         launches_pending_ = 0;
         stats.enqueued += (after[0].tail - before_[0].tail) + (after[1].tail - before_[1].tail);
@@ -230,7 +237,8 @@ private:
         before_ = {};
         seq_ = 0;
         // The shadow policy comes with each job (kJobQueueShadows); resident warps keep their bounces.
-        PersistentParams p = persistent_params(f, opt_, paths_, shadows_, control_.get(), live_.device(), blocks_, 0, false);
+        PersistentParams p =
+            persistent_params(f, opt_, paths_, shadows_, control_.get(), live_.device(), blocks_, 0, false);
         p.host_stop = nullptr;  // cancel() stops a job, not the kernel
         p.job_frame = const_cast<FrameRecord*>(f.frame);
         p.ring = ring_.device();
@@ -264,7 +272,7 @@ private:
     };
     std::deque<Outstanding> outstanding_;  // begun and not ended, oldest first
     PolicyTuner tuner_;
-    int launches_pending_ = 0;          // the launch goes to the stats of the frame that made it
+    int launches_pending_ = 0;  // the launch goes to the stats of the frame that made it
     bool running_ = false;
     const volatile int* stop_host_ = nullptr;
 };

@@ -29,10 +29,10 @@ struct GpuFrame {
     const FrameRecord* frame = nullptr;  // device memory
     FrameRecord record{};                // the same record, on the host
     DeviceFramebuffer fb{};
-    GpuCounters* counters = nullptr;     // device memory, cleared for this frame
+    GpuCounters* counters = nullptr;            // device memory, cleared for this frame
     const volatile int* stop_device = nullptr;  // the host's stop flag (mapped) as the device sees it
     const volatile int* stop_host = nullptr;
-    unsigned long long scene_id = 0;     // changes with every scene upload
+    unsigned long long scene_id = 0;  // changes with every scene upload
     unsigned timeline_interval_ns = 1000;
     // Resident mode: clear the framebuffer before the frame's samples (kJobClear), pack it into
     // `snapshot` after them (kJobSnapshot).
@@ -51,8 +51,8 @@ struct GpuFrame {
     // The configuration whose frames share policy timings (render/policy_tuner.h): frames of other
     // sample counts share them (times are per path).
     std::string tuning_key() const {
-        return std::to_string(scene_id) + " " + std::to_string(record.width) + "x" + std::to_string(record.height) + " d" +
-               std::to_string(record.max_depth);
+        return std::to_string(scene_id) + " " + std::to_string(record.width) + "x" + std::to_string(record.height) +
+               " d" + std::to_string(record.max_depth);
     }
 };
 

@@ -34,7 +34,8 @@ void WaveScheduler::begin(const GpuFrame& f) {
     stream_ = f.stream;
     max_depth_ = f.record.max_depth;
     if (max_depth_ < 0 || max_depth_ > kMaxDepth)
-        throw Error("max depth " + std::to_string(max_depth_) + ": the wave schedulers take 0 to " + std::to_string(kMaxDepth));
+        throw Error("max depth " + std::to_string(max_depth_) + ": the wave schedulers take 0 to " +
+                    std::to_string(kMaxDepth));
     launches_ = enqueued_ = 0;
     unsigned long long total = f.paths();
     // Grids are sized for the frame's paths (capped by the wave buffers): the host knows that bound
@@ -44,8 +45,10 @@ void WaveScheduler::begin(const GpuFrame& f) {
     for (unsigned long long first = 0; first < total; first += capacity_) {
         if (first > 0) finish_wave();
         if (*f.stop_host) break;
-        *wave_host_.host() = WaveParams{first, static_cast<uint32_t>(std::min<unsigned long long>(capacity_, total - first))};
-        check(cudaMemcpyAsync(wave_.get(), wave_host_.host(), sizeof(WaveParams), cudaMemcpyHostToDevice, stream_), "wave params");
+        *wave_host_.host() =
+            WaveParams{first, static_cast<uint32_t>(std::min<unsigned long long>(capacity_, total - first))};
+        check(cudaMemcpyAsync(wave_.get(), wave_host_.host(), sizeof(WaveParams), cudaMemcpyHostToDevice, stream_),
+              "wave params");
         launches_ += enqueue_wave(p, max_depth_, stream_);
         wave_unfinished_ = true;
     }
@@ -59,8 +62,8 @@ void WaveScheduler::finish_wave() {
 
 void WaveScheduler::enqueue_readback(cudaStream_t stream) {
     if (!staged() || !wave_unfinished_) return;
-    check(cudaMemcpyAsync(counts_host_.host()->data(), counts_.get(), count_ints(max_depth_) * sizeof(int), cudaMemcpyDeviceToHost,
-                          stream),
+    check(cudaMemcpyAsync(counts_host_.host()->data(), counts_.get(), count_ints(max_depth_) * sizeof(int),
+                          cudaMemcpyDeviceToHost, stream),
           "read counts");
 }
 

@@ -49,7 +49,7 @@ private:
     DeviceArray<PathRecord> paths_[2];
     DeviceArray<Hit> hits_;
     DeviceArray<ShadowRecord> shadows_;
-    DeviceArray<int> counts_;                                  // count_ints(max depth) (see count_stride)
+    DeviceArray<int> counts_;  // count_ints(max depth) (see count_stride)
     static constexpr int kMaxDepth = limits::kMaxDepth;
     PinnedHost<std::array<int, 2 * ((kMaxDepth + 2 + 31) / 32 * 32)>> counts_host_;  // their copy after a wave
 };

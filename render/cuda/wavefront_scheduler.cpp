@@ -11,7 +11,8 @@ namespace pkrt::cuda {
 namespace {
 
 uint64_t enqueue_stages(const WavefrontParams& p, int max_depth, cudaStream_t stream) {
-    check(cudaMemsetAsync(p.path_counts, 0, WaveScheduler::count_ints(max_depth) * sizeof(int), stream), "clear counts");
+    check(cudaMemsetAsync(p.path_counts, 0, WaveScheduler::count_ints(max_depth) * sizeof(int), stream),
+          "clear counts");
     check(launch_wf_generate(p, stream), "generate launch");
     uint64_t launches = 1;
     for (int b = 0; b <= max_depth; ++b) {

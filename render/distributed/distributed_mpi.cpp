@@ -71,7 +71,8 @@ void sum_to_lead(std::vector<float>& v, bool lead) {
         const size_t n = std::min(kSlice, v.size() - b);
         std::copy(v.begin() + b, v.begin() + b + n, mine.begin());
         MPI_Reduce(mine.data(), all.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-        if (lead) std::transform(all.begin(), all.begin() + n, v.begin() + b, [](double x) { return static_cast<float>(x); });
+        if (lead)
+            std::transform(all.begin(), all.begin() + n, v.begin() + b, [](double x) { return static_cast<float>(x); });
     }
 }
 
@@ -84,7 +85,8 @@ void sum_to_lead(std::vector<uint32_t>& v, bool lead) {
 }
 
 void sum_to_lead(std::vector<uint64_t>& v, bool lead) {
-    MPI_Reduce(lead ? MPI_IN_PLACE : v.data(), v.data(), static_cast<int>(v.size()), MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(lead ? MPI_IN_PLACE : v.data(), v.data(), static_cast<int>(v.size()), MPI_UINT64_T, MPI_SUM, 0,
+               MPI_COMM_WORLD);
 }
 
 uint64_t all_max(uint64_t v) {
@@ -136,28 +138,31 @@ std::vector<RankRecord> gather_records(const RankRecord& mine, int size, bool le
     return all;
 }
 
-void copy_text(char* to, size_t capacity, const std::string& from) {
-    std::snprintf(to, capacity, "%s", from.c_str());
-}
+void copy_text(char* to, size_t capacity, const std::string& from) { std::snprintf(to, capacity, "%s", from.c_str()); }
 
 // A render's identity as numbers, with their names, for render_differences.
 std::vector<std::pair<const char*, uint64_t>> render_identity(const Scene& scene, const RenderSettings& rs) {
     const CameraSpec& c = scene.camera;
-    const float camera[] = {c.eye.x, c.eye.y, c.eye.z, c.look_at.x, c.look_at.y, c.look_at.z, c.up.x, c.up.y, c.up.z,
-                            c.vfov_degrees, c.aperture_radius, c.focus_distance};
+    const float camera[] = {c.eye.x, c.eye.y, c.eye.z, c.look_at.x,    c.look_at.y,       c.look_at.z,
+                            c.up.x,  c.up.y,  c.up.z,  c.vfov_degrees, c.aperture_radius, c.focus_distance};
     uint64_t hash = 1469598103934665603ull;  // FNV-1a over the camera's bits
     for (float f : camera) {
         uint32_t bits;
         std::memcpy(&bits, &f, sizeof bits);
         for (int i = 0; i < 4; ++i) hash = (hash ^ ((bits >> (8 * i)) & 0xffu)) * 1099511628211ull;
     }
-    return {{"width", static_cast<uint64_t>(rs.width)},   {"height", static_cast<uint64_t>(rs.height)},
-            {"spp", static_cast<uint64_t>(rs.spp)},       {"max depth", static_cast<uint64_t>(rs.max_depth)},
-            {"seed", rs.seed},                            {"triangles", scene.source_triangles ? scene.source_triangles : scene.tris.size()},
-            {"materials", scene.materials.size()},        {"camera", hash}};
+    return {{"width", static_cast<uint64_t>(rs.width)},
+            {"height", static_cast<uint64_t>(rs.height)},
+            {"spp", static_cast<uint64_t>(rs.spp)},
+            {"max depth", static_cast<uint64_t>(rs.max_depth)},
+            {"seed", rs.seed},
+            {"triangles", scene.source_triangles ? scene.source_triangles : scene.tris.size()},
+            {"materials", scene.materials.size()},
+            {"camera", hash}};
 }
 
-RenderOutput render_chunks(Ranks& ranks, Backend& backend, const Scene& scene, const RenderSettings& rs, Progress* progress) {
+RenderOutput render_chunks(Ranks& ranks, Backend& backend, const Scene& scene, const RenderSettings& rs,
+                           Progress* progress) {
     if (rs.adaptive || rs.preview != 1) throw Error("internal: a render across MPI ranks samples uniformly, full size");
     const bool lead = ranks.lead();
     const int size = ranks.size();
@@ -231,8 +236,9 @@ RenderOutput render_chunks(Ranks& ranks, Backend& backend, const Scene& scene, c
     // Conservation: the chunks covered every sample of every pixel exactly once.
     for (size_t i = 0; i < n; ++i)
         if (acc.counts[i] != spp)
-            throw Error("internal: after the reduction pixel (" + std::to_string(i % rs.width) + ", " + std::to_string(i / rs.width) +
-                        ") holds " + std::to_string(acc.counts[i]) + " samples, not " + std::to_string(spp));
+            throw Error("internal: after the reduction pixel (" + std::to_string(i % rs.width) + ", " +
+                        std::to_string(i / rs.width) + ") holds " + std::to_string(acc.counts[i]) + " samples, not " +
+                        std::to_string(spp));
     out.image = resolve_accumulation(acc);
     st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     st.chunk_spp = chunk;
@@ -284,15 +290,17 @@ Ranks::~Ranks() {
 unsigned Ranks::cpu_threads(std::string* note) const {
     if (!mpi_) return 0;
     const unsigned cores = worker_count(), ranks_here = static_cast<unsigned>(local_size_);
-    const unsigned share = std::max(1u, cores / ranks_here + (static_cast<unsigned>(local_rank_) < cores % ranks_here ? 1u : 0u));
+    const unsigned share =
+        std::max(1u, cores / ranks_here + (static_cast<unsigned>(local_rank_) < cores % ranks_here ? 1u : 0u));
     unsigned bound = cores;
     cpu_set_t set;
     CPU_ZERO(&set);
     if (sched_getaffinity(0, sizeof set, &set) == 0) bound = static_cast<unsigned>(std::max(1, CPU_COUNT(&set)));
     if (bound < share && note)
-        *note = "the launcher bound rank " + std::to_string(rank_) + " to " + std::to_string(bound) + " of its host's " +
-                std::to_string(cores) + " cores, and the rank renders on " + std::to_string(bound) +
-                " thread" + (bound == 1 ? "" : "s") + " (mpirun --bind-to none gives each rank its share of its host's cores)";
+        *note = "the launcher bound rank " + std::to_string(rank_) + " to " + std::to_string(bound) +
+                " of its host's " + std::to_string(cores) + " cores, and the rank renders on " + std::to_string(bound) +
+                " thread" + (bound == 1 ? "" : "s") +
+                " (mpirun --bind-to none gives each rank its share of its host's cores)";
     return std::min(share, bound);
 }
 
@@ -359,14 +367,16 @@ std::string render_differences(Ranks& ranks, const Scene& scene, const RenderSet
         differ += differ.empty() ? "" : ", ";
         differ += identity[i].first;
         if (std::strcmp(identity[i].first, "camera") != 0)
-            differ += " (" + std::to_string(values[i]) + " on rank 0, " + std::to_string(low[i]) + " to " + std::to_string(high[i]) + " over all)";
+            differ += " (" + std::to_string(values[i]) + " on rank 0, " + std::to_string(low[i]) + " to " +
+                      std::to_string(high[i]) + " over all)";
     }
     if (differ.empty()) return "";
     return "the ranks would not render the same image: they differ in " + differ +
            " (every rank must read the same scene with the same flags)";
 }
 
-RenderOutput render_across_ranks(Ranks& ranks, Backend& backend, const Scene& scene, const RenderSettings& rs, Progress* progress) {
+RenderOutput render_across_ranks(Ranks& ranks, Backend& backend, const Scene& scene, const RenderSettings& rs,
+                                 Progress* progress) {
     try {
         return render_chunks(ranks, backend, scene, rs, progress);
     } catch (const std::bad_alloc&) {

@@ -12,8 +12,9 @@ namespace pkrt {
 Ranks::Ranks(int*, char***) {
     MpiLauncher launcher = mpi_launcher();
     if (launcher.started && (launcher.size > 1 || launcher.rank > 0)) {
-        error_ = "an MPI launcher started this pkrt as one of several ranks, but it was built without MPI "
-                 "(install libopenmpi-dev and build again)";
+        error_ =
+            "an MPI launcher started this pkrt as one of several ranks, but it was built without MPI "
+            "(install libopenmpi-dev and build again)";
         quiet_ = launcher.rank != 0;
     }
 }
@@ -23,7 +24,6 @@ Ranks::~Ranks() = default;
 unsigned Ranks::cpu_threads(std::string*) const { return 0; }
 
 bool Ranks::all_ok(int code) { return code == 0; }
-
 
 void Ranks::print_error(const std::string& error) const {
     if (!quiet_ && !error.empty()) std::fprintf(stderr, "pkrt: error: %s\n", error.c_str());

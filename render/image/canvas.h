@@ -34,14 +34,17 @@ public:
 
     void fill_rect(float x0, float y0, float x1, float y1, Rgb c) {
         for (int y = static_cast<int>(std::floor(y0)); y < static_cast<int>(std::ceil(y1)); ++y)
-            for (int x = static_cast<int>(std::floor(x0)); x < static_cast<int>(std::ceil(x1)); ++x) blend(x, y, c, 1.0f);
+            for (int x = static_cast<int>(std::floor(x0)); x < static_cast<int>(std::ceil(x1)); ++x)
+                blend(x, y, c, 1.0f);
     }
 
     // Antialiased thick segment: coverage from the distance to the segment.
     void line(float x0, float y0, float x1, float y1, Rgb c, float width) {
         float r = width * 0.5f;
-        int xa = static_cast<int>(std::floor(std::min(x0, x1) - r - 1)), xb = static_cast<int>(std::ceil(std::max(x0, x1) + r + 1));
-        int ya = static_cast<int>(std::floor(std::min(y0, y1) - r - 1)), yb = static_cast<int>(std::ceil(std::max(y0, y1) + r + 1));
+        int xa = static_cast<int>(std::floor(std::min(x0, x1) - r - 1)),
+            xb = static_cast<int>(std::ceil(std::max(x0, x1) + r + 1));
+        int ya = static_cast<int>(std::floor(std::min(y0, y1) - r - 1)),
+            yb = static_cast<int>(std::ceil(std::max(y0, y1) + r + 1));
         float dx = x1 - x0, dy = y1 - y0, len2 = dx * dx + dy * dy;
         for (int y = ya; y <= yb; ++y) {
             for (int x = xa; x <= xb; ++x) {
@@ -58,7 +61,8 @@ public:
 
     // stb_easy_font emits quads for a 6-pixel-high font; `scale` enlarges them.
     void text(float x, float y, const std::string& s, Rgb c, float scale = 2.0f) {
-        std::vector<char> buffer(1024 * (s.size() + 1));  // 64-byte quads, at most 16 a glyph (the 270 bytes of its docs are a mean)
+        std::vector<char> buffer(
+            1024 * (s.size() + 1));  // 64-byte quads, at most 16 a glyph (the 270 bytes of its docs are a mean)
         std::string copy = s;
         int quads = stb_easy_font_print(0, 0, copy.data(), nullptr, buffer.data(), static_cast<int>(buffer.size()));
         for (int q = 0; q < quads; ++q) {

@@ -73,7 +73,8 @@ struct SrgbTable {
             float lo;
             uint32_t b = first + (static_cast<uint32_t>(i) << 15);
             std::memcpy(&lo, &b, 4);
-            start[i] = static_cast<uint8_t>(std::upper_bound(steps.begin() + 1, steps.begin() + 256, lo) - steps.begin() - 1);
+            start[i] =
+                static_cast<uint8_t>(std::upper_bound(steps.begin() + 1, steps.begin() + 256, lo) - steps.begin() - 1);
         }
     }
 };
@@ -112,7 +113,8 @@ Image resolve_accumulation(const Accumulation& a) {
     size_t n = static_cast<size_t>(a.width) * a.height;
     bool interleaved = a.rgba.size() == 4 * n;
     if (!interleaved && (a.sums.size() != 3 * n || a.counts.size() != n))
-        throw Error("internal: an accumulation of " + std::to_string(a.width) + "x" + std::to_string(a.height) + " without its pixels");
+        throw Error("internal: an accumulation of " + std::to_string(a.width) + "x" + std::to_string(a.height) +
+                    " without its pixels");
     Image img;
     img.width = a.width;
     img.height = a.height;
@@ -226,7 +228,9 @@ std::string encode_image(const std::string& path, const Image& image, float expo
     throw Error(path + ": unknown image type '" + ext + "'");
 }
 
-void write_image(const std::string& path, const Image& image) { write_file_atomically(path, encode_image(path, image)); }
+void write_image(const std::string& path, const Image& image) {
+    write_file_atomically(path, encode_image(path, image));
+}
 
 Image read_pfm(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -292,7 +296,8 @@ Image read_reference_exr(const std::string& path, int width, int height) {
     try {
         Imf::InputFile file(path.c_str());
         Imath::Box2i dw = file.header().dataWindow();
-        long long w = static_cast<long long>(dw.max.x) - dw.min.x + 1, h = static_cast<long long>(dw.max.y) - dw.min.y + 1;
+        long long w = static_cast<long long>(dw.max.x) - dw.min.x + 1,
+                  h = static_cast<long long>(dw.max.y) - dw.min.y + 1;
         if (w != width || h != height)
             throw Error(path + ": the reference is " + std::to_string(w) + "x" + std::to_string(h) + ", the render " +
                         std::to_string(width) + "x" + std::to_string(height));
@@ -312,7 +317,8 @@ Image read_reference_exr(const std::string& path, int width, int height) {
 }
 
 double relative_mse(const Image& image, const Image& reference) {
-    if (image.width != reference.width || image.height != reference.height) throw Error("internal: relMSE of images of different sizes");
+    if (image.width != reference.width || image.height != reference.height)
+        throw Error("internal: relMSE of images of different sizes");
     double sum = 0.0;
     for (size_t i = 0; i < image.pixels.size(); ++i) {
         for (int c = 0; c < 3; ++c) {
@@ -333,8 +339,10 @@ void check_output_path(const std::string& path, const std::vector<std::string>& 
     std::filesystem::path dir = std::filesystem::path(output_target(path)).parent_path();
     if (dir.empty()) dir = ".";
     std::error_code ec;
-    if (!std::filesystem::is_directory(dir, ec)) throw Error(flag + " " + path + ": directory " + dir.string() + " does not exist");
-    if (::access(dir.c_str(), W_OK) != 0) throw Error(flag + " " + path + ": directory " + dir.string() + " is not writable");
+    if (!std::filesystem::is_directory(dir, ec))
+        throw Error(flag + " " + path + ": directory " + dir.string() + " does not exist");
+    if (::access(dir.c_str(), W_OK) != 0)
+        throw Error(flag + " " + path + ": directory " + dir.string() + " is not writable");
     if (std::filesystem::is_directory(path, ec)) throw Error(flag + " " + path + ": is a directory");
 }
 

@@ -14,7 +14,7 @@
 namespace pkrt {
 
 struct OutputFile {
-    std::string flag;   // "-o", "--hdr", ... for messages
+    std::string flag;  // "-o", "--hdr", ... for messages
     std::string path;
     std::string bytes;
 };

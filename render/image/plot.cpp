@@ -13,8 +13,8 @@ namespace pkrt {
 namespace {
 
 // Colour-blind-safe palette (Okabe & Ito).
-const Rgb kPalette[] = {{0, 114, 178}, {213, 94, 0}, {0, 158, 115}, {204, 121, 167},
-                        {230, 159, 0}, {86, 180, 233}, {0, 0, 0}, {240, 228, 66}};
+const Rgb kPalette[] = {{0, 114, 178}, {213, 94, 0},   {0, 158, 115}, {204, 121, 167},
+                        {230, 159, 0}, {86, 180, 233}, {0, 0, 0},     {240, 228, 66}};
 
 std::string format_number(double v) {
     char buf[32];
@@ -33,7 +33,8 @@ std::vector<double> ticks(double lo, double hi, bool log_axis) {
     if (log_axis) {
         for (auto mantissas : {std::vector<double>{1, 2, 5}, std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8, 9}}) {
             t.clear();
-            for (int e = static_cast<int>(std::floor(std::log10(lo))); e <= static_cast<int>(std::ceil(std::log10(hi))); ++e)
+            for (int e = static_cast<int>(std::floor(std::log10(lo))); e <= static_cast<int>(std::ceil(std::log10(hi)));
+                 ++e)
                 for (double m : mantissas) {
                     double v = m * std::pow(10.0, e);
                     if (v >= lo * 0.999 && v <= hi * 1.001) t.push_back(v);

@@ -25,7 +25,8 @@ namespace {
 constexpr size_t kIdatBytes = size_t{1} << 18;  // compressed data per IDAT chunk
 
 void put_u32(std::string& out, uint32_t v) {
-    const char b[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8), static_cast<char>(v)};
+    const char b[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
+                       static_cast<char>(v)};
     out.append(b, 4);
 }
 
@@ -88,15 +89,20 @@ std::string encode_png_rgb8(int width, int height, const std::vector<unsigned ch
     if (!zip) throw Error("PNG encoding: out of memory");
     std::vector<unsigned char> data(libdeflate_zlib_compress_bound(zip.get(), filtered.size()));
     size_t size = libdeflate_zlib_compress(zip.get(), filtered.data(), filtered.size(), data.data(), data.size());
-    if (size == 0) throw Error("PNG encoding: the compressor's bound was too small");  // libdeflate's bound is exact: never
+    if (size == 0)
+        throw Error("PNG encoding: the compressor's bound was too small");  // libdeflate's bound is exact: never
 
     std::string out;
     out.reserve(size + size / kIdatBytes * 12 + 128);
     out.append("\x89PNG\r\n\x1a\n", 8);
-    const unsigned char ihdr[13] = {static_cast<unsigned char>(width >> 24), static_cast<unsigned char>(width >> 16),
-                                    static_cast<unsigned char>(width >> 8), static_cast<unsigned char>(width),
-                                    static_cast<unsigned char>(height >> 24), static_cast<unsigned char>(height >> 16),
-                                    static_cast<unsigned char>(height >> 8), static_cast<unsigned char>(height),
+    const unsigned char ihdr[13] = {static_cast<unsigned char>(width >> 24),
+                                    static_cast<unsigned char>(width >> 16),
+                                    static_cast<unsigned char>(width >> 8),
+                                    static_cast<unsigned char>(width),
+                                    static_cast<unsigned char>(height >> 24),
+                                    static_cast<unsigned char>(height >> 16),
+                                    static_cast<unsigned char>(height >> 8),
+                                    static_cast<unsigned char>(height),
                                     8,   // bits per channel
                                     2,   // truecolour
                                     0,   // deflate
@@ -108,7 +114,8 @@ std::string encode_png_rgb8(int width, int height, const std::vector<unsigned ch
     const unsigned char intent = 0;
     put_chunk(out, "sRGB", &intent, 1);
     put_chunk(out, "cHRM", std::vector<uint32_t>{31270, 32900, 64000, 33000, 30000, 60000, 15000, 6000});
-    for (size_t at = 0; at < size; at += kIdatBytes) put_chunk(out, "IDAT", data.data() + at, std::min(kIdatBytes, size - at));
+    for (size_t at = 0; at < size; at += kIdatBytes)
+        put_chunk(out, "IDAT", data.data() + at, std::min(kIdatBytes, size - at));
     put_chunk(out, "IEND", nullptr, 0);
     return out;
 }

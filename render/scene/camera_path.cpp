@@ -27,7 +27,9 @@ Vec3 rotate_about(Vec3 v, Vec3 axis, float radians) {
 class KeyReader {
 public:
     explicit KeyReader(std::string file) : file_(std::move(file)) {}
-    [[noreturn]] void fail(const std::string& where, const std::string& what) const { throw Error(file_ + ": " + where + ": " + what); }
+    [[noreturn]] void fail(const std::string& where, const std::string& what) const {
+        throw Error(file_ + ": " + where + ": " + what);
+    }
 
     float number(const json& v, const std::string& where) const {
         if (!v.is_number()) fail(where, "must be a number");
@@ -43,7 +45,8 @@ public:
     CameraKey key(const json& j, const std::string& where, const CameraSpec& base) const {
         if (!j.is_object()) fail(where, "must be an object");
         for (auto it = j.begin(); it != j.end(); ++it)
-            if (it.key() != "time" && it.key() != "eye" && it.key() != "look_at" && it.key() != "up" && it.key() != "fov")
+            if (it.key() != "time" && it.key() != "eye" && it.key() != "look_at" && it.key() != "up" &&
+                it.key() != "fov")
                 fail(where, "unknown key '" + it.key() + "' (time, eye, look_at, up, fov)");
         for (const char* required : {"time", "eye", "look_at"})
             if (!j.contains(required)) fail(where, std::string("needs '") + required + "'");
@@ -54,10 +57,12 @@ public:
         k.camera.look_at = vec3(j["look_at"], where + ".look_at");
         if (j.contains("up")) k.camera.up = vec3(j["up"], where + ".up");
         if (j.contains("fov")) k.camera.vfov_degrees = number(j["fov"], where + ".fov");
-        if (!(k.camera.vfov_degrees > 0.0f && k.camera.vfov_degrees < 180.0f)) fail(where + ".fov", "must be between 0 and 180 degrees");
+        if (!(k.camera.vfov_degrees > 0.0f && k.camera.vfov_degrees < 180.0f))
+            fail(where + ".fov", "must be between 0 and 180 degrees");
         Vec3 fwd = k.camera.look_at - k.camera.eye;
         if (!(length(fwd) > 0.0f)) fail(where, "eye and look_at must differ");
-        if (!(length(cross(normalize(fwd), k.camera.up)) > 1e-6f)) fail(where + ".up", "must not be parallel to the view direction");
+        if (!(length(cross(normalize(fwd), k.camera.up)) > 1e-6f))
+            fail(where + ".up", "must not be parallel to the view direction");
         return k;
     }
 
@@ -77,7 +82,8 @@ std::vector<CameraKey> read_keys(const std::string& file, const CameraSpec& base
     } catch (const json::exception& e) {
         throw Error(file + ": not valid JSON: " + e.what());
     }
-    if (!j.is_object() || !j.contains("keys") || j.size() != 1) r.fail("top level", "must be an object with one key, 'keys'");
+    if (!j.is_object() || !j.contains("keys") || j.size() != 1)
+        r.fail("top level", "must be an object with one key, 'keys'");
     const json& keys = j["keys"];
     if (!keys.is_array() || keys.empty()) r.fail("keys", "must be a non-empty array");
     if (keys.size() > 100000) r.fail("keys", "at most 100000 keys");
@@ -86,14 +92,17 @@ std::vector<CameraKey> read_keys(const std::string& file, const CameraSpec& base
         std::string where = "keys[" + std::to_string(i) + "]";
         out.push_back(r.key(keys[i], where, base));
         if (out.back().time < 0.0f || out.back().time > 1.0f) r.fail(where + ".time", "must be between 0 and 1");
-        if (i > 0 && !(out.back().time > out[i - 1].time)) r.fail(where + ".time", "must be greater than the key before");
+        if (i > 0 && !(out.back().time > out[i - 1].time))
+            r.fail(where + ".time", "must be greater than the key before");
     }
     return out;
 }
 
 Vec3 catmull_rom(Vec3 p0, Vec3 p1, Vec3 p2, Vec3 p3, float t) {
     float t2 = t * t, t3 = t2 * t;
-    return (p1 * 2.0f + (p2 - p0) * t + (p0 * 2.0f - p1 * 5.0f + p2 * 4.0f - p3) * t2 + (p1 * 3.0f - p0 - p2 * 3.0f + p3) * t3) * 0.5f;
+    return (p1 * 2.0f + (p2 - p0) * t + (p0 * 2.0f - p1 * 5.0f + p2 * 4.0f - p3) * t2 +
+            (p1 * 3.0f - p0 - p2 * 3.0f + p3) * t3) *
+           0.5f;
 }
 
 CameraSpec interpolate(const std::vector<CameraKey>& keys, float time) {
@@ -126,13 +135,15 @@ CameraPath parse_camera_path(const std::string& spec, const CameraSpec& scene_ca
             std::string deg = spec.substr(6);
             char* end = nullptr;
             double d = std::strtod(deg.c_str(), &end);
-            if (deg.empty() || end != deg.c_str() + deg.size() || !std::isfinite(d) || d == 0.0 || std::fabs(d) > 36000.0)
+            if (deg.empty() || end != deg.c_str() + deg.size() || !std::isfinite(d) || d == 0.0 ||
+                std::fabs(d) > 36000.0)
                 throw Error("--camera-path " + spec + ": orbit:DEGREES takes a non-zero number of degrees up to 36000");
             p.degrees = static_cast<float>(d);
         }
         Vec3 arm = scene_camera.eye - scene_camera.look_at;
         if (!(length(cross(arm, scene_camera.up)) > 1e-6f * length(arm)))
-            throw Error("--camera-path " + spec + ": the scene camera looks along its up axis, so an orbit about it does not move");
+            throw Error("--camera-path " + spec +
+                        ": the scene camera looks along its up axis, so an orbit about it does not move");
         return p;
     }
     p.orbit = false;
@@ -143,7 +154,8 @@ CameraPath parse_camera_path(const std::string& spec, const CameraSpec& scene_ca
 CameraSpec camera_at(const CameraPath& path, int frame, int frames) {
     if (path.orbit) {
         CameraSpec c = path.base;
-        float radians = path.degrees * kPi / 180.0f * static_cast<float>(frame) / static_cast<float>(std::max(1, frames));
+        float radians =
+            path.degrees * kPi / 180.0f * static_cast<float>(frame) / static_cast<float>(std::max(1, frames));
         c.eye = path.base.look_at + rotate_about(path.base.eye - path.base.look_at, path.base.up, radians);
         return c;
     }

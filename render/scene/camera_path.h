@@ -21,7 +21,7 @@ struct CameraKey {
 };
 
 struct CameraPath {
-    CameraSpec base;            // the scene's camera (orbit centre and the keys' defaults)
+    CameraSpec base;  // the scene's camera (orbit centre and the keys' defaults)
     bool orbit = true;
     float degrees = 360.0f;
     std::vector<CameraKey> keys;

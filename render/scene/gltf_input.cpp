@@ -80,8 +80,7 @@ void check_uri(const std::string& path, const std::string& where, const std::str
             throw Error(path + ": " + where + ": unsupported data: URI '" + head.substr(0, 60) +
                         "' (pkrt reads base64 " + list + ")");
         }
-        if (!is_base64(uri.substr(comma + 1)))
-            throw Error(path + ": " + where + ": data: URI is not valid base64");
+        if (!is_base64(uri.substr(comma + 1))) throw Error(path + ": " + where + ": data: URI is not valid base64");
         return;
     }
     std::string why = uri_problem(percent_decoded(uri));
@@ -100,18 +99,22 @@ uint32_t le32(const std::string& b, size_t at) {
 GlbChunks check_glb(const std::string& path, const std::string& b) {
     GlbChunks c;
     if (b.size() < 20)
-        throw Error(path + ": truncated .glb: " + std::to_string(b.size()) + " bytes, less than its 12-byte header and a chunk header");
+        throw Error(path + ": truncated .glb: " + std::to_string(b.size()) +
+                    " bytes, less than its 12-byte header and a chunk header");
     uint32_t version = le32(b, 4), length = le32(b, 8);
-    if (version != 2) throw Error(path + ": binary glTF version " + std::to_string(version) + " (pkrt reads version 2)");
+    if (version != 2)
+        throw Error(path + ": binary glTF version " + std::to_string(version) + " (pkrt reads version 2)");
     if (length > b.size())
         throw Error(path + ": truncated .glb: its header says " + std::to_string(length) + " bytes, the file has " +
                     std::to_string(b.size()));
     if (length < b.size())
-        throw Error(path + ": .glb has " + std::to_string(b.size() - length) + " bytes after the length its header gives");
+        throw Error(path + ": .glb has " + std::to_string(b.size() - length) +
+                    " bytes after the length its header gives");
     uint64_t json_len = le32(b, 12);
     if (le32(b, 16) != 0x4E4F534Au) throw Error(path + ": .glb: the first chunk is not JSON");
     if (json_len == 0 || 20 + json_len > length)
-        throw Error(path + ": truncated .glb: the JSON chunk of " + std::to_string(json_len) + " bytes does not fit in the file");
+        throw Error(path + ": truncated .glb: the JSON chunk of " + std::to_string(json_len) +
+                    " bytes does not fit in the file");
     c.json_offset = 20;
     c.json_size = static_cast<size_t>(json_len);
     uint64_t at = 20 + json_len;
@@ -120,7 +123,8 @@ GlbChunks check_glb(const std::string& path, const std::string& b) {
         uint64_t bin_len = le32(b, at);
         if (le32(b, at + 4) != 0x004E4942u) throw Error(path + ": .glb: the second chunk is not BIN");
         if (at + 8 + bin_len > length)
-            throw Error(path + ": truncated .glb: the BIN chunk of " + std::to_string(bin_len) + " bytes does not fit in the file");
+            throw Error(path + ": truncated .glb: the BIN chunk of " + std::to_string(bin_len) +
+                        " bytes does not fit in the file");
         c.bin_size = bin_len;
     }
     return c;
@@ -131,15 +135,15 @@ namespace {
 bool get_index(const json& o, const char* key, uint64_t* out) {
     auto it = o.find(key);
     if (it == o.end()) return false;
-    if (!it->is_number_unsigned()) throw std::invalid_argument(std::string("'") + key + "' must be a non-negative integer");
+    if (!it->is_number_unsigned())
+        throw std::invalid_argument(std::string("'") + key + "' must be a non-negative integer");
     *out = it->get<uint64_t>();
     return true;
 }
 
 // Each object of the top-level array `key` (absent: none), with `where` naming the array, then each
 // element, for the error messages.
-template <class F>
-void for_each_object(const json& doc, const char* key, std::string& where, F&& f) {
+template <class F> void for_each_object(const json& doc, const char* key, std::string& where, F&& f) {
     if (!doc.contains(key)) return;
     const json& array = doc[key];
     where = key;
@@ -171,16 +175,19 @@ void check_json(const std::string& path, const char* text, size_t size, bool glb
         std::vector<uint64_t> buffer_len;
         for_each_object(doc, "buffers", where, [&](size_t i, const json& o) {
             uint64_t len = 0;
-            if (!get_index(o, "byteLength", &len) || len == 0) throw std::invalid_argument("byteLength must be at least 1");
+            if (!get_index(o, "byteLength", &len) || len == 0)
+                throw std::invalid_argument("byteLength must be at least 1");
             if (len > kMaxBufferBytes) throw std::invalid_argument("byteLength " + std::to_string(len) + " is absurd");
             if (o.contains("uri")) {
                 if (!o["uri"].is_string()) throw std::invalid_argument("uri must be a string");
-                check_uri(path, where, o["uri"].get<std::string>(), {"application/octet-stream", "application/gltf-buffer"});
+                check_uri(path, where, o["uri"].get<std::string>(),
+                          {"application/octet-stream", "application/gltf-buffer"});
             } else if (!glb || i != 0) {
                 throw std::invalid_argument("has no uri (only a .glb's first buffer may use its BIN chunk)");
             } else if (len > bin_size) {
-                throw std::invalid_argument("byteLength " + std::to_string(len) + " is more than the .glb's BIN chunk of " +
-                                            std::to_string(bin_size) + " bytes");
+                throw std::invalid_argument("byteLength " + std::to_string(len) +
+                                            " is more than the .glb's BIN chunk of " + std::to_string(bin_size) +
+                                            " bytes");
             }
             buffer_len.push_back(len);
         });
@@ -189,15 +196,18 @@ void check_json(const std::string& path, const char* text, size_t size, bool glb
             ++views;
             uint64_t buf = 0, off = 0, len = 0, stride = 0;
             if (!get_index(o, "buffer", &buf) || buf >= buffer_len.size())
-                throw std::invalid_argument("buffer must be one of the " + std::to_string(buffer_len.size()) + " buffers");
+                throw std::invalid_argument("buffer must be one of the " + std::to_string(buffer_len.size()) +
+                                            " buffers");
             get_index(o, "byteOffset", &off);
-            if (!get_index(o, "byteLength", &len) || len == 0) throw std::invalid_argument("byteLength must be at least 1");
+            if (!get_index(o, "byteLength", &len) || len == 0)
+                throw std::invalid_argument("byteLength must be at least 1");
             if (off > buffer_len[buf] || len > buffer_len[buf] - off)
                 throw std::invalid_argument("bytes " + std::to_string(off) + " to " + std::to_string(off + len) +
                                             " are past the end of buffer " + std::to_string(buf) + " (" +
                                             std::to_string(buffer_len[buf]) + " bytes)");
             if (get_index(o, "byteStride", &stride) && (stride < 4 || stride > 252 || stride % 4))
-                throw std::invalid_argument("byteStride " + std::to_string(stride) + " is not a multiple of 4 in [4, 252]");
+                throw std::invalid_argument("byteStride " + std::to_string(stride) +
+                                            " is not a multiple of 4 in [4, 252]");
         });
         for_each_object(doc, "images", where, [&](size_t, const json& o) {
             uint64_t view = 0;
@@ -267,7 +277,8 @@ bool load_image(tinygltf::Image* image, const int index, std::string* err, std::
         std::string name = c->path + ": image " + std::to_string(index) +
                            (image->uri.empty() || image->uri.rfind("data:", 0) == 0 ? "" : " '" + image->uri + "'");
         int32_t t = decode_texture(c->scene, name, bytes, static_cast<size_t>(size));
-        if (c->image_texture.size() <= static_cast<size_t>(index)) c->image_texture.resize(static_cast<size_t>(index) + 1, -1);
+        if (c->image_texture.size() <= static_cast<size_t>(index))
+            c->image_texture.resize(static_cast<size_t>(index) + 1, -1);
         c->image_texture[static_cast<size_t>(index)] = t;
         image->width = c->scene.textures[t].width;
         image->height = c->scene.textures[t].height;

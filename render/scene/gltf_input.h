@@ -30,9 +30,9 @@ void check_json(const std::string& path, const char* text, size_t size, bool glb
 // Shared by tinygltf's callbacks (their `user` pointer) and load_gltf.
 struct Context {
     Scene& scene;
-    std::string path;             // the .gltf or .glb
-    std::string base;             // its directory, as tinygltf joins URIs to it
-    std::string error;            // the first problem a callback met (tinygltf's own message is vaguer)
+    std::string path;                    // the .gltf or .glb
+    std::string base;                    // its directory, as tinygltf joins URIs to it
+    std::string error;                   // the first problem a callback met (tinygltf's own message is vaguer)
     std::vector<int32_t> image_texture;  // glTF image -> scene.textures, -1 until decoded
 };
 

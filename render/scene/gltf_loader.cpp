@@ -41,16 +41,16 @@ using gltf::fs_exists;
 using gltf::fs_expand;
 using gltf::fs_read;
 using gltf::fs_write;
-using gltf::Reader;
 using gltf::GlbChunks;
 using gltf::load_image;
+using gltf::Reader;
 
 const std::set<std::string> kSupportedExtensions = {"KHR_materials_emissive_strength", "KHR_texture_transform",
                                                     "KHR_materials_transmission", "KHR_materials_ior",
                                                     "KHR_materials_volume"};
 
-constexpr size_t kMaxNodeDepth = 256;            // real hierarchies are a few levels deep
-constexpr uint64_t kMaxNodeVisits = 1u << 20;    // a DAG of nodes can reach a node exponentially often
+constexpr size_t kMaxNodeDepth = 256;          // real hierarchies are a few levels deep
+constexpr uint64_t kMaxNodeVisits = 1u << 20;  // a DAG of nodes can reach a node exponentially often
 
 std::string lines_joined(std::string text) {
     while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
@@ -121,7 +121,8 @@ void Reader::load() {
                 return static_cast<float>(x);
             };
             if (pbr.baseColorFactor.size() != 4) fail(where + ": baseColorFactor must have 4 numbers");
-            out.albedo = {unit(pbr.baseColorFactor[0], "baseColorFactor"), unit(pbr.baseColorFactor[1], "baseColorFactor"),
+            out.albedo = {unit(pbr.baseColorFactor[0], "baseColorFactor"),
+                          unit(pbr.baseColorFactor[1], "baseColorFactor"),
                           unit(pbr.baseColorFactor[2], "baseColorFactor")};
             out.metallic = unit(pbr.metallicFactor, "metallicFactor");
             float rough = unit(pbr.roughnessFactor, "roughnessFactor");
@@ -139,22 +140,26 @@ void Reader::load() {
             std::set<int> sets;
             int set = 0;
             if (pbr.baseColorTexture.index >= 0) {
-                out.albedo_texture = texture_view(pbr.baseColorTexture, pbr.baseColorTexture.texCoord, pbr.baseColorTexture.extensions, true, static_cast<int>(i), &set);
+                out.albedo_texture = texture_view(pbr.baseColorTexture, pbr.baseColorTexture.texCoord,
+                                                  pbr.baseColorTexture.extensions, true, static_cast<int>(i), &set);
                 sets.insert(set);
             }
             if (pbr.metallicRoughnessTexture.index >= 0) {
-                out.metal_rough_texture = texture_view(pbr.metallicRoughnessTexture, pbr.metallicRoughnessTexture.texCoord,
-                                                       pbr.metallicRoughnessTexture.extensions, false, static_cast<int>(i), &set);
+                out.metal_rough_texture =
+                    texture_view(pbr.metallicRoughnessTexture, pbr.metallicRoughnessTexture.texCoord,
+                                 pbr.metallicRoughnessTexture.extensions, false, static_cast<int>(i), &set);
                 sets.insert(set);
             }
             if (gm.emissiveTexture.index >= 0 && !is_black(out.emission)) {
-                out.emission_texture = texture_view(gm.emissiveTexture, gm.emissiveTexture.texCoord, gm.emissiveTexture.extensions, true, static_cast<int>(i), &set);
+                out.emission_texture = texture_view(gm.emissiveTexture, gm.emissiveTexture.texCoord,
+                                                    gm.emissiveTexture.extensions, true, static_cast<int>(i), &set);
                 sets.insert(set);
             }
             if (gm.normalTexture.index >= 0) {
                 tinygltf::TextureInfo ti;
                 ti.index = gm.normalTexture.index;
-                out.normal_texture = texture_view(ti, gm.normalTexture.texCoord, gm.normalTexture.extensions, false, static_cast<int>(i), &set);
+                out.normal_texture = texture_view(ti, gm.normalTexture.texCoord, gm.normalTexture.extensions, false,
+                                                  static_cast<int>(i), &set);
                 if (!std::isfinite(gm.normalTexture.scale) || std::fabs(gm.normalTexture.scale) > 1e3)
                     fail(where + ": normalTexture.scale must be a finite number");
                 out.normal_scale = static_cast<float>(gm.normalTexture.scale);
@@ -168,7 +173,8 @@ void Reader::load() {
                     // its texture and the volume's attenuation are not modelled.
                     out.type = kDielectric;
                     double ior = 1.5;
-                    if (const tinygltf::Value* io = extension(gm.extensions, "KHR_materials_ior")) ior = number(io->Get("ior"), 1.5);
+                    if (const tinygltf::Value* io = extension(gm.extensions, "KHR_materials_ior"))
+                        ior = number(io->Get("ior"), 1.5);
                     if (!(ior >= 1.0 && ior <= 4.0)) fail(where + ": ior must be in [1, 4]");
                     out.ior = static_cast<float>(ior);
                     out.metallic = 0.0f;
@@ -185,9 +191,11 @@ void Reader::load() {
             // Coverage: the base colour's alpha (factor times texture), tested (MASK) or blended (BLEND).
             float coverage = unit(pbr.baseColorFactor[3], "baseColorFactor");
             if (gm.alphaMode == "MASK") {
-                if (!(gm.alphaCutoff >= 0.0 && gm.alphaCutoff <= 1e6)) fail(where + ": alphaCutoff must be a number >= 0");
+                if (!(gm.alphaCutoff >= 0.0 && gm.alphaCutoff <= 1e6))
+                    fail(where + ": alphaCutoff must be a number >= 0");
                 if (gm.alphaCutoff > 0.0)
-                    set_material_cutout(scene_, material_slot_[i], out.albedo_texture, coverage, static_cast<float>(gm.alphaCutoff));
+                    set_material_cutout(scene_, material_slot_[i], out.albedo_texture, coverage,
+                                        static_cast<float>(gm.alphaCutoff));
             } else if (gm.alphaMode == "BLEND") {
                 if (coverage < 1.0f || out.albedo_texture >= 0)
                     set_material_cutout(scene_, material_slot_[i], out.albedo_texture, coverage, 0.0f);
@@ -214,22 +222,32 @@ void Reader::load() {
     }
 
     for (const auto& [mode, n] : skipped_modes_)
-        warn("skipped " + std::to_string(n) + " primitives of mode " + std::to_string(mode) + " (pkrt renders triangles only)");
-    if (uv_conflict_) warn("a material reads several texture coordinate sets (or one beyond TEXCOORD_1): pkrt uses one per material");
+        warn("skipped " + std::to_string(n) + " primitives of mode " + std::to_string(mode) +
+             " (pkrt renders triangles only)");
+    if (uv_conflict_)
+        warn("a material reads several texture coordinate sets (or one beyond TEXCOORD_1): pkrt uses one per material");
     // What pkrt does not render, one line each, so that nothing is dropped silently.
     size_t occlusion = 0, targets = 0;
     for (const auto& gm : m_.materials) occlusion += gm.occlusionTexture.index >= 0;
     for (const auto& mesh : m_.meshes)
         for (const auto& p : mesh.primitives) targets += !p.targets.empty();
-    auto count = [](size_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); };
-    if (occlusion) warn("occlusionTexture ignored (" + count(occlusion, "material", "materials") + "; a path tracer traces occlusion)");
-    if (targets) warn("morph targets ignored (" + count(targets, "primitive", "primitives") + "; the base shape renders)");
-    if (!m_.skins.empty()) warn("skins ignored (" + count(m_.skins.size(), "skin", "skins") + "; the bind pose renders)");
+    auto count = [](size_t n, const char* one, const char* many) {
+        return std::to_string(n) + " " + (n == 1 ? one : many);
+    };
+    if (occlusion)
+        warn("occlusionTexture ignored (" + count(occlusion, "material", "materials") +
+             "; a path tracer traces occlusion)");
+    if (targets)
+        warn("morph targets ignored (" + count(targets, "primitive", "primitives") + "; the base shape renders)");
+    if (!m_.skins.empty())
+        warn("skins ignored (" + count(m_.skins.size(), "skin", "skins") + "; the bind pose renders)");
     if (!m_.animations.empty())
-        warn("animations ignored (" + count(m_.animations.size(), "animation", "animations") + "; the nodes' own transforms render)");
+        warn("animations ignored (" + count(m_.animations.size(), "animation", "animations") +
+             "; the nodes' own transforms render)");
     std::stable_sort(cameras_.begin(), cameras_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     for (auto& c : cameras_) scene_.cameras.push_back(std::move(c.second));
-    if (added_ == 0 && scene_.tris.empty()) fail("no valid triangles in the default scene (none, or all degenerate or non-finite)");
+    if (added_ == 0 && scene_.tris.empty())
+        fail("no valid triangles in the default scene (none, or all degenerate or non-finite)");
 }
 
 void Reader::visit(int node, const glm::dmat4& parent, size_t depth) {
@@ -237,7 +255,8 @@ void Reader::visit(int node, const glm::dmat4& parent, size_t depth) {
     std::string where = "node " + std::to_string(node);
     if (on_path_[static_cast<size_t>(node)]) fail(where + " is its own ancestor (a cycle in the node hierarchy)");
     if (depth > kMaxNodeDepth) fail(where + ": the node hierarchy is deeper than " + std::to_string(kMaxNodeDepth));
-    if (++visits_ > kMaxNodeVisits) fail("the scene reaches more than " + std::to_string(kMaxNodeVisits) + " node instances");
+    if (++visits_ > kMaxNodeVisits)
+        fail("the scene reaches more than " + std::to_string(kMaxNodeVisits) + " node instances");
     glm::dmat4 xf = parent * local_matrix(n, where, *this);
     if (n.camera >= 0) add_camera(n.camera, n.name, xf);
     if (n.mesh >= 0) {
@@ -253,15 +272,16 @@ void Reader::add_camera(int index, const std::string& node_name, const glm::dmat
     const tinygltf::Camera& c = at(m_.cameras, index, "camera");
     std::string name = !c.name.empty() ? c.name : !node_name.empty() ? node_name : "camera " + std::to_string(index);
     if (c.type != "perspective") {
-        warn("camera " + std::to_string(index) + " '" + name + "' is " + c.type + ": skipped (pkrt has perspective cameras only)");
+        warn("camera " + std::to_string(index) + " '" + name + "' is " + c.type +
+             ": skipped (pkrt has perspective cameras only)");
         return;
     }
     double yfov = c.perspective.yfov * 180.0 / 3.14159265358979323846;
     if (!(yfov > 0.0 && yfov < 180.0)) fail("camera " + std::to_string(index) + ": yfov must be between 0 and pi");
     glm::dvec3 eye(xf * glm::dvec4(0, 0, 0, 1)), fwd(xf * glm::dvec4(0, 0, -1, 0)), up(xf * glm::dvec4(0, 1, 0, 0));
     double fl = glm::length(fwd), ul = glm::length(up);
-    if (!(fl > 0.0) || !(ul > 0.0) || !std::isfinite(fl) || !std::isfinite(ul) || !std::isfinite(eye.x + eye.y + eye.z) ||
-        !(glm::length(glm::cross(fwd / fl, up / ul)) > 1e-6))
+    if (!(fl > 0.0) || !(ul > 0.0) || !std::isfinite(fl) || !std::isfinite(ul) ||
+        !std::isfinite(eye.x + eye.y + eye.z) || !(glm::length(glm::cross(fwd / fl, up / ul)) > 1e-6))
         fail("camera " + std::to_string(index) + " '" + name + "': its node's transform is degenerate");
     glm::dvec3 at_ = eye + fwd / fl;
     NamedCamera nc;
@@ -288,7 +308,9 @@ void Reader::add_primitive(const tinygltf::Primitive& p, const glm::dmat4& xf, i
     const std::vector<float>& pos = floats(ipos, 3, where + " POSITION");
     size_t nv = pos.size() / 3;
     auto same_count = [&](const std::vector<float>& v, size_t comps, const char* what) {
-        if (v.size() / comps != nv) fail(where + ": " + what + " has " + std::to_string(v.size() / comps) + " elements, POSITION " + std::to_string(nv));
+        if (v.size() / comps != nv)
+            fail(where + ": " + what + " has " + std::to_string(v.size() / comps) + " elements, POSITION " +
+                 std::to_string(nv));
     };
     int32_t mat = material(p.material);
     if (p.material >= 0) at(m_.materials, p.material, (where + ": material").c_str());
@@ -297,7 +319,8 @@ void Reader::add_primitive(const tinygltf::Primitive& p, const glm::dmat4& xf, i
     const std::vector<float>* tan = nullptr;
     const std::vector<float>* uv = nullptr;
     if (int i = attr("NORMAL"); i >= 0) same_count(*(nrm = &floats(i, 3, where + " NORMAL")), 3, "NORMAL");
-    if (int i = attr(uv_set == 1 ? "TEXCOORD_1" : "TEXCOORD_0"); i >= 0) same_count(*(uv = &floats(i, 2, where + " TEXCOORD")), 2, "TEXCOORD");
+    if (int i = attr(uv_set == 1 ? "TEXCOORD_1" : "TEXCOORD_0"); i >= 0)
+        same_count(*(uv = &floats(i, 2, where + " TEXCOORD")), 2, "TEXCOORD");
     bool normal_map = scene_.materials[static_cast<size_t>(mat)].normal_texture >= 0;
     if (normal_map)
         if (int i = attr("TANGENT"); i >= 0) same_count(*(tan = &floats(i, 4, where + " TANGENT")), 4, "TANGENT");
@@ -307,7 +330,8 @@ void Reader::add_primitive(const tinygltf::Primitive& p, const glm::dmat4& xf, i
     if (p.indices >= 0) {
         idx = &indices(p.indices, where);
         for (uint32_t i : *idx)
-            if (i >= nv) fail(where + ": index " + std::to_string(i) + " is past its " + std::to_string(nv) + " vertices");
+            if (i >= nv)
+                fail(where + ": index " + std::to_string(i) + " is past its " + std::to_string(nv) + " vertices");
     } else {
         seq.resize(nv);
         for (size_t i = 0; i < nv; ++i) seq[i] = static_cast<uint32_t>(i);
@@ -395,9 +419,7 @@ void Reader::add_primitive(const tinygltf::Primitive& p, const glm::dmat4& xf, i
     added_ += builder.added();
 }
 
-
 }  // namespace gltf
-
 
 size_t load_gltf(Scene& scene, const std::string& path, const GltfOptions& options) {
     InputFile file = read_input_file(path);
@@ -426,7 +448,8 @@ size_t load_gltf(Scene& scene, const std::string& path, const GltfOptions& optio
     try {
         ok = glb ? loader.LoadBinaryFromMemory(&model, &err, &warn, reinterpret_cast<const unsigned char*>(b.data()),
                                                static_cast<unsigned int>(b.size()), ctx.base)
-                 : loader.LoadASCIIFromString(&model, &err, &warn, b.data(), static_cast<unsigned int>(b.size()), ctx.base);
+                 : loader.LoadASCIIFromString(&model, &err, &warn, b.data(), static_cast<unsigned int>(b.size()),
+                                              ctx.base);
     } catch (const std::bad_alloc&) {
         throw;
     } catch (const std::exception& e) {
@@ -436,7 +459,8 @@ size_t load_gltf(Scene& scene, const std::string& path, const GltfOptions& optio
     if (!ok) throw Error(path + ": cannot read glTF: " + lines_joined(err.empty() ? "unknown error" : err));
     for (size_t i = 0; i < model.images.size(); ++i)
         if (i >= ctx.image_texture.size() || ctx.image_texture[i] < 0)
-            throw Error(path + ": image " + std::to_string(i) + " could not be loaded" + (warn.empty() ? "" : ": " + lines_joined(warn)));
+            throw Error(path + ": image " + std::to_string(i) + " could not be loaded" +
+                        (warn.empty() ? "" : ": " + lines_joined(warn)));
 
     size_t before = scene.tris.size();
     Reader reader(scene, path, model, ctx.image_texture, options);

@@ -21,14 +21,15 @@ std::string format_bytes(uint64_t bytes) {
 
 namespace {
 
-void check(const std::string& what, uint64_t used, uint64_t more, uint64_t limit, const char* noun,
-           uint64_t bytes_each, const char* flag, const char* whose = "the scene") {
+void check(const std::string& what, uint64_t used, uint64_t more, uint64_t limit, const char* noun, uint64_t bytes_each,
+           const char* flag, const char* whose = "the scene") {
     if (more <= limit && used <= limit - more) return;
     // Saturate: a sphere's 20 * 4^n or a header's width x height may be beyond any budget.
     uint64_t total = more > UINT64_MAX - used ? UINT64_MAX : used + more;
     uint64_t bytes = total > UINT64_MAX / bytes_each ? UINT64_MAX : total * bytes_each;
-    throw Error(what + ": " + whose + " would have " + std::to_string(total) + " " + noun + " (about " + format_bytes(bytes) +
-                "), more than the limit of " + std::to_string(limit) + " (raise it with " + flag + ")");
+    throw Error(what + ": " + whose + " would have " + std::to_string(total) + " " + noun + " (about " +
+                format_bytes(bytes) + "), more than the limit of " + std::to_string(limit) + " (raise it with " + flag +
+                ")");
 }
 
 }  // namespace

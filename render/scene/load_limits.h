@@ -14,10 +14,10 @@ namespace pkrt {
 enum class MissingTextures { kError, kWarn };
 
 struct LoadLimits {
-    uint64_t max_triangles = uint64_t(8) << 20;   // about 4.7 GiB of host memory at kBytesPerTriangle
-    uint64_t max_texels = uint64_t(256) << 20;    // 1 GiB of RGBA8
-    uint64_t max_polygon_corners = 256;  // ear clipping is quadratic: the cost at 256 is in BENCHMARKS.md
-    uint64_t max_pixels = uint64_t(64) << 20;     // 8192 x 8192: 4 GiB of host memory at kBytesPerPixel
+    uint64_t max_triangles = uint64_t(8) << 20;  // about 4.7 GiB of host memory at kBytesPerTriangle
+    uint64_t max_texels = uint64_t(256) << 20;   // 1 GiB of RGBA8
+    uint64_t max_polygon_corners = 256;          // ear clipping is quadratic: the cost at 256 is in BENCHMARKS.md
+    uint64_t max_pixels = uint64_t(64) << 20;    // 8192 x 8192: 4 GiB of host memory at kBytesPerPixel
     MissingTextures missing_textures = MissingTextures::kError;  // a policy beside the limits, read by the same loaders
 };
 

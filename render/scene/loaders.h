@@ -63,8 +63,8 @@ void build_environment_distribution(EnvironmentMap& map);
 
 // A geodesic sphere (subdivided icosahedron) with smooth normals; `inward` flips its faces so the
 // front side (emission, normals) faces the centre.
-size_t add_sphere(Scene& scene, const glm::mat4& transform, Vec3 center, float radius, int subdivisions,
-                  bool inward, int32_t material);
+size_t add_sphere(Scene& scene, const glm::mat4& transform, Vec3 center, float radius, int subdivisions, bool inward,
+                  int32_t material);
 
 // A planar quad given by four corners in order; front face by the right-hand rule.
 size_t add_quad(Scene& scene, const glm::mat4& transform, const Vec3 corners[4], int32_t material);

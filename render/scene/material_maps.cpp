@@ -25,8 +25,7 @@ size_t texel_count(const TextureImage& img) { return static_cast<size_t>(img.wid
 uint32_t rgba(uint32_t r, uint32_t g, uint32_t b, uint32_t a) { return r | g << 8 | b << 16 | a << 24; }
 
 // The derived image named `name`, made by `fill` at width x height unless it exists already.
-template <class Fill>
-int32_t derived(Scene& scene, const std::string& name, int width, int height, Fill&& fill) {
+template <class Fill> int32_t derived(Scene& scene, const std::string& name, int width, int height, Fill&& fill) {
     for (size_t i = 0; i < scene.textures.size(); ++i)
         if (scene.textures[i].path == name && scene.textures[i].id == FileIdentity{}) return static_cast<int32_t>(i);
     check_texel_budget(scene.limits, name, texel_budget_used(scene), uint64_t(width) * uint64_t(height));
@@ -72,8 +71,7 @@ bool looks_like_normal_map(const TextureImage& image) {
     r /= n;
     g /= n;
     b /= n;
-    return b > 0.6 && std::fabs(r - 0.5) < 0.15 && std::fabs(g - 0.5) < 0.15 &&
-           blue_top >= n_texels * 9 / 10;
+    return b > 0.6 && std::fabs(r - 0.5) < 0.15 && std::fabs(g - 0.5) < 0.15 && blue_top >= n_texels * 9 / 10;
 }
 
 int32_t coverage_image(Scene& scene, int32_t image) {
@@ -96,7 +94,8 @@ int32_t normal_map_from_height(Scene& scene, int32_t image, float strength) {
     return derived(scene, name, src.width, src.height, [&](TextureImage& t) {
         const TextureImage& s = scene.textures[static_cast<size_t>(image)];
         int w = s.width, h = s.height;
-        float su = strength * static_cast<float>(w) * kHeightScale, sv = strength * static_cast<float>(h) * kHeightScale;
+        float su = strength * static_cast<float>(w) * kHeightScale,
+              sv = strength * static_cast<float>(h) * kHeightScale;
         auto at = [&](int x, int y) {
             x = (x % w + w) % w;
             y = (y % h + h) % h;

@@ -10,7 +10,7 @@ namespace pkrt {
 
 struct MeshVertex {
     Vec3 p;
-    Vec3 n;   // zero = none
+    Vec3 n;  // zero = none
     Vec2 uv;
 };
 

@@ -14,9 +14,9 @@ namespace {
 Vec3 vec3_of(const tinyobj::real_t v[3]) { return {v[0], v[1], v[2]}; }
 
 // Statements pkrt reads; every other one is reported once per file.
-const std::set<std::string> kHonoured = {"newmtl", "Kd", "Ks", "Ke", "Ns", "Ni", "d", "Tr", "Tf", "illum", "Ka",
-                                         "map_Kd", "map_Ks", "map_Ns", "map_Ke", "map_d", "norm", "bump",
-                                         "map_bump", "map_Bump", "Pr", "Pm", "map_Pr", "map_Pm"};
+const std::set<std::string> kHonoured = {
+    "newmtl", "Kd",     "Ks",     "Ke",    "Ns",   "Ni",   "d",        "Tr",       "Tf", "illum", "Ka",     "map_Kd",
+    "map_Ks", "map_Ns", "map_Ke", "map_d", "norm", "bump", "map_bump", "map_Bump", "Pr", "Pm",    "map_Pr", "map_Pm"};
 
 // -s and -o: u' = s u + o (MTL's texture space, v up as pkrt's); -clamp.
 void apply_options(TextureView& v, const tinyobj::texture_option_t& o, const std::string& what) {

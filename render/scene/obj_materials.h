@@ -32,7 +32,9 @@ public:
     int32_t convert(const tinyobj::material_t& m);
 
     // Whether a converted material has a normal map (its meshes then need tangents).
-    bool normal_mapped(int32_t material) const { return scene_.materials[static_cast<size_t>(material)].normal_texture >= 0; }
+    bool normal_mapped(int32_t material) const {
+        return scene_.materials[static_cast<size_t>(material)].normal_texture >= 0;
+    }
 
     // One warning per ignored kind per MTL file, with the number of materials it was seen in.
     void flush_warnings();
@@ -44,11 +46,11 @@ private:
 
     Scene& scene_;
     std::string base_dir_;
-    std::string mtl_path_;  // the file the material being converted came from
+    std::string mtl_path_;                        // the file the material being converted came from
     std::map<std::string, std::string> file_of_;  // material name -> MTL path
     std::map<std::string, std::set<std::string>> keys_;
     std::map<std::string, std::map<std::string, int>> ignored_;  // MTL path -> what -> materials
-    std::vector<std::string> order_;  // MTL paths, first seen first
+    std::vector<std::string> order_;                             // MTL paths, first seen first
 };
 
 }  // namespace pkrt

@@ -22,7 +22,8 @@ Tokens split(const std::string& text, size_t begin, size_t end) {
         while (i < end && (text[i] == ' ' || text[i] == '\t' || text[i] == '\v' || text[i] == '\f')) ++i;
         if (i >= end || text[i] == '#') break;
         size_t j = i;
-        while (j < end && text[j] != ' ' && text[j] != '\t' && text[j] != '\v' && text[j] != '\f' && text[j] != '#') ++j;
+        while (j < end && text[j] != ' ' && text[j] != '\t' && text[j] != '\v' && text[j] != '\f' && text[j] != '#')
+            ++j;
         out.emplace_back(text, i, j - i);
         i = j;
     }

@@ -114,13 +114,13 @@ void Scanner::walk_binary() {
                 if (size - pos < static_cast<size_t>(p.count_type->size)) truncated();
                 int64_t n = read_int(data + pos, p.count_type);
                 pos += p.count_type->size;
-                if (n < 0) fail("'" + e.name + "' record " + std::to_string(r) + ": list '" + p.name + "' has " +
-                                std::to_string(n) + " items");
+                if (n < 0)
+                    fail("'" + e.name + "' record " + std::to_string(r) + ": list '" + p.name + "' has " +
+                         std::to_string(n) + " items");
                 if (static_cast<uint64_t>(n) > (size - pos) / p.type->size) truncated();
                 if (&p == face_index_) {
                     check_face(r, static_cast<uint64_t>(n));
-                    for (int64_t k = 0; k < n; ++k)
-                        check_index(r, read_int(data + pos + k * p.type->size, p.type));
+                    for (int64_t k = 0; k < n; ++k) check_index(r, read_int(data + pos + k * p.type->size, p.type));
                 }
                 pos += static_cast<size_t>(n) * p.type->size;
             }
@@ -164,8 +164,7 @@ size_t Scanner::header_lines() const {
     return n;
 }
 
-template <class What>
-int64_t Scanner::ascii_int(std::string_view tok, const Type* t, const What& what) const {
+template <class What> int64_t Scanner::ascii_int(std::string_view tok, const Type* t, const What& what) const {
     int64_t v = 0;
     auto [end, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), v);
     // assimp reads unsigned values without a sign: "-0" would stop it mid-line.
@@ -180,12 +179,10 @@ int64_t Scanner::ascii_int(std::string_view tok, const Type* t, const What& what
     return v;
 }
 
-template <class What>
-double Scanner::ascii_number(std::string_view tok, const Type* t, const What& what) const {
+template <class What> double Scanner::ascii_number(std::string_view tok, const Type* t, const What& what) const {
     if (t->kind != Kind::kFloat) return static_cast<double>(ascii_int(tok, t, what));
     Syntax syntax = decimal_syntax(tok);
-    if (syntax == Syntax::kNotANumber)
-        fail_line(what() + " '" + std::string(tok.substr(0, 40)) + "' is not a number");
+    if (syntax == Syntax::kNotANumber) fail_line(what() + " '" + std::string(tok.substr(0, 40)) + "' is not a number");
     if (syntax == Syntax::kTooManyDigits)
         fail_line(what() + " '" + std::string(tok.substr(0, 40)) +
                   "' has more than 19 digits before its point or in its exponent (write it with an exponent)");

@@ -20,10 +20,10 @@ struct PlyScan {
     bool ascii = false;
     uint64_t vertices = 0;
     uint64_t faces = 0;
-    uint64_t triangles = 0;  // sum over faces of corners - 2 (polygons are fanned)
-    bool normals = false;    // nx ny nz
-    bool uvs = false;        // u v, s t, texture_u texture_v or texture_s texture_t
-    std::string canonical;   // the bytes assimp reads
+    uint64_t triangles = 0;             // sum over faces of corners - 2 (polygons are fanned)
+    bool normals = false;               // nx ny nz
+    bool uvs = false;                   // u v, s t, texture_u texture_v or texture_s texture_t
+    std::string canonical;              // the bytes assimp reads
     std::vector<std::string> warnings;  // "<path>: ... ignored", one per kind of content pkrt does not use
     // ASCII only: the values as read here (correctly rounded, NaN and infinities kept), 3, 3 and 2 per
     // vertex; binary values are bit patterns, which assimp converts exactly.

@@ -45,8 +45,7 @@ void frame_model(Scene& scene) {
 }
 
 // A mesh file alone under the sky, framed by the automatic camera.
-template <class Load>
-Scene load_bare_mesh(const std::string& path, const LoadLimits& limits, Load&& load) {
+template <class Load> Scene load_bare_mesh(const std::string& path, const LoadLimits& limits, Load&& load) {
     Scene scene;
     scene.source = path;
     scene.limits = limits;
@@ -74,7 +73,8 @@ Scene load_scene(const std::string& path, const LoadLimits& limits) {
 
 int32_t add_texture_view(Scene& scene, const TextureView& view) {
     auto same = [&](const TextureView& v) {
-        if (v.image != view.image || v.wrap_u != view.wrap_u || v.wrap_v != view.wrap_v || v.srgb != view.srgb) return false;
+        if (v.image != view.image || v.wrap_u != view.wrap_u || v.wrap_v != view.wrap_v || v.srgb != view.srgb)
+            return false;
         for (int k = 0; k < 6; ++k)
             if (v.uv[k] != view.uv[k]) return false;
         return true;
@@ -135,7 +135,8 @@ void prepare_scene(Scene& scene, BvhLayout layout, float split_budget, bool spat
     scene.shading = std::move(shading);
     for (size_t i = 0; i < scene.tris.size(); ++i) {
         size_t m = static_cast<size_t>(scene.shading[i].material);
-        set_cutout(scene.tris[i], m < scene.material_cutouts.size() ? scene.material_cutouts[m] : TriCutout{0, 0.0f, 1.0f});
+        set_cutout(scene.tris[i],
+                   m < scene.material_cutouts.size() ? scene.material_cutouts[m] : TriCutout{0, 0.0f, 1.0f});
     }
     bool normal_maps = false;
     for (const auto& m : scene.materials) normal_maps = normal_maps || m.normal_texture >= 0;

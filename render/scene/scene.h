@@ -58,9 +58,9 @@ struct RenderDefaults {
 };
 
 struct SceneLoadStats {
-    size_t nonfinite_triangles = 0;    // dropped: a vertex had a NaN or infinite coordinate
-    size_t degenerate_triangles = 0;   // dropped: zero area
-    std::vector<std::string> warnings; // "FILE: what was ignored", one line each, printed by the caller
+    size_t nonfinite_triangles = 0;         // dropped: a vertex had a NaN or infinite coordinate
+    size_t degenerate_triangles = 0;        // dropped: zero area
+    std::vector<std::string> warnings;      // "FILE: what was ignored", one line each, printed by the caller
     size_t invalid_environment_texels = 0;  // set to 0: a NaN, infinite or negative component
 };
 
@@ -71,8 +71,8 @@ struct SceneInput {
 };
 
 struct Scene {
-    std::string source;  // file it came from, for messages
-    LoadLimits limits;   // checked by the loaders as the scene grows
+    std::string source;              // file it came from, for messages
+    LoadLimits limits;               // checked by the loaders as the scene grows
     std::vector<SceneInput> inputs;  // every file read: scene, OBJ, MTL, textures, environment map
     CameraSpec camera;
     std::vector<NamedCamera> cameras;  // the files' own cameras (glTF), in file order
@@ -90,7 +90,7 @@ struct Scene {
     // Empty, or a coverage rule per material (kernels/traversal/cutout.h; rule 0: opaque), which prepare_scene
     // writes into every triangle of the material. set_material_cutout() fills it.
     std::vector<TriCutout> material_cutouts;
-    std::vector<TextureImage> textures;      // images: texels, one copy per file or embedded image
+    std::vector<TextureImage> textures;  // images: texels, one copy per file or embedded image
     // What material texture indices point to: an image with its wrap modes, colour space and uv
     // transform. The loaders fill all but the texel pointer and size, which prepare_scene sets.
     std::vector<TextureView> texture_views;
@@ -129,7 +129,8 @@ void select_camera(Scene& scene, const std::string& which);
 
 // BVH in `layout`, triangle order, light tables. Throws Error if the scene has no triangles.
 // split_budget: triangle pre-splitting (render/bvh/bvh_presplit.h); spatial_splits: an SBVH (render/bvh/bvh_sbvh.h).
-void prepare_scene(Scene& scene, BvhLayout layout = BvhLayout::kBvh2, float split_budget = 0.0f, bool spatial_splits = false);
+void prepare_scene(Scene& scene, BvhLayout layout = BvhLayout::kBvh2, float split_budget = 0.0f,
+                   bool spatial_splits = false);
 
 CameraView make_camera_view(const CameraSpec& spec, int width, int height);
 

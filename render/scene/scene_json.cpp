@@ -121,12 +121,14 @@ void read_camera(const Reader& r, const json& j, Scene& scene) {
     if (!(dist > 0.0)) r.fail("camera", "eye and look_at must differ");
     double scale = std::max({std::fabs(c.eye.x), std::fabs(c.eye.y), std::fabs(c.eye.z), std::fabs(c.look_at.x),
                              std::fabs(c.look_at.y), std::fabs(c.look_at.z)});
-    if (scale > 1e18 || dist > 1e18) r.fail("camera", "eye and look_at must be within 1e18 of the origin (single precision)");
+    if (scale > 1e18 || dist > 1e18)
+        r.fail("camera", "eye and look_at must be within 1e18 of the origin (single precision)");
     double ux = c.up.x, uy = c.up.y, uz = c.up.z;
     double cx = fy * uz - fz * uy, cy = fz * ux - fx * uz, cz = fx * uy - fy * ux;
     double ulen = std::sqrt(ux * ux + uy * uy + uz * uz);
     if (!(ulen > 0.0)) r.fail("camera.up", "must not be zero");
-    if (!(std::sqrt(cx * cx + cy * cy + cz * cz) > 1e-6 * dist * ulen)) r.fail("camera.up", "must not be parallel to the view direction");
+    if (!(std::sqrt(cx * cx + cy * cy + cz * cz) > 1e-6 * dist * ulen))
+        r.fail("camera.up", "must not be parallel to the view direction");
 }
 
 void read_render(const Reader& r, const json& j, Scene& scene) {
@@ -138,7 +140,8 @@ void read_render(const Reader& r, const json& j, Scene& scene) {
         scene.defaults.height = r.integer(res[1], "render.resolution[1]", 1, limits::kMaxImageSide);
     }
     if (j.contains("spp")) scene.defaults.spp = r.integer(j["spp"], "render.spp", 1, limits::kMaxSpp);
-    if (j.contains("max_depth")) scene.defaults.max_depth = r.integer(j["max_depth"], "render.max_depth", 0, limits::kMaxDepth);
+    if (j.contains("max_depth"))
+        scene.defaults.max_depth = r.integer(j["max_depth"], "render.max_depth", 0, limits::kMaxDepth);
 }
 
 void read_environment(const Reader& r, const json& j, Scene& scene, const std::string& scene_path) {
@@ -151,7 +154,8 @@ void read_environment(const Reader& r, const json& j, Scene& scene, const std::s
     for (const char* k : {"file", "rotation"})
         if (!map && j.contains(k)) r.fail(std::string("environment.") + k, "only a \"map\" environment has it");
     for (const char* k : {"color", "zenith", "horizon", "ground"})
-        if (map && j.contains(k)) r.fail(std::string("environment.") + k, "a \"map\" environment takes its colours from its file");
+        if (map && j.contains(k))
+            r.fail(std::string("environment.") + k, "a \"map\" environment takes its colours from its file");
     Environment& env = scene.environment;
     if (map) {
         if (!j.contains("file")) r.fail("environment", "a \"map\" environment needs a \"file\" (.hdr or .exr)");
@@ -168,9 +172,11 @@ void read_environment(const Reader& r, const json& j, Scene& scene, const std::s
         env.color = (j.contains("color") ? r.colour(j["color"], "environment.color") : splat(1.0f)) * intensity;
     } else if (type == "sky") {
         env.type = kEnvSky;
-        env.zenith = (j.contains("zenith") ? r.colour(j["zenith"], "environment.zenith") : Vec3{0.35f, 0.55f, 1.0f}) * intensity;
+        env.zenith =
+            (j.contains("zenith") ? r.colour(j["zenith"], "environment.zenith") : Vec3{0.35f, 0.55f, 1.0f}) * intensity;
         env.horizon = (j.contains("horizon") ? r.colour(j["horizon"], "environment.horizon") : splat(1.0f)) * intensity;
-        env.ground = (j.contains("ground") ? r.colour(j["ground"], "environment.ground") : Vec3{0.3f, 0.28f, 0.25f}) * intensity;
+        env.ground =
+            (j.contains("ground") ? r.colour(j["ground"], "environment.ground") : Vec3{0.3f, 0.28f, 0.25f}) * intensity;
     } else {
         r.fail("environment.type", "must be \"none\", \"constant\", \"sky\" or \"map\", not \"" + type + "\"");
     }
@@ -182,21 +188,25 @@ void read_environment(const Reader& r, const json& j, Scene& scene, const std::s
 
 Material read_material(const Reader& r, const json& j, const std::string& where, Scene& scene,
                        const std::string& scene_path) {
-    r.only_keys(j, where, {"type", "albedo", "base_color", "texture", "emission", "roughness", "ior", "metallic", "alpha",
-                           "alpha_cutoff"});
+    r.only_keys(j, where,
+                {"type", "albedo", "base_color", "texture", "emission", "roughness", "ior", "metallic", "alpha",
+                 "alpha_cutoff"});
     Material m = default_material();
     std::string type = j.contains("type") ? r.string(j["type"], where + ".type") : "diffuse";
     if (type == "diffuse") m.type = kDiffuse;
     else if (type == "conductor") m.type = kConductor;
-    else if (type == "dielectric") { m.type = kDielectric; m.albedo = splat(1.0f); }
-    else if (type == "metal_rough") {
+    else if (type == "dielectric") {
+        m.type = kDielectric;
+        m.albedo = splat(1.0f);
+    } else if (type == "metal_rough") {
         // glTF's defaults (pbrMetallicRoughness): base colour 1, metallic 1, roughness 1.
         m.type = kMetalRough;
         m.albedo = splat(1.0f);
         m.metallic = 1.0f;
         m.alpha = 1.0f;
     } else {
-        r.fail(where + ".type", "must be \"diffuse\", \"conductor\", \"dielectric\" or \"metal_rough\", not \"" + type + "\"");
+        r.fail(where + ".type",
+               "must be \"diffuse\", \"conductor\", \"dielectric\" or \"metal_rough\", not \"" + type + "\"");
     }
     if (m.type != kMetalRough) {
         for (const char* key : {"base_color", "metallic"})
@@ -228,9 +238,11 @@ Material read_material(const Reader& r, const json& j, const std::string& where,
         m.ior = r.number(j["ior"], where + ".ior");
         if (!(m.ior >= 1.0f && m.ior <= 4.0f)) r.fail(where + ".ior", "must be between 1 and 4");
     }
-    if (m.type == kDiffuse && max_component(m.albedo) > 1.0f) r.fail(where + ".albedo", "a diffuse albedo above 1 creates energy");
+    if (m.type == kDiffuse && max_component(m.albedo) > 1.0f)
+        r.fail(where + ".albedo", "a diffuse albedo above 1 creates energy");
     if (m.type == kMetalRough && max_component(m.albedo) > 1.0f)
-        r.fail(where + (j.contains("base_color") ? ".base_color" : ".albedo"), "must be between 0 and 1 (it is a reflectance)");
+        r.fail(where + (j.contains("base_color") ? ".base_color" : ".albedo"),
+               "must be between 0 and 1 (it is a reflectance)");
     return m;
 }
 
@@ -238,7 +250,8 @@ Material read_material(const Reader& r, const json& j, const std::string& where,
 // textures; "alpha_cutoff": solid at and above it (glTF's MASK), else blended stochastically.
 void read_cutout(const Reader& r, const json& j, const std::string& where, Scene& scene, const std::string& scene_path,
                  int32_t material) {
-    if (j.contains("alpha_cutoff") && !j.contains("alpha")) r.fail(where + ".alpha_cutoff", "needs an \"alpha\" texture");
+    if (j.contains("alpha_cutoff") && !j.contains("alpha"))
+        r.fail(where + ".alpha_cutoff", "needs an \"alpha\" texture");
     if (!j.contains("alpha")) return;
     float cutoff = 0.0f;
     if (j.contains("alpha_cutoff")) {
@@ -263,7 +276,8 @@ glm::mat4 read_transform(const Reader& r, const json& j, const std::string& wher
         const json& rot = j["rotate"];
         if (!rot.is_array() || rot.size() != 4) r.fail(where + ".rotate", "must be [degrees, axis_x, axis_y, axis_z]");
         degrees = r.number(rot[0], where + ".rotate[0]");
-        axis = {r.number(rot[1], where + ".rotate[1]"), r.number(rot[2], where + ".rotate[2]"), r.number(rot[3], where + ".rotate[3]")};
+        axis = {r.number(rot[1], where + ".rotate[1]"), r.number(rot[2], where + ".rotate[2]"),
+                r.number(rot[3], where + ".rotate[3]")};
         if (!(glm::length(axis) > 0.0f)) r.fail(where + ".rotate", "axis must not be zero");
     }
     if (j.contains("scale")) {
@@ -324,7 +338,8 @@ Scene load_scene_json(const InputFile& file, const LoadLimits& limits) {
         std::string where = "meshes[" + std::to_string(i) + "]";
         const json& m = meshes[i];
         r.only_keys(m, where, {"obj", "ply", "gltf", "sphere", "quad", "transform", "material"});
-        glm::mat4 xf = m.contains("transform") ? read_transform(r, m["transform"], where + ".transform") : glm::mat4(1.0f);
+        glm::mat4 xf =
+            m.contains("transform") ? read_transform(r, m["transform"], where + ".transform") : glm::mat4(1.0f);
         int32_t mat = -1;
         if (m.contains("material")) {
             std::string name = r.string(m["material"], where + ".material");
@@ -374,8 +389,10 @@ Scene load_scene_json(const InputFile& file, const LoadLimits& limits) {
             Vec3 c = s.contains("center") ? r.vec3(s["center"], where + ".sphere.center") : splat(0.0f);
             float radius = s.contains("radius") ? r.number(s["radius"], where + ".sphere.radius") : 1.0f;
             if (!(radius > 0.0f)) r.fail(where + ".sphere.radius", "must be positive");
-            int sub = s.contains("subdivisions") ? r.integer(s["subdivisions"], where + ".sphere.subdivisions", 0, 7) : 4;
-            check_triangle_budget(scene.limits, path + ": " + where + ".sphere", scene.tris.size(), uint64_t(20) << (2 * sub));
+            int sub =
+                s.contains("subdivisions") ? r.integer(s["subdivisions"], where + ".sphere.subdivisions", 0, 7) : 4;
+            check_triangle_budget(scene.limits, path + ": " + where + ".sphere", scene.tris.size(),
+                                  uint64_t(20) << (2 * sub));
             bool inward = s.contains("inward") && r.boolean(s["inward"], where + ".sphere.inward");
             add_sphere(scene, xf, c, radius, sub, inward, material_or_default());
         } else {

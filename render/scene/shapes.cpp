@@ -32,12 +32,12 @@ float alpha_from_phong_exponent(float ns) {
     return std::sqrt(2.0f / (ns + 2.0f));
 }
 
-size_t add_sphere(Scene& scene, const glm::mat4& transform, Vec3 center, float radius, int subdivisions,
-                  bool inward, int32_t material) {
+size_t add_sphere(Scene& scene, const glm::mat4& transform, Vec3 center, float radius, int subdivisions, bool inward,
+                  int32_t material) {
     // Icosahedron, then each subdivision splits every triangle into four and pushes midpoints out.
     const float t = (1.0f + std::sqrt(5.0f)) / 2.0f;
-    std::vector<Vec3> verts = {{-1, t, 0}, {1, t, 0}, {-1, -t, 0}, {1, -t, 0}, {0, -1, t}, {0, 1, t},
-                               {0, -1, -t}, {0, 1, -t}, {t, 0, -1}, {t, 0, 1}, {-t, 0, -1}, {-t, 0, 1}};
+    std::vector<Vec3> verts = {{-1, t, 0},  {1, t, 0},  {-1, -t, 0}, {1, -t, 0}, {0, -1, t},  {0, 1, t},
+                               {0, -1, -t}, {0, 1, -t}, {t, 0, -1},  {t, 0, 1},  {-t, 0, -1}, {-t, 0, 1}};
     for (auto& v : verts) v = normalize(v);
     std::vector<std::array<int, 3>> faces = {{0, 11, 5}, {0, 5, 1},  {0, 1, 7},   {0, 7, 10}, {0, 10, 11},
                                              {1, 5, 9},  {5, 11, 4}, {11, 10, 2}, {10, 7, 6}, {7, 1, 8},

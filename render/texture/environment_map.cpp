@@ -22,8 +22,9 @@ void check_map_size(const Scene& scene, const std::string& path, int64_t w, int6
     if (w > kMaxMapSide || h > kMaxMapSide)
         throw Error(path + ": environment map of " + std::to_string(w) + "x" + std::to_string(h) + " is larger than " +
                     std::to_string(kMaxMapSide) + " on a side");
-    check_texel_budget(scene.limits, path + " (an environment texel counts as " + std::to_string(kEnvironmentTexelWeight) + ")",
-                       texel_budget_used(scene), static_cast<uint64_t>(w) * static_cast<uint64_t>(h) * kEnvironmentTexelWeight);
+    check_texel_budget(
+        scene.limits, path + " (an environment texel counts as " + std::to_string(kEnvironmentTexelWeight) + ")",
+        texel_budget_used(scene), static_cast<uint64_t>(w) * static_cast<uint64_t>(h) * kEnvironmentTexelWeight);
 }
 
 void decode_map(const Scene& scene, const InputFile& f, EnvironmentMap& m) {

@@ -75,10 +75,8 @@ void decode(Scene& scene, const InputFile& f, TextureImage& t) {
     if (is_bmp(b)) return decode_bmp(f, rgba8, t);
     if (is_radiance(b) || is_openexr(b)) {
         FloatImage img;
-        if (is_radiance(b))
-            decode_radiance(f, rgba32f, img);
-        else
-            decode_openexr(f, rgba32f, img);
+        if (is_radiance(b)) decode_radiance(f, rgba32f, img);
+        else decode_openexr(f, rgba32f, img);
         return to_float_texture(scene, f.path, img, t);
     }
     const char* tga = named_tga(f.path) ? tga_header_problem(b) : "";

@@ -76,7 +76,7 @@ struct TgaLayout {
     unsigned width = 0, height = 0, bits = 0, descriptor = 0;
     bool rle = false, indexed = false;
     unsigned pixel_bytes = 0;  // a stored pixel, or a colour-map index
-    uint64_t data = 0;  // offset of the pixel data
+    uint64_t data = 0;         // offset of the pixel data
 };
 
 // The header as stb_image reads it, limited to what it decodes right: nullptr when fine, else why not.
@@ -263,8 +263,7 @@ size_t parse_hdr_header(const InputFile& f, HdrLayout& out) {
         // stb_image reads header lines into a 1024-byte buffer and skips the rest of longer ones.
         if (line.size() >= 1023) throw Error(f.path + ": HDR header line longer than 1022 bytes");
         if (line.empty()) break;
-        if (line == "FORMAT=32-bit_rle_rgbe")
-            rgbe = true;
+        if (line == "FORMAT=32-bit_rle_rgbe") rgbe = true;
         else if (line.rfind("FORMAT=", 0) == 0)
             throw Error(f.path + ": unsupported HDR pixel format '" + line.substr(7) +
                         "' (pkrt reads 32-bit_rle_rgbe)");

@@ -55,8 +55,9 @@ std::vector<Ray> diffuse_rays(const Scene& s, int n) {
     Rng rng = make_rng(78, 0, 0);
     std::vector<Ray> rays;
     for (int i = 0; rays.size() < static_cast<size_t>(n) && i < 8 * n; ++i) {
-        Ray primary = camera_ray(cam, 512, 512, static_cast<int>(rng.next_u32() % 512), static_cast<int>(rng.next_u32() % 512),
-                                 rng.next_float(), rng.next_float(), 0.5f, 0.5f);  // the scenes' cameras are pinholes
+        Ray primary =
+            camera_ray(cam, 512, 512, static_cast<int>(rng.next_u32() % 512), static_cast<int>(rng.next_u32() % 512),
+                       rng.next_float(), rng.next_float(), 0.5f, 0.5f);  // the scenes' cameras are pinholes
         Hit h = intersect_closest(s.bvh, s.tris, primary);
         if (h.prim < 0) continue;
         const TriVerts& t = s.tris[h.prim];
@@ -97,27 +98,30 @@ int main(int argc, char** argv) {
             std::printf("%s: %zu triangles\n", argv[a], base.tris.size());
             std::vector<Ray> random, diffuse;
             for (BvhLayout layout : all_bvh_layouts())
-            for (float splits : {0.0f, 0.3f, 1.0f, -1.0f}) {  // -1: spatial splits
-                double build = 1e30, build_cpu = 1e30;
-                Scene s;
-                for (int rep = 0; rep < 5; ++rep) {  // best of five: the build's wall time is noisy here
-                    s = base;
-                    double c0 = process_seconds();
-                    prepare_scene(s, layout, std::max(splits, 0.0f), splits < 0.0f);
-                    build_cpu = std::min(build_cpu, process_seconds() - c0);
-                    build = std::min(build, s.bvh_build_seconds);
+                for (float splits : {0.0f, 0.3f, 1.0f, -1.0f}) {  // -1: spatial splits
+                    double build = 1e30, build_cpu = 1e30;
+                    Scene s;
+                    for (int rep = 0; rep < 5; ++rep) {  // best of five: the build's wall time is noisy here
+                        s = base;
+                        double c0 = process_seconds();
+                        prepare_scene(s, layout, std::max(splits, 0.0f), splits < 0.0f);
+                        build_cpu = std::min(build_cpu, process_seconds() - c0);
+                        build = std::min(build, s.bvh_build_seconds);
+                    }
+                    if (random.empty()) {  // the same rays for every layout
+                        random = random_rays(s, kRays);
+                        diffuse = diffuse_rays(s, kRays);
+                    }
+                    size_t hr = 0, hd = 0;
+                    double rr = trace_rate(s, random, &hr), rd = trace_rate(s, diffuse, &hd);
+                    std::printf(
+                        "  %-6s %s: refs %8zu  SAH %7.2f  nodes %8zu  %7.2f MiB  build+convert %6.3f s (prepare_scene %6.3f CPU s)  "
+                        "random %6.2f Mrays/s (%zu hits)  diffuse %6.2f Mrays/s (%zu of %zu hits)\n",
+                        bvh_layout_name(layout).c_str(),
+                        splits < 0.0f ? "sbvh       " : ("splits " + std::to_string(splits).substr(0, 3) + " ").c_str(),
+                        s.tris.size(), s.bvh_sah_cost, s.bvh.node_count(), s.bvh.memory_bytes() / 1048576.0, build,
+                        build_cpu, rr * 1e-6, hr, rd * 1e-6, hd, diffuse.size());
                 }
-                if (random.empty()) {  // the same rays for every layout
-                    random = random_rays(s, kRays);
-                    diffuse = diffuse_rays(s, kRays);
-                }
-                size_t hr = 0, hd = 0;
-                double rr = trace_rate(s, random, &hr), rd = trace_rate(s, diffuse, &hd);
-                std::printf("  %-6s %s: refs %8zu  SAH %7.2f  nodes %8zu  %7.2f MiB  build+convert %6.3f s (prepare_scene %6.3f CPU s)  "
-                            "random %6.2f Mrays/s (%zu hits)  diffuse %6.2f Mrays/s (%zu of %zu hits)\n",
-                            bvh_layout_name(layout).c_str(), splits < 0.0f ? "sbvh       " : ("splits " + std::to_string(splits).substr(0, 3) + " ").c_str(), s.tris.size(), s.bvh_sah_cost, s.bvh.node_count(),
-                            s.bvh.memory_bytes() / 1048576.0, build, build_cpu, rr * 1e-6, hr, rd * 1e-6, hd, diffuse.size());
-            }
         }
     } catch (const Error& e) {
         std::fprintf(stderr, "bvh_bench: error: %s\n", e.what());

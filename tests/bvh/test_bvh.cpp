@@ -129,7 +129,11 @@ void compare_with_brute_force(const Scene& s, int rays) {
 // bvh2's structural invariants: every triangle in exactly one leaf, child boxes bound their subtrees.
 void check_bvh2_structure(const Scene& s) {
     std::vector<int> seen(s.tris.size(), 0);
-    struct Item { int32_t ref; Vec3 lo, hi; int depth; };
+    struct Item {
+        int32_t ref;
+        Vec3 lo, hi;
+        int depth;
+    };
     std::vector<Item> todo;
     const BvhNode& root = s.bvh.bvh2_nodes[0];
     auto push_children = [&](const BvhNode& n, int depth) {
@@ -148,8 +152,10 @@ void check_bvh2_structure(const Scene& s) {
             ++nodes_visited;
             const BvhNode& n = s.bvh.bvh2_nodes[it.ref];
             // Children's boxes inside the parent's record of this child.
-            EXPECT_GE(n.lmin_x, it.lo.x); EXPECT_LE(n.lmax_x, it.hi.x);
-            EXPECT_GE(n.rmin_y, it.lo.y); EXPECT_LE(n.rmax_z, it.hi.z);
+            EXPECT_GE(n.lmin_x, it.lo.x);
+            EXPECT_LE(n.lmax_x, it.hi.x);
+            EXPECT_GE(n.rmin_y, it.lo.y);
+            EXPECT_LE(n.rmax_z, it.hi.z);
             push_children(n, it.depth + 1);
         } else {
             for (int32_t k = 0; k < bvh2_leaf_count(it.ref); ++k) {
@@ -157,22 +163,24 @@ void check_bvh2_structure(const Scene& s) {
                 ASSERT_LT(static_cast<size_t>(t), s.tris.size());
                 ++seen[t];
                 for (Vec3 p : {s.tris[t].v0, s.tris[t].v1, s.tris[t].v2}) {
-                    ASSERT_TRUE(p.x >= it.lo.x && p.x <= it.hi.x && p.y >= it.lo.y && p.y <= it.hi.y && p.z >= it.lo.z &&
-                                p.z <= it.hi.z) << "triangle " << t << " outside its leaf box";
+                    ASSERT_TRUE(p.x >= it.lo.x && p.x <= it.hi.x && p.y >= it.lo.y && p.y <= it.hi.y &&
+                                p.z >= it.lo.z && p.z <= it.hi.z)
+                        << "triangle " << t << " outside its leaf box";
                 }
             }
         }
     }
     EXPECT_EQ(nodes_visited, s.bvh.bvh2_nodes.size()) << "unreachable nodes";
-    for (size_t i = 0; i < seen.size(); ++i) ASSERT_EQ(seen[i], 1) << "triangle " << i << " referenced " << seen[i] << " times";
+    for (size_t i = 0; i < seen.size(); ++i)
+        ASSERT_EQ(seen[i], 1) << "triangle " << i << " referenced " << seen[i] << " times";
     EXPECT_LE(max_depth, kMaxTraversalStack);
 }
 
 // cwbvh's structural invariants: every node reached once from the root, every triangle in exactly one
 // leaf, leaves of at most three triangles within their node's 24-slot window, and each decoded
 // (quantised) child box containing the exact bounds of everything below it.
-Aabb check_cwbvh_node(const Scene& s, uint32_t index, int depth, std::vector<int>& node_seen, std::vector<int>& tri_seen,
-                      int& max_depth) {
+Aabb check_cwbvh_node(const Scene& s, uint32_t index, int depth, std::vector<int>& node_seen,
+                      std::vector<int>& tri_seen, int& max_depth) {
     Aabb all;
     if (index >= s.bvh.cwbvh_nodes.size()) {
         ADD_FAILURE() << "node " << index << " out of range";
@@ -229,8 +237,10 @@ void check_cwbvh_structure(const Scene& s) {
     std::vector<int> node_seen(s.bvh.cwbvh_nodes.size(), 0), tri_seen(s.tris.size(), 0);
     int max_depth = 0;
     check_cwbvh_node(s, 0, 1, node_seen, tri_seen, max_depth);
-    for (size_t i = 0; i < node_seen.size(); ++i) ASSERT_EQ(node_seen[i], 1) << "node " << i << " reached " << node_seen[i] << " times";
-    for (size_t i = 0; i < tri_seen.size(); ++i) ASSERT_EQ(tri_seen[i], 1) << "triangle " << i << " referenced " << tri_seen[i] << " times";
+    for (size_t i = 0; i < node_seen.size(); ++i)
+        ASSERT_EQ(node_seen[i], 1) << "node " << i << " reached " << node_seen[i] << " times";
+    for (size_t i = 0; i < tri_seen.size(); ++i)
+        ASSERT_EQ(tri_seen[i], 1) << "triangle " << i << " referenced " << tri_seen[i] << " times";
     EXPECT_LE(max_depth, kMaxTraversalStack);
     // Eight-wide: far fewer nodes than triangles (a bvh2 of one-triangle leaves has n - 1).
     if (s.tris.size() >= 1000) {
@@ -300,7 +310,8 @@ void check_binary_structure(const BinaryBvh& b, const std::vector<TriVerts>& tri
         todo.push_back({n.right, depth + 1});
     }
     for (size_t i = 0; i < node_seen.size(); ++i) ASSERT_EQ(node_seen[i], 1) << "node " << i << " unreachable";
-    for (size_t i = 0; i < slot_seen.size(); ++i) ASSERT_EQ(slot_seen[i], 1) << "slot " << i << " in " << slot_seen[i] << " leaves";
+    for (size_t i = 0; i < slot_seen.size(); ++i)
+        ASSERT_EQ(slot_seen[i], 1) << "slot " << i << " in " << slot_seen[i] << " leaves";
     EXPECT_EQ(b.leaves, leaves);
     EXPECT_EQ(b.depth, max_depth);
     EXPECT_LE(b.depth, kMaxTraversalStack);
@@ -420,7 +431,8 @@ TEST(BvhLayoutNames, RoundTripAndUnknownNamesListTheValidOnes) {
         parse_bvh_layout("bvh9");
         ADD_FAILURE() << "an unknown layout name was accepted";
     } catch (const Error& e) {
-        for (BvhLayout l : all_bvh_layouts()) EXPECT_NE(std::string(e.what()).find(bvh_layout_name(l)), std::string::npos) << e.what();
+        for (BvhLayout l : all_bvh_layouts())
+            EXPECT_NE(std::string(e.what()).find(bvh_layout_name(l)), std::string::npos) << e.what();
     }
 }
 
@@ -454,8 +466,8 @@ TEST(Presplit, ReferencesCoverTheirTriangleWithTighterBoxes) {
         whole += tb.area();
         for (const Aabb& b : of[t]) {
             pieces += b.area();
-            EXPECT_TRUE(b.lo.x >= tb.lo.x && b.lo.y >= tb.lo.y && b.lo.z >= tb.lo.z && b.hi.x <= tb.hi.x && b.hi.y <= tb.hi.y &&
-                        b.hi.z <= tb.hi.z);
+            EXPECT_TRUE(b.lo.x >= tb.lo.x && b.lo.y >= tb.lo.y && b.lo.z >= tb.lo.z && b.hi.x <= tb.hi.x &&
+                        b.hi.y <= tb.hi.y && b.hi.z <= tb.hi.z);
         }
         for (int k = 0; k < 50; ++k) {
             Vec2 u = sample_uniform_triangle(rng.next_float(), rng.next_float());
@@ -463,8 +475,8 @@ TEST(Presplit, ReferencesCoverTheirTriangleWithTighterBoxes) {
             bool inside_one = false;
             for (const Aabb& b : of[t]) {
                 const float e = 1e-5f;
-                inside_one = inside_one || (p.x >= b.lo.x - e && p.y >= b.lo.y - e && p.z >= b.lo.z - e && p.x <= b.hi.x + e &&
-                                            p.y <= b.hi.y + e && p.z <= b.hi.z + e);
+                inside_one = inside_one || (p.x >= b.lo.x - e && p.y >= b.lo.y - e && p.z >= b.lo.z - e &&
+                                            p.x <= b.hi.x + e && p.y <= b.hi.y + e && p.z <= b.hi.z + e);
             }
             ASSERT_TRUE(inside_one) << "a point of triangle " << t << " is in none of its pieces";
         }
@@ -552,7 +564,8 @@ TEST(Presplit, SplitLightsRenderTheSame) {
         for (float p : split.tri_light_pmf) light_slots += p > 0.0f ? 1 : 0;
         // Pre-splitting cuts the sliver for sure; a spatial split only where the SAH takes one.
         if (!spatial) {
-            EXPECT_GT(light_slots, split.light_tris.size()) << what << ": the slanted light was split into several slots";
+            EXPECT_GT(light_slots, split.light_tris.size())
+                << what << ": the slanted light was split into several slots";
         }
         EXPECT_EQ(split.light_tris.size(), plain.light_tris.size()) << what;
         Image b = render_image(*cpu, split, rs, nullptr).image;

@@ -25,9 +25,9 @@ const std::string kCornell = std::string(PKRT_SCENES_DIR) + "/cornell.json";
 
 TEST(Cli, RendersPngOfRequestedSizeWithHdrAndStats) {
     TempDir dir;
-    RunResult r = run_pkrt("render " + shell_quote(kCornell) +
-                               " --res 40x30 --spp 2 --seed 7 -o out.png --hdr out.exr --stats stats.json",
-                           dir.path().string());
+    RunResult r = run_pkrt(
+        "render " + shell_quote(kCornell) + " --res 40x30 --spp 2 --seed 7 -o out.png --hdr out.exr --stats stats.json",
+        dir.path().string());
     ASSERT_EQ(r.code, 0) << r.err;
     int w = 0, h = 0, n = 0;
     ASSERT_TRUE(stbi_info(dir.file("out.png").c_str(), &w, &h, &n)) << "not a PNG";
@@ -89,7 +89,8 @@ TEST(Cli, BareObjRendersWithAutomaticCamera) {
     REQUIRE_SHARED_SCENE("cornell-box/CornellBox-Original.obj");
     TempDir dir;
     RunResult r = run_pkrt("render " + shell_quote(shared_scene("cornell-box/CornellBox-Original.obj")) +
-                               " --res 24x24 --spp 1 -o obj.png", dir.path().string());
+                               " --res 24x24 --spp 1 -o obj.png",
+                           dir.path().string());
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_TRUE(fs::exists(dir.file("obj.png")));
 }
@@ -140,9 +141,10 @@ TEST(Cli, InfoListsDevicesAndBuild) {
 
 TEST(Cli, AdaptiveRenderWritesItsSppMapAndStatistics) {
     TempDir dir;
-    RunResult r = run_pkrt("render " + shell_quote(kCornell) +
-                               " --backend cpu --res 40x24 --target-error 0.1 --min-spp 8 --max-spp 64 -o out.png --stats s.json --spp-map map.png",
-                           dir.path().string());
+    RunResult r = run_pkrt(
+        "render " + shell_quote(kCornell) +
+            " --backend cpu --res 40x24 --target-error 0.1 --min-spp 8 --max-spp 64 -o out.png --stats s.json --spp-map map.png",
+        dir.path().string());
     ASSERT_EQ(r.code, 0) << r.err;
     int w = 0, h = 0, n = 0;
     ASSERT_TRUE(stbi_info(dir.file("map.png").c_str(), &w, &h, &n)) << "not a PNG";
@@ -170,14 +172,18 @@ TEST(Cli, BadAdaptiveFlagsFailCleanly) {
     expect_clean_failure(dir, "render " + scene + " --target-error 0.01 --min-spp 64 --max-spp 16 -o out.png", 1,
                          "--min-spp 64: must not exceed --max-spp 16");
     expect_clean_failure(dir, "render " + scene + " --target-error 0.01 --min-spp 0 -o out.png", 1, "--min-spp 0");
-    expect_clean_failure(dir, "render " + scene + " --target-error 0.01 --max-spp 99999999 -o out.png", 1, "--max-spp 99999999");
-    expect_clean_failure(dir, "render " + scene + " --target-error 0.01 --time-limit -1 -o out.png", 1, "--time-limit -1");
-    expect_clean_failure(dir, "render " + scene + " --target-error 0.01 --spp 4 -o out.png", 1, "--spp: not with --target-error");
+    expect_clean_failure(dir, "render " + scene + " --target-error 0.01 --max-spp 99999999 -o out.png", 1,
+                         "--max-spp 99999999");
+    expect_clean_failure(dir, "render " + scene + " --target-error 0.01 --time-limit -1 -o out.png", 1,
+                         "--time-limit -1");
+    expect_clean_failure(dir, "render " + scene + " --target-error 0.01 --spp 4 -o out.png", 1,
+                         "--spp: not with --target-error");
     expect_clean_failure(dir, "render " + scene + " --max-spp 64 -o out.png", 1, "--max-spp: only with --target-error");
-    expect_clean_failure(dir, "render " + scene + " --spp-map m.png -o out.png", 1, "--spp-map: only with --target-error");
+    expect_clean_failure(dir, "render " + scene + " --spp-map m.png -o out.png", 1,
+                         "--spp-map: only with --target-error");
     expect_clean_failure(dir, "render " + scene + " --target-error 0.01 --spp-map m.jpg -o out.png", 1, "'.jpg'");
-    expect_clean_failure(dir, "render " + scene + " --target-error 0.01 --frames 3 --camera-path orbit -o f_%04d.png", 1,
-                         "not with --frames");
+    expect_clean_failure(dir, "render " + scene + " --target-error 0.01 --frames 3 --camera-path orbit -o f_%04d.png",
+                         1, "not with --frames");
 }
 
 // --reference: the image's relMSE against a linear EXR, 0 for the same render, and more for fewer samples.
@@ -185,13 +191,15 @@ TEST(Cli, ReferenceMeasuresTheImagesRelMse) {
     TempDir dir;
     std::string scene = shell_quote(kCornell) + " --backend cpu --res 24x16 --seed 3";
     ASSERT_EQ(run_pkrt("render " + scene + " --spp 8 -o r.png --hdr ref.exr", dir.path().string()).code, 0);
-    RunResult same = run_pkrt("render " + scene + " --spp 8 -o a.png --reference ref.exr --stats a.json", dir.path().string());
+    RunResult same =
+        run_pkrt("render " + scene + " --spp 8 -o a.png --reference ref.exr --stats a.json", dir.path().string());
     ASSERT_EQ(same.code, 0) << same.err;
     auto j = nlohmann::json::parse(read_text(dir.file("a.json")))["reference"];
     EXPECT_EQ(j["path"].get<std::string>(), "ref.exr");
     EXPECT_EQ(j["rel_mse"].get<double>(), 0.0) << "the same samples, and EXR keeps floats exactly";
     EXPECT_NE(same.err.find("pkrt: relMSE against ref.exr: 0.0000e+00"), std::string::npos) << same.err;
-    RunResult fewer = run_pkrt("render " + scene + " --spp 2 -o b.png --reference ref.exr --stats b.json", dir.path().string());
+    RunResult fewer =
+        run_pkrt("render " + scene + " --spp 2 -o b.png --reference ref.exr --stats b.json", dir.path().string());
     ASSERT_EQ(fewer.code, 0) << fewer.err;
     EXPECT_GT(nlohmann::json::parse(read_text(dir.file("b.json")))["reference"]["rel_mse"].get<double>(), 1e-3);
 }
@@ -201,15 +209,21 @@ TEST(Cli, BadReferencesFailCleanly) {
     std::string scene = shell_quote(kCornell) + " --backend cpu --res 24x16";
     ASSERT_EQ(run_pkrt("render " + scene + " --spp 1 -o b.png --hdr in_ref.exr", dir.path().string()).code, 0);
     std::remove(dir.file("b.png").c_str());
-    expect_clean_failure(dir, "render " + scene + " --spp 1 -o out.png --reference nope.exr", 1, "nope.exr: no such file");
-    expect_clean_failure(dir, "render " + scene + " --spp 1 -o out.png --reference in_ref.png", 1, "--reference in_ref.png: must be a linear OpenEXR");
-    expect_clean_failure(dir, "render " + shell_quote(kCornell) + " --backend cpu --res 32x16 --spp 1 -o out.png --reference in_ref.exr", 1,
-                         "in_ref.exr: the reference is 24x16, the render 32x16");
-    expect_clean_failure(dir, "render " + scene + " --spp 1 -o out.png --hdr in_ref.exr --reference in_ref.exr", 1, "in_ref.exr");
-    expect_clean_failure(dir, "render " + scene + " --spp 1 --frames 2 --camera-path orbit -o f_%04d.png --reference in_ref.exr", 1,
-                         "--reference: not with --frames");
+    expect_clean_failure(dir, "render " + scene + " --spp 1 -o out.png --reference nope.exr", 1,
+                         "nope.exr: no such file");
+    expect_clean_failure(dir, "render " + scene + " --spp 1 -o out.png --reference in_ref.png", 1,
+                         "--reference in_ref.png: must be a linear OpenEXR");
+    expect_clean_failure(
+        dir, "render " + shell_quote(kCornell) + " --backend cpu --res 32x16 --spp 1 -o out.png --reference in_ref.exr",
+        1, "in_ref.exr: the reference is 24x16, the render 32x16");
+    expect_clean_failure(dir, "render " + scene + " --spp 1 -o out.png --hdr in_ref.exr --reference in_ref.exr", 1,
+                         "in_ref.exr");
+    expect_clean_failure(
+        dir, "render " + scene + " --spp 1 --frames 2 --camera-path orbit -o f_%04d.png --reference in_ref.exr", 1,
+        "--reference: not with --frames");
     std::ofstream(dir.file("in_bad.exr")) << "not an exr";
-    expect_clean_failure(dir, "render " + scene + " --spp 1 -o out.png --reference in_bad.exr", 1, "in_bad.exr: cannot read EXR");
+    expect_clean_failure(dir, "render " + scene + " --spp 1 -o out.png --reference in_bad.exr", 1,
+                         "in_bad.exr: cannot read EXR");
 }
 
 TEST(Cli, BadFlagsFailCleanly) {
@@ -228,12 +242,15 @@ TEST(Cli, BadFlagsFailCleanly) {
     expect_clean_failure(dir, "render " + scene + " -o out.jpg", 1, "unsupported file type '.jpg'");
     expect_clean_failure(dir, "render " + scene + " -o nodir/out.png", 1, "does not exist");
     expect_clean_failure(dir, "render " + scene + " -o out.png --hdr out.tiff", 1, "'.tiff'");
-    expect_clean_failure(dir, "render " + scene + " -o out.png --mode persistent --backend cpu", 1, "--mode persistent");
+    expect_clean_failure(dir, "render " + scene + " -o out.png --mode persistent --backend cpu", 1,
+                         "--mode persistent");
     expect_clean_failure(dir, "frobnicate", 2, "frobnicate");
-    expect_clean_failure(dir, "render " + scene + " --aperture -1 -o out.png", 1, "--aperture -1: the lens radius must be");
+    expect_clean_failure(dir, "render " + scene + " --aperture -1 -o out.png", 1,
+                         "--aperture -1: the lens radius must be");
     expect_clean_failure(dir, "render " + scene + " --aperture inf -o out.png", 1, "--aperture inf");
     expect_clean_failure(dir, "render " + scene + " --aperture wide -o out.png", 2, "--aperture");
-    expect_clean_failure(dir, "render " + scene + " --focus-distance 0 -o out.png", 1, "--focus-distance 0: must be greater than 0");
+    expect_clean_failure(dir, "render " + scene + " --focus-distance 0 -o out.png", 1,
+                         "--focus-distance 0: must be greater than 0");
     expect_clean_failure(dir, "render " + scene + " --focus-distance -5 -o out.png", 1, "--focus-distance -5");
 }
 
@@ -268,22 +285,27 @@ TEST(Cli, BvhLayoutFlag) {
     TempDir dir;
     std::string scene = shell_quote(kCornell);
     for (const char* layout : {"bvh2", "cwbvh"}) {
-        RunResult r = run_pkrt("render " + scene + " --backend cpu --res 8x8 --spp 1 --bvh " + layout + " -o b." + layout + ".png",
-                               dir.path().string());
+        RunResult r = run_pkrt(
+            "render " + scene + " --backend cpu --res 8x8 --spp 1 --bvh " + layout + " -o b." + layout + ".png",
+            dir.path().string());
         ASSERT_EQ(r.code, 0) << r.err;
         EXPECT_NE(r.err.find(std::string(layout) + " BVH of"), std::string::npos) << r.err;
     }
-    RunResult d = run_pkrt("render " + scene + " --backend cpu --res 8x8 --spp 1 -o b.default.png", dir.path().string());
+    RunResult d =
+        run_pkrt("render " + scene + " --backend cpu --res 8x8 --spp 1 -o b.default.png", dir.path().string());
     ASSERT_EQ(d.code, 0) << d.err;
     EXPECT_NE(d.err.find("bvh2 BVH of"), std::string::npos) << "bvh2 stays the default: " << d.err;
     expect_clean_failure(dir, "render " + scene + " --backend cpu --bvh bvh4 -o out.png", 1, "--bvh bvh4: ");
     expect_clean_failure(dir, "render " + scene + " --backend cpu --bvh CWBVH -o out.png", 1, "bvh2, cwbvh");
     expect_clean_failure(dir, "bench " + scene + " --backend cpu --bvh wide", 1, "--bvh wide: ");
-    expect_clean_failure(dir, "render " + scene + " --backend cpu --sbvh --bvh-splits 1 -o out.png", 1, "--sbvh and --bvh-splits exclude each other");
-    expect_clean_failure(dir, "bench " + scene + " --backend cpu --sbvh --bvh-splits 1", 1, "--sbvh and --bvh-splits exclude each other");
+    expect_clean_failure(dir, "render " + scene + " --backend cpu --sbvh --bvh-splits 1 -o out.png", 1,
+                         "--sbvh and --bvh-splits exclude each other");
+    expect_clean_failure(dir, "bench " + scene + " --backend cpu --sbvh --bvh-splits 1", 1,
+                         "--sbvh and --bvh-splits exclude each other");
     expect_clean_failure(dir, "render " + scene + " --backend cpu --bvh-splits 5 -o out.png", 2, "--bvh-splits");
-    RunResult b = run_pkrt("bench " + scene + " --backend cpu --bvh cwbvh --res 8x8 --max-depth 2 --repeat 1 --warmup 0 -q --json b.json",
-                           dir.path().string());
+    RunResult b = run_pkrt(
+        "bench " + scene + " --backend cpu --bvh cwbvh --res 8x8 --max-depth 2 --repeat 1 --warmup 0 -q --json b.json",
+        dir.path().string());
     ASSERT_EQ(b.code, 0) << b.err;
     EXPECT_EQ(nlohmann::json::parse(read_text(dir.file("b.json")))["bvh"], "cwbvh");
     EXPECT_EQ(nlohmann::json::parse(read_text(dir.file("b.json")))["sbvh"], true) << "spatial splits are the default";
@@ -304,8 +326,10 @@ TEST(Cli, SpatialSplitsByDefault) {
     ASSERT_EQ(split.code, 0) << split.err;
     EXPECT_NE(split.err.find("pkrt: triangle splitting: "), std::string::npos) << split.err;
     EXPECT_EQ(split.err.find("spatial splits"), std::string::npos) << split.err;
-    RunResult bench = run_pkrt("bench " + shell_quote(kCornell) + " --backend cpu --res 8x8 --max-depth 2 --repeat 1 --warmup 0 -q "
-                               "--no-sbvh --json b.json", dir.path().string());
+    RunResult bench = run_pkrt("bench " + shell_quote(kCornell) +
+                                   " --backend cpu --res 8x8 --max-depth 2 --repeat 1 --warmup 0 -q "
+                                   "--no-sbvh --json b.json",
+                               dir.path().string());
     ASSERT_EQ(bench.code, 0) << bench.err;
     EXPECT_EQ(nlohmann::json::parse(read_text(dir.file("b.json")))["sbvh"], false);
 }
@@ -314,12 +338,15 @@ TEST(Cli, SpatialSplitsByDefault) {
 TEST(Cli, SchedulerSettingsAreValidated) {
     TempDir dir;
     std::string scene = shell_quote(kCornell);
-    expect_clean_failure(dir, "render " + scene + " -o out.png --set fetch_treshold=8", 1, "unknown key 'fetch_treshold'");
-    expect_clean_failure(dir, "render " + scene + " -o out.png --set fetch_threshold=99", 1, "fetch_threshold must be 1-32");
+    expect_clean_failure(dir, "render " + scene + " -o out.png --set fetch_treshold=8", 1,
+                         "unknown key 'fetch_treshold'");
+    expect_clean_failure(dir, "render " + scene + " -o out.png --set fetch_threshold=99", 1,
+                         "fetch_threshold must be 1-32");
     expect_clean_failure(dir, "render " + scene + " -o out.png --set shadow_rays", 1, "expected KEY=VALUE");
     expect_clean_failure(dir, "render " + scene + " -o out.png --backend cpu --set shadow_rays=queued", 1,
                          "the CPU backend has no scheduler settings");
-    expect_clean_failure(dir, "bench " + scene + " --backend cpu --set blocks_per_sm=7", 1, "blocks_per_sm must be auto|4|6|8|10");
+    expect_clean_failure(dir, "bench " + scene + " --backend cpu --set blocks_per_sm=7", 1,
+                         "blocks_per_sm must be auto|4|6|8|10");
     RunResult help = run_pkrt("help-settings", dir.path().string());
     EXPECT_EQ(help.code, 0);
     for (const char* key : {"shadow_rays=auto|queued|inline", "stragglers=auto|kept|sorted", "blocks_per_sm="})
@@ -382,7 +409,8 @@ TEST(Cli, MissingTexturesCanBeRenderedWithoutThem) {
     dir.write("in_tex.obj", "mtllib in_tex.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl a\nf 1 2 3\n");
     dir.write("in_tex.mtl", "newmtl a\nKd 1 1 1\nmap_Kd in_gone.png\n");
     expect_clean_failure(dir, "render in_tex.obj --missing-textures maybe -o out.png", 2, "--missing-textures");
-    RunResult r = run_pkrt("render in_tex.obj --res 8x8 --spp 1 --missing-textures warn -o out.png", dir.path().string());
+    RunResult r =
+        run_pkrt("render in_tex.obj --res 8x8 --spp 1 --missing-textures warn -o out.png", dir.path().string());
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.err.find("pkrt: warning: in_tex.mtl: texture 'in_gone.png' not found"), std::string::npos) << r.err;
     EXPECT_TRUE(fs::exists(dir.file("out.png")));
@@ -418,8 +446,10 @@ TEST(Cli, BenchWritesJsonCsvAndPlot) {
     EXPECT_GE(w, 640);
     EXPECT_NE(r.out.find("median ms"), std::string::npos) << "a readable table on stdout";
     // Bad bench flags fail cleanly too.
-    expect_clean_failure(dir, "bench " + shell_quote(kCornell) + " --backend cpu --plot b.jpg", 1, "unsupported file type '.jpg'");
-    expect_clean_failure(dir, "bench " + shell_quote(kCornell) + " --backend cpu --modes warp", 1, "'warp' is not a mode");
+    expect_clean_failure(dir, "bench " + shell_quote(kCornell) + " --backend cpu --plot b.jpg", 1,
+                         "unsupported file type '.jpg'");
+    expect_clean_failure(dir, "bench " + shell_quote(kCornell) + " --backend cpu --modes warp", 1,
+                         "'warp' is not a mode");
 }
 
 TEST(Cli, BenchRejectsBadWarmupAndDepth) {
@@ -436,8 +466,9 @@ TEST(Cli, BenchRejectsBadWarmupAndDepth) {
 TEST(Cli, SequencesWriteOneFilePerFrame) {
     TempDir dir;
     std::string scene = shell_quote(kCornell);
-    RunResult r = run_pkrt("render " + scene + " --frames 3 --camera-path orbit:30 --res 16x16 --spp 2 --max-depth 3 -q "
-                           "-o f_%02d.png --hdr f_%02d.pfm --stats seq.json",
+    RunResult r = run_pkrt("render " + scene +
+                               " --frames 3 --camera-path orbit:30 --res 16x16 --spp 2 --max-depth 3 -q "
+                               "-o f_%02d.png --hdr f_%02d.pfm --stats seq.json",
                            dir.path().string());
     ASSERT_EQ(r.code, 0) << r.err;
     for (const char* f : {"f_00.png", "f_01.png", "f_02.png", "f_00.pfm", "f_02.pfm", "seq.json"})
@@ -450,7 +481,8 @@ TEST(Cli, SequencesWriteOneFilePerFrame) {
     EXPECT_EQ(seq["frames"].get<int>(), 3);
     double wall = seq["seconds"].get<double>();
     const auto& loop = seq["render_loop"];
-    double parts = loop["rendering_s"].get<double>() + loop["own_work_s"].get<double>() + loop["handing_to_writers_s"].get<double>();
+    double parts = loop["rendering_s"].get<double>() + loop["own_work_s"].get<double>() +
+                   loop["handing_to_writers_s"].get<double>();
     EXPECT_GT(loop["rendering_s"].get<double>(), 0.0);
     EXPECT_LE(parts, wall);
     EXPECT_GE(seq["writers"]["threads"].get<int>(), 1);
@@ -458,7 +490,8 @@ TEST(Cli, SequencesWriteOneFilePerFrame) {
     // Different cameras: different pictures.
     EXPECT_NE(read_text(dir.file("f_00.pfm")), read_text(dir.file("f_02.pfm")));
     // Without -q: the rate, and where the render loop's time went (which side set the pace).
-    r = run_pkrt("render " + scene + " --frames 2 --camera-path orbit --res 8x8 --spp 1 -o g_%d.png", dir.path().string());
+    r = run_pkrt("render " + scene + " --frames 2 --camera-path orbit --res 8x8 --spp 1 -o g_%d.png",
+                 dir.path().string());
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.err.find("2 frames of 8x8, 1 spp in"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("render loop: "), std::string::npos) << r.err;
@@ -470,11 +503,14 @@ TEST(Cli, BadSequenceFlagsFailBeforeRendering) {
     std::string scene = shell_quote(kCornell);
     expect_clean_failure(dir, "render " + scene + " --frames 3 -o in_%02d.png", 1, "needs --camera-path");
     expect_clean_failure(dir, "render " + scene + " --camera-path orbit -o in_%02d.png", 1, "needs --frames");
-    expect_clean_failure(dir, "render " + scene + " --frames 3 --camera-path orbit -o in.png", 1, "exactly one frame number");
+    expect_clean_failure(dir, "render " + scene + " --frames 3 --camera-path orbit -o in.png", 1,
+                         "exactly one frame number");
     expect_clean_failure(dir, "render " + scene + " --frames 3 --camera-path orbit -o in_%s.png", 1, "only %d or %0Nd");
-    expect_clean_failure(dir, "render " + scene + " --frames 200000 --camera-path orbit -o in_%d.png", 1, "between 1 and 100000");
+    expect_clean_failure(dir, "render " + scene + " --frames 200000 --camera-path orbit -o in_%d.png", 1,
+                         "between 1 and 100000");
     expect_clean_failure(dir, "render " + scene + " --frames 2 --camera-path orbit:x -o in_%d.png", 1, "orbit:DEGREES");
-    expect_clean_failure(dir, "render " + scene + " --frames 2 --camera-path in_missing.json -o in_%d.png", 1, "cannot open");
+    expect_clean_failure(dir, "render " + scene + " --frames 2 --camera-path in_missing.json -o in_%d.png", 1,
+                         "cannot open");
     std::ofstream(dir.file("in_keys.json")) << R"({"keys": [{"time": 0, "eye": [0, 0, 1]}]})";
     expect_clean_failure(dir, "render " + scene + " --frames 2 --camera-path in_keys.json -o in_%d.png", 1,
                          "in_keys.json: keys[0]: needs 'look_at'");

@@ -52,7 +52,8 @@ std::string chunk(const std::string& type, const std::string& data) {
     put32(c, static_cast<uint32_t>(data.size()));
     std::string body = type + data;
     c += body;
-    put32(c, static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()))));
+    put32(c,
+          static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()))));
     return c;
 }
 
@@ -65,8 +66,8 @@ std::string png_bomb(uint32_t w, uint32_t h) {
     unsigned char zeros[64] = {0}, z[128];
     uLongf zn = sizeof z;
     compress(z, &zn, zeros, sizeof zeros);
-    return std::string("\x89PNG\r\n\x1a\n", 8) + chunk("IHDR", ihdr) + chunk("IDAT", std::string(reinterpret_cast<char*>(z), zn)) +
-           chunk("IEND", "");
+    return std::string("\x89PNG\r\n\x1a\n", 8) + chunk("IHDR", ihdr) +
+           chunk("IDAT", std::string(reinterpret_cast<char*>(z), zn)) + chunk("IEND", "");
 }
 
 // A real 8x8 JPEG whose frame header is then rewritten to claim w x h.
@@ -85,18 +86,18 @@ std::string jpeg_bytes(uint16_t claim_w = 0, uint16_t claim_h = 0) {
 // A scene whose one material is textured with `texture`.
 void textured_scene(const TempDir& dir, const std::string& name, const std::string& texture) {
     dir.write(name, R"({"camera": {"eye": [0.5, 0.5, 2], "look_at": [0.5, 0.5, 0]},
-        "materials": {"t": {"texture": ")" + texture + R"("}},
+        "materials": {"t": {"texture": ")" +
+                        texture + R"("}},
         "meshes": [{"quad": [[0,0,0],[1,0,0],[1,1,0],[0,1,0]], "material": "t"}]})");
 }
 
-
-#define EXPECT_LOAD_ERROR(path, needle)                                                           \
-    do {                                                                                          \
-        std::string path_ = (path);                                                               \
-        std::string err_ = load_error(path_);                                                     \
-        EXPECT_NE(err_.find(needle), std::string::npos) << path_ << " gave: '" << err_ << "'";    \
-        EXPECT_NE(err_.find(path_), std::string::npos) << "names the file: " << err_;             \
-        EXPECT_EQ(err_.find('\n'), std::string::npos) << "one line: " << err_;                    \
+#define EXPECT_LOAD_ERROR(path, needle)                                                        \
+    do {                                                                                       \
+        std::string path_ = (path);                                                            \
+        std::string err_ = load_error(path_);                                                  \
+        EXPECT_NE(err_.find(needle), std::string::npos) << path_ << " gave: '" << err_ << "'"; \
+        EXPECT_NE(err_.find(path_), std::string::npos) << "names the file: " << err_;          \
+        EXPECT_EQ(err_.find('\n'), std::string::npos) << "one line: " << err_;                 \
     } while (0)
 
 const std::string kTriangle = "v 0 0 0\nv 1 0 0\nv 0 1 0\n";
@@ -111,7 +112,8 @@ TEST(HostileInput, SixteenBitGreyTexturesNeverReachAVulnerableDecoder) {
     std::string pgm = "P5\n1024 1024\n65535\n" + std::string(2u * 1024 * 1024, '\x7f');
     dir.write("in_grey.pgm", pgm);
     textured_scene(dir, "in_pgm.json", "in_grey.pgm");
-    expect_clean_failure(dir, "render in_pgm.json --res 8x8 --spp 1 -o out.png", 1, "in_grey.pgm: unsupported texture format");
+    expect_clean_failure(dir, "render in_pgm.json --res 8x8 --spp 1 -o out.png", 1,
+                         "in_grey.pgm: unsupported texture format");
     // 16-bit grey PNG goes through libpng and renders.
     dir.write("in_grey16.png", png_bytes(64, 64, true));
     textured_scene(dir, "in_png16.json", "in_grey16.png");
@@ -125,7 +127,9 @@ TEST(HostileInput, CorruptJpegAndPngFailCleanly) {
     TempDir dir;
     std::string jpg = jpeg_bytes();
     std::string png = png_bytes(16, 16);
-    struct Case { std::string name, bytes; };
+    struct Case {
+        std::string name, bytes;
+    };
     std::vector<Case> cases = {
         {"in_trunc.jpg", jpg.substr(0, jpg.size() / 2)},
         {"in_head.jpg", jpg.substr(0, 40)},
@@ -188,16 +192,19 @@ TEST(HostileInput, PolygonCornersAreLimited) {
     auto polygon = [](int n) {
         std::string obj;
         for (int i = 0; i < n; ++i)
-            obj += "v " + std::to_string(std::cos(6.283185 * i / n)) + " " + std::to_string(std::sin(6.283185 * i / n)) + " 0\n";
+            obj += "v " + std::to_string(std::cos(6.283185 * i / n)) + " " +
+                   std::to_string(std::sin(6.283185 * i / n)) + " 0\n";
         obj += "f";
         for (int i = 1; i <= n; ++i) obj += " " + std::to_string(i);
         return obj + "\n";
     };
     dir.write("in_poly.obj", polygon(100000));
-    expect_clean_failure(dir, "render in_poly.obj -o out.png", 1, "face 1 has 100000 corners, more than the limit of 256 (raise it with --max-polygon-corners)");
+    expect_clean_failure(dir, "render in_poly.obj -o out.png", 1,
+                         "face 1 has 100000 corners, more than the limit of 256 (raise it with --max-polygon-corners)");
     dir.write("in_poly2k.obj", polygon(2000));
     expect_clean_failure(dir, "render in_poly2k.obj -o out.png", 1, "--max-polygon-corners");
-    RunResult r = run_pkrt("render in_poly2k.obj --max-polygon-corners 2000 --res 8x8 --spp 1 -q -o out.png", dir.path().string());
+    RunResult r = run_pkrt("render in_poly2k.obj --max-polygon-corners 2000 --res 8x8 --spp 1 -q -o out.png",
+                           dir.path().string());
     EXPECT_EQ(r.code, 0) << r.err;
     std::error_code ec;
     fs::remove(dir.file("out.png"), ec);
@@ -213,7 +220,8 @@ TEST(HostileInput, TrianglesPerSceneAreBudgetedBeforeAllocation) {
     dir.write("in_one.json", R"({"meshes": [{"sphere": {"subdivisions": 7}}]})");
     expect_clean_failure(dir, "render in_one.json --max-triangles 100000 -o out.png", 1, "meshes[0].sphere");
     dir.write("in_tris.obj", kTriangle + "f 1 2 3\nf 1 2 3\nf 1 2 3\n");
-    expect_clean_failure(dir, "render in_tris.obj --max-triangles 2 -o out.png", 1, "in_tris.obj: the scene would have 3 triangles");
+    expect_clean_failure(dir, "render in_tris.obj --max-triangles 2 -o out.png", 1,
+                         "in_tris.obj: the scene would have 3 triangles");
     expect_clean_failure(dir, "render in_tris.obj --max-triangles 0 -o out.png", 2, "--max-triangles");
 }
 
@@ -221,20 +229,24 @@ TEST(HostileInput, TexelsAreCheckedFromTheHeaderBeforeDecoding) {
     TempDir dir;
     dir.write("in_bomb.png", png_bomb(30000, 30000));
     textured_scene(dir, "in_pngbomb.json", "in_bomb.png");
-    expect_clean_failure(dir, "render in_pngbomb.json -o out.png", 1, "in_bomb.png: the scene would have 900000000 texels");
+    expect_clean_failure(dir, "render in_pngbomb.json -o out.png", 1,
+                         "in_bomb.png: the scene would have 900000000 texels");
     dir.write("in_bomb.jpg", jpeg_bytes(65000, 65000));
     textured_scene(dir, "in_jpgbomb.json", "in_bomb.jpg");
-    expect_clean_failure(dir, "render in_jpgbomb.json -o out.png", 1, "in_bomb.jpg: texture of 65000x65000 is larger than 32768");
+    expect_clean_failure(dir, "render in_jpgbomb.json -o out.png", 1,
+                         "in_bomb.jpg: texture of 65000x65000 is larger than 32768");
     dir.write("in_bomb2.jpg", jpeg_bytes(20000, 20000));
     textured_scene(dir, "in_jpgbomb2.json", "in_bomb2.jpg");
     expect_clean_failure(dir, "render in_jpgbomb2.json -o out.png", 1, "raise it with --max-texels");
     // Within the budget, but far more pixels than the file can hold.
     dir.write("in_claim.png", png_bomb(8000, 8000));
     textured_scene(dir, "in_claim.json", "in_claim.png");
-    expect_clean_failure(dir, "render in_claim.json -o out.png", 1, "in_claim.png: claims 8000x8000 pixels but has only");
+    expect_clean_failure(dir, "render in_claim.json -o out.png", 1,
+                         "in_claim.png: claims 8000x8000 pixels but has only");
     dir.write("in_claim.jpg", jpeg_bytes(16000, 16000));
     textured_scene(dir, "in_claimj.json", "in_claim.jpg");
-    expect_clean_failure(dir, "render in_claimj.json -o out.png", 1, "in_claim.jpg: claims 16000x16000 pixels but has only");
+    expect_clean_failure(dir, "render in_claimj.json -o out.png", 1,
+                         "in_claim.jpg: claims 16000x16000 pixels but has only");
     dir.write("in_small.png", png_bytes(16, 16));
     textured_scene(dir, "in_small.json", "in_small.png");
     expect_clean_failure(dir, "render in_small.json --max-texels 100 -o out.png", 1, "256 texels");
@@ -246,10 +258,12 @@ TEST(HostileInput, TexturesAreSharedByFileIdentity) {
     for (int i = 0; i < 6; ++i) fs::create_hard_link(dir.file("a.png"), dir.file("link" + std::to_string(i) + ".png"));
     fs::create_symlink("a.png", dir.file("sym.png"));
     std::string mats, meshes;
-    for (std::string t : {"a.png", "link0.png", "link1.png", "link2.png", "link3.png", "link4.png", "link5.png", "sym.png", "./a.png"}) {
+    for (std::string t : {"a.png", "link0.png", "link1.png", "link2.png", "link3.png", "link4.png", "link5.png",
+                          "sym.png", "./a.png"}) {
         std::string name = "m" + std::to_string(mats.size());
         mats += std::string(mats.empty() ? "" : ",") + "\"" + name + "\": {\"texture\": \"" + t + "\"}";
-        meshes += std::string(meshes.empty() ? "" : ",") + R"({"quad": [[0,0,0],[1,0,0],[1,1,0],[0,1,0]], "material": ")" + name + "\"}";
+        meshes += std::string(meshes.empty() ? "" : ",") +
+                  R"({"quad": [[0,0,0],[1,0,0],[1,1,0],[0,1,0]], "material": ")" + name + "\"}";
     }
     dir.write("s.json", "{\"materials\": {" + mats + "}, \"meshes\": [" + meshes + "]}");
     pkrt::Scene s = pkrt::load_scene(dir.file("s.json"));
@@ -260,7 +274,11 @@ TEST(HostileInput, TexturesAreSharedByFileIdentity) {
 
 TEST(HostileInput, ObjIndicesAndFacesAreStrict) {
     TempDir dir;
-    struct Case { const char* name; std::string obj; const char* message; };
+    struct Case {
+        const char* name;
+        std::string obj;
+        const char* message;
+    };
     const Case cases[] = {
         {"wrap.obj", kTriangle + "f 1 2 4294967299\n", "uses vertex 4294967299 but the file has 3"},
         {"big.obj", kTriangle + "f 1 2 99999999999\n", "uses vertex 99999999999 but the file has 3"},
@@ -300,7 +318,11 @@ TEST(HostileInput, PlyCountsAreCheckedBeforeAllocation) {
     const std::string le = ply_body(ply_triangle(), PlyEncoding::kLittleEndian, {});
     const std::string ascii = ply_body(ply_triangle(), PlyEncoding::kAscii, {});
     const char* bin = "binary_little_endian";
-    struct Case { const char* name; std::string ply; const char* message; };
+    struct Case {
+        const char* name;
+        std::string ply;
+        const char* message;
+    };
     const Case cases[] = {
         {"v32.ply", ply_head(bin, "4294967295", "1") + le,
          "4294967295 vertices, more than 3 for each triangle of the limit of 8388608 (raise it with --max-triangles)"},
@@ -343,7 +365,11 @@ TEST(HostileInput, PlyStructureIsStrict) {
     auto ascii = [&](const std::string& body) { return ply_head("ascii", "3", "1") + body; };
     std::string float_indices = ply_head("ascii", "3", "1");
     float_indices.replace(float_indices.find("uchar int"), 9, "uchar float");
-    struct Case { const char* name; std::string ply; const char* message; };
+    struct Case {
+        const char* name;
+        std::string ply;
+        const char* message;
+    };
     const Case cases[] = {
         {"trunc.ply", ply_head(bin, "3", "1") + le.substr(0, le.size() - 2),
          "the data ends inside 'face' record 0 of 1 (a truncated file?)"},
@@ -367,12 +393,14 @@ TEST(HostileInput, PlyStructureIsStrict) {
          "unknown type 'float128'"},
         {"listf.ply", "ply\nformat ascii 1.0\nelement face 1\nproperty list float int vertex_indices\nend_header\n",
          "a list's count must have an integer type"},
-        {"idxf.ply", float_indices + tri + "3 0 1 2\n",
-         "face property 'vertex_indices' must have an integer type"},
-        {"noface.ply", "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\n"
-                       "end_header\n0 0 0\n", "no 'face' element (point clouds are not supported)"},
-        {"noz.ply", "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nelement face 0\n"
-                    "property list uchar int vertex_indices\nend_header\n0 0\n",
+        {"idxf.ply", float_indices + tri + "3 0 1 2\n", "face property 'vertex_indices' must have an integer type"},
+        {"noface.ply",
+         "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\n"
+         "end_header\n0 0 0\n",
+         "no 'face' element (point clouds are not supported)"},
+        {"noz.ply",
+         "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nelement face 0\n"
+         "property list uchar int vertex_indices\nend_header\n0 0\n",
          "the vertex element has no 'z' property"},
         {"zero.ply", ascii(tri.substr(0, 12) + "0 zero 0\n3 0 1 2\n"),
          "line 12: 'vertex' record 2: 'y' 'zero' is not a number"},
@@ -386,11 +414,14 @@ TEST(HostileInput, PlyStructureIsStrict) {
         {"minus0.ply", ascii(tri + "-0 0 1 2\n"), "'vertex_indices' count '-0' is not an unsigned integer"},
         {"idxx.ply", ascii(tri + "3 0 1 x\n"), "'face' record 0: 'vertex_indices' 'x' is not an integer"},
         {"idx25.ply", ascii(tri + "3 0 1 2.5\n"), "'2.5' is not an integer"},
-        {"props.ply", ply_head("ascii", "3", "1", [] {
-             std::string many = "element extra 0\n";
-             for (int i = 0; i < 1001; ++i) many += "property uchar p" + std::to_string(i) + "\n";
-             return many;
-         }()) + tri + "3 0 1 2\n",
+        {"props.ply",
+         ply_head("ascii", "3", "1",
+                  [] {
+                      std::string many = "element extra 0\n";
+                      for (int i = 0; i < 1001; ++i) many += "property uchar p" + std::to_string(i) + "\n";
+                      return many;
+                  }()) +
+             tri + "3 0 1 2\n",
          "element 'extra' has 1001 properties, more than 1000"},
         {"c300.ply", ascii(tri + "300 0 1 2\n"), "'vertex_indices' count 300 is out of range for uchar"},
         {"few.ply", ascii(tri + "4 0 1 2\n"), "'face' record 0 has too few values"},
@@ -411,7 +442,8 @@ TEST(HostileInput, CrOnlyLineEndingsAreLines) {
     TempDir dir;
     dir.write("bom.obj", "\xEF\xBB\xBFv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
     pkrt::Scene b;
-    EXPECT_EQ(pkrt::load_obj(b, dir.file("bom.obj"), pkrt::ObjOptions{}), 1u) << "a byte order mark is not part of the first line";
+    EXPECT_EQ(pkrt::load_obj(b, dir.file("bom.obj"), pkrt::ObjOptions{}), 1u)
+        << "a byte order mark is not part of the first line";
     dir.write("cr.obj", "v 0 0 0\rv 1 0 0\rv 0 1 0\rv nan 0 0\rf 1 2 3\rf 1 2 4\r");
     pkrt::Scene s;
     EXPECT_EQ(pkrt::load_obj(s, dir.file("cr.obj"), pkrt::ObjOptions{}), 1u);
@@ -420,7 +452,10 @@ TEST(HostileInput, CrOnlyLineEndingsAreLines) {
 
 TEST(HostileInput, MtlValuesAreCheckedLikeJson) {
     TempDir dir;
-    struct Case { const char* mtl; const char* message; };
+    struct Case {
+        const char* mtl;
+        const char* message;
+    };
     const Case cases[] = {
         {"newmtl a\nKd 5 0 0\n", "Kd 5: must be between 0 and 1"},
         {"newmtl a\nKd -1 0 0\n", "Kd -1: must be between 0 and 1"},
@@ -449,17 +484,27 @@ TEST(HostileInput, JsonIsStrict) {
     EXPECT_LOAD_ERROR(dir.write("nul.json", ok + std::string(1, '\0') + "x"), "invalid JSON");
     EXPECT_LOAD_ERROR(dir.write("two.json", ok + ok), "invalid JSON");
     EXPECT_LOAD_ERROR(dir.write("overflow.json", R"({"meshes": [{"sphere": {"radius": 1e400}}]})"), "number overflow");
-    EXPECT_LOAD_ERROR(dir.write("env.json", R"({"environment": {"type": "constant", "color": 3e38, "intensity": 10}, "meshes": [{"sphere": {}}]})"),
-                      "environment: colour times intensity must be at most 1e20");
-    EXPECT_LOAD_ERROR(dir.write("sky.json", R"({"environment": {"type": "sky", "zenith": [1e19, 1, 1], "intensity": 100}, "meshes": [{"sphere": {}}]})"),
-                      "environment: colour times intensity");
-    EXPECT_LOAD_ERROR(dir.write("emit.json", R"({"materials": {"l": {"emission": 3e38}}, "meshes": [{"sphere": {}, "material": "l"}]})"),
-                      "materials.l.emission: must be at most 1e20");
-    std::string far = load_error(dir.write("far.json", R"({"camera": {"eye": [0, 0, 1e20]}, "meshes": [{"sphere": {}}]})"));
+    EXPECT_LOAD_ERROR(
+        dir.write(
+            "env.json",
+            R"({"environment": {"type": "constant", "color": 3e38, "intensity": 10}, "meshes": [{"sphere": {}}]})"),
+        "environment: colour times intensity must be at most 1e20");
+    EXPECT_LOAD_ERROR(
+        dir.write(
+            "sky.json",
+            R"({"environment": {"type": "sky", "zenith": [1e19, 1, 1], "intensity": 100}, "meshes": [{"sphere": {}}]})"),
+        "environment: colour times intensity");
+    EXPECT_LOAD_ERROR(
+        dir.write("emit.json",
+                  R"({"materials": {"l": {"emission": 3e38}}, "meshes": [{"sphere": {}, "material": "l"}]})"),
+        "materials.l.emission: must be at most 1e20");
+    std::string far =
+        load_error(dir.write("far.json", R"({"camera": {"eye": [0, 0, 1e20]}, "meshes": [{"sphere": {}}]})"));
     EXPECT_NE(far.find("camera: eye and look_at must be within 1e18"), std::string::npos) << far;
     EXPECT_EQ(far.find("parallel"), std::string::npos) << far;
-    EXPECT_LOAD_ERROR(dir.write("up.json", R"({"camera": {"eye": [0, 5, 0], "up": [0, 1, 0]}, "meshes": [{"sphere": {}}]})"),
-                      "camera.up: must not be parallel");
+    EXPECT_LOAD_ERROR(
+        dir.write("up.json", R"({"camera": {"eye": [0, 5, 0], "up": [0, 1, 0]}, "meshes": [{"sphere": {}}]})"),
+        "camera.up: must not be parallel");
 }
 
 // ---- 4. Data lost or left behind ----
@@ -485,7 +530,8 @@ TEST(HostileInput, OutputsNeverOverwriteInputs) {
     // Two outputs that are one file (hard links with different extensions).
     dir.write("in_o.png", "x");
     fs::create_hard_link(dir.file("in_o.png"), dir.file("in_o.pfm"));
-    expect_clean_failure(dir, "render in_s.json --res 8x8 --spp 1 -q -o in_o.png --hdr in_o.pfm", 1, "--hdr in_o.pfm: is the same file as -o");
+    expect_clean_failure(dir, "render in_s.json --res 8x8 --spp 1 -q -o in_o.png --hdr in_o.pfm", 1,
+                         "--hdr in_o.pfm: is the same file as -o");
     // Bench outputs too.
     expect_clean_failure(dir, "bench in_s.json --backend cpu --res 8x8 --repeat 1 --warmup 0 -q --json in_hard.json", 1,
                          "--json in_hard.json: is the input");
@@ -520,9 +566,10 @@ TEST(HostileInput, InterruptedRenderExitsWithTheSignalAndLeavesNothing) {
         TempDir dir;
         dir.write("in_s.json", kSphere);
         // A render of minutes, signalled after a moment.
-        std::string cmd = "(" + shell_quote(PKRT_BINARY) + " render in_s.json --backend cpu --res 512x512 --spp 100000 -q"
-                          " -o out.png --hdr out.exr --stats out.json & p=$!; sleep 1; kill -" + std::to_string(sig) +
-                          " $p; wait $p)";
+        std::string cmd = "(" + shell_quote(PKRT_BINARY) +
+                          " render in_s.json --backend cpu --res 512x512 --spp 100000 -q"
+                          " -o out.png --hdr out.exr --stats out.json & p=$!; sleep 1; kill -" +
+                          std::to_string(sig) + " $p; wait $p)";
         RunResult r = run_in(cmd, dir.path().string());
         EXPECT_EQ(r.code, 128 + sig) << r.err;
         for (const auto& e : dir.entries()) EXPECT_EQ(e.rfind("in_", 0), 0u) << "left behind: " << e;
@@ -579,8 +626,8 @@ TEST(HostileInput, RenderNeedsNoMoreMemoryThanItSays) {
     dir.write("in_big.json", R"({"camera": {"eye": [0, 0, 8]}, "meshes": [{"sphere": {"subdivisions": 7}},
         {"sphere": {"subdivisions": 7, "center": [2, 0, 0]}}, {"sphere": {"subdivisions": 7, "center": [-2, 0, 0]}}]})");
     double peak = 0.0;
-    RunResult r = run_pkrt_measured({"render", "in_big.json", "--backend", "cpu", "--res", "256x256", "--spp", "1", "-o",
-                                     "out.png", "--hdr", "out.exr"},
+    RunResult r = run_pkrt_measured({"render", "in_big.json", "--backend", "cpu", "--res", "256x256", "--spp", "1",
+                                     "-o", "out.png", "--hdr", "out.exr"},
                                     dir.path().string(), peak);
     ASSERT_EQ(r.code, 0) << r.err;
     // "... (at most 123.4 MiB of host memory) ..."
@@ -615,12 +662,14 @@ TEST(HostileInput, ImageSizeIsBudgetedBeforeRendering) {
     dir.write("in_s.json", kSphere);
     // 16384 x 16384 needs about 16 GiB: refused at once, with the flag that raises the limit.
     expect_clean_failure(dir, "render in_s.json --res 16384x16384 --spp 1 -q -o out.png", 1, "--max-pixels");
-    expect_clean_failure(dir, "bench in_s.json --backend cpu --res 16384x16384 --repeat 1 --warmup 0 -q", 1, "--max-pixels");
+    expect_clean_failure(dir, "bench in_s.json --backend cpu --res 16384x16384 --repeat 1 --warmup 0 -q", 1,
+                         "--max-pixels");
     // A scene's own resolution is held to the same budget.
     dir.write("in_big.json", R"({"render": {"resolution": [16384, 16384]}, "meshes": [{"sphere": {}}]})");
     expect_clean_failure(dir, "render in_big.json --spp 1 -q -o out.png", 1, "in_big.json: render.resolution");
     // Raised, a small limit still holds and a render within it runs.
-    expect_clean_failure(dir, "render in_s.json --res 64x64 --max-pixels 1000 --spp 1 -q -o out.png", 1, "--max-pixels");
+    expect_clean_failure(dir, "render in_s.json --res 64x64 --max-pixels 1000 --spp 1 -q -o out.png", 1,
+                         "--max-pixels");
     RunResult r = run_pkrt("render in_s.json --res 16x16 --max-pixels 1000 --spp 1 -q -o out.png", dir.path().string());
     EXPECT_EQ(r.code, 0) << r.err;
 }

@@ -31,8 +31,9 @@ TEST(Modes, NamesRoundTrip) {
 }
 
 TEST(Modes, UnknownModeNamesTheFlag) {
-    EXPECT_EQ(error_of([] { parse_mode("Persistent", "--modes"); }),
-              "--modes Persistent: 'Persistent' is not a mode (must be persistent, relaunch, graph, megakernel or resident)");
+    EXPECT_EQ(
+        error_of([] { parse_mode("Persistent", "--modes"); }),
+        "--modes Persistent: 'Persistent' is not a mode (must be persistent, relaunch, graph, megakernel or resident)");
     EXPECT_NE(error_of([] { parse_mode(""); }), "");
 }
 
@@ -48,8 +49,8 @@ TEST(Settings, DefaultsAreTheMeasuredOnes) {
 
 TEST(Settings, EveryKeyTakesItsValues) {
     SchedulerOptions o = parse_settings({"shadow_rays=inline", "stragglers=sorted", "blocks_per_sm=8", "grid_blocks=1",
-                                         "fetch_threshold=32", "queue_capacity=64", "backoff_max_shift=0", "timeline=off",
-                                         "timeline_points=256", "poll_stop=off", "wave_capacity=4096"});
+                                         "fetch_threshold=32", "queue_capacity=64", "backoff_max_shift=0",
+                                         "timeline=off", "timeline_points=256", "poll_stop=off", "wave_capacity=4096"});
     EXPECT_EQ(o.shadow_rays, ShadowRays::kInline);
     EXPECT_EQ(o.stragglers, Stragglers::kSorted);
     EXPECT_EQ(o.blocks_per_sm, 8);
@@ -65,24 +66,33 @@ TEST(Settings, EveryKeyTakesItsValues) {
 }
 
 TEST(Settings, BadSettingsAreOneClearError) {
-    EXPECT_EQ(error_of([] { parse_settings({"fetch_treshold=8"}); }).rfind("--set fetch_treshold=8: unknown key 'fetch_treshold' (keys: ", 0), 0u);
-    EXPECT_EQ(error_of([] { parse_settings({"fetch_threshold=0"}); }), "--set fetch_threshold=0: fetch_threshold must be 1-32");
-    EXPECT_EQ(error_of([] { parse_settings({"fetch_threshold=8x"}); }), "--set fetch_threshold=8x: fetch_threshold must be 1-32");
-    EXPECT_EQ(error_of([] { parse_settings({"blocks_per_sm=5"}); }), "--set blocks_per_sm=5: blocks_per_sm must be auto|4|6|8|10");
-    EXPECT_EQ(error_of([] { parse_settings({"shadow_rays=yes"}); }), "--set shadow_rays=yes: shadow_rays must be auto|queued|inline");
+    EXPECT_EQ(error_of([] {
+                  parse_settings({"fetch_treshold=8"});
+              }).rfind("--set fetch_treshold=8: unknown key 'fetch_treshold' (keys: ", 0),
+              0u);
+    EXPECT_EQ(error_of([] { parse_settings({"fetch_threshold=0"}); }),
+              "--set fetch_threshold=0: fetch_threshold must be 1-32");
+    EXPECT_EQ(error_of([] { parse_settings({"fetch_threshold=8x"}); }),
+              "--set fetch_threshold=8x: fetch_threshold must be 1-32");
+    EXPECT_EQ(error_of([] { parse_settings({"blocks_per_sm=5"}); }),
+              "--set blocks_per_sm=5: blocks_per_sm must be auto|4|6|8|10");
+    EXPECT_EQ(error_of([] { parse_settings({"shadow_rays=yes"}); }),
+              "--set shadow_rays=yes: shadow_rays must be auto|queued|inline");
     EXPECT_EQ(error_of([] { parse_settings({"queue_capacity=100"}); }),
               "--set queue_capacity=100: queue_capacity must be 0 or a power of two 32-2^30");
     EXPECT_EQ(error_of([] { parse_settings({"queue_capacity=16"}); }),
               "--set queue_capacity=16: queue_capacity must be 0 or a power of two 32-2^30");
     EXPECT_EQ(error_of([] { parse_settings({"timeline"}); }), "--set timeline: expected KEY=VALUE");
     EXPECT_EQ(error_of([] { parse_settings({"timeline=1"}); }), "--set timeline=1: timeline must be on|off");
-    EXPECT_EQ(error_of([] { parse_settings({"grid_blocks=-1"}); }), "--set grid_blocks=-1: grid_blocks must be 0-1048576");
+    EXPECT_EQ(error_of([] { parse_settings({"grid_blocks=-1"}); }),
+              "--set grid_blocks=-1: grid_blocks must be 0-1048576");
 }
 
 TEST(Settings, HelpListsEveryKey) {
     std::string help = settings_help();
-    for (const char* key : {"shadow_rays", "stragglers", "blocks_per_sm", "grid_blocks", "fetch_threshold", "queue_capacity",
-                            "backoff_max_shift", "timeline", "timeline_points", "poll_stop", "wave_capacity"})
+    for (const char* key :
+         {"shadow_rays", "stragglers", "blocks_per_sm", "grid_blocks", "fetch_threshold", "queue_capacity",
+          "backoff_max_shift", "timeline", "timeline_points", "poll_stop", "wave_capacity"})
         EXPECT_NE(help.find(std::string("  ") + key + "="), std::string::npos) << key;
 }
 
@@ -104,8 +114,10 @@ TEST(Devices, PickedByIndexOrAll) {
     EXPECT_EQ(picked[1].index, 0);
     EXPECT_EQ(picked[2].index, 1);
     EXPECT_EQ(error_of([&] { pick_devices("2", two); }), "--devices 2: there is no CUDA device 2 (2 found: 0..1)");
-    EXPECT_EQ(error_of([&] { pick_devices("0,,1", two); }), "--devices 0,,1: expected all, or device indices separated by commas (as 0,1)");
-    EXPECT_EQ(error_of([&] { pick_devices("-1", two); }), "--devices -1: expected all, or device indices separated by commas (as 0,1)");
+    EXPECT_EQ(error_of([&] { pick_devices("0,,1", two); }),
+              "--devices 0,,1: expected all, or device indices separated by commas (as 0,1)");
+    EXPECT_EQ(error_of([&] { pick_devices("-1", two); }),
+              "--devices -1: expected all, or device indices separated by commas (as 0,1)");
     EXPECT_EQ(error_of([&] { pick_devices("99999999999", two); }),
               "--devices 99999999999: expected all, or device indices separated by commas (as 0,1)");
     EXPECT_EQ(error_of([&] { pick_devices("all", {}); }), "--devices all: no CUDA device found");

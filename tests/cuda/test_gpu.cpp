@@ -36,11 +36,11 @@ namespace {
 
 const std::string kScenes = PKRT_SCENES_DIR;
 const SchedulerMode kModes[] = {SchedulerMode::kPersistent, SchedulerMode::kRelaunch, SchedulerMode::kGraph,
-                               SchedulerMode::kMegakernel, SchedulerMode::kResident};
+                                SchedulerMode::kMegakernel, SchedulerMode::kResident};
 
-#define REQUIRE_GPU()                                                                   \
-    std::string why_no_gpu;                                                             \
-    std::vector<GpuDevice> gpus = cuda_devices(&why_no_gpu);                            \
+#define REQUIRE_GPU()                                        \
+    std::string why_no_gpu;                                  \
+    std::vector<GpuDevice> gpus = cuda_devices(&why_no_gpu); \
     if (gpus.empty()) GTEST_SKIP() << "no CUDA device: " << why_no_gpu;
 
 using pkrt_test::load_prepared;
@@ -68,7 +68,8 @@ void expect_image_matches_cpu(const Scene& scene, const CameraSpec& view, Render
     double noise_rms = rms_difference(ref, noise);
     double diff_rms = rms_difference(ref, got);
     double rel_mean = std::fabs(mean(got) - mean(ref)) / mean(ref);
-    EXPECT_LT(diff_rms, 0.3 * noise_rms) << what << ": GPU-vs-CPU rms " << diff_rms << ", CPU seed-to-seed rms " << noise_rms;
+    EXPECT_LT(diff_rms, 0.3 * noise_rms) << what << ": GPU-vs-CPU rms " << diff_rms << ", CPU seed-to-seed rms "
+                                         << noise_rms;
     EXPECT_LT(rel_mean, 0.01) << what << ": mean " << mean(got) << " vs CPU " << mean(ref);
 }
 
@@ -118,8 +119,9 @@ TEST(Gpu, EveryModeMatchesTheCpuUnderAnEnvironmentMap) {
     map.height = 32;
     for (int y = 0; y < map.height; ++y)
         for (int x = 0; x < map.width; ++x)
-            map.pixels.push_back(x >= 20 && x < 23 && y >= 8 && y < 10 ? Vec3{400, 300, 200}
-                                                                     : Vec3{0.1f + x / 64.0f, 0.2f + (32 - y) / 32.0f, 0.4f});
+            map.pixels.push_back(x >= 20 && x < 23 && y >= 8 && y < 10
+                                     ? Vec3{400, 300, 200}
+                                     : Vec3{0.1f + x / 64.0f, 0.2f + (32 - y) / 32.0f, 0.4f});
     write_exr(dir.file("map.exr"), map);
     dir.write("s.json", R"({"camera": {"eye": [0, 1.5, 4], "look_at": [0, 0.5, 0], "fov": 45},
         "environment": {"type": "map", "file": "map.exr", "rotation": 30, "intensity": 0.5},
@@ -398,7 +400,9 @@ TEST(Gpu, BegunFramesRunWhileTheHostWorksAndEndTheSame) {
     REQUIRE_GPU();
 #if defined(PKRT_HAVE_CUDA)
     using clock = std::chrono::steady_clock;
-    auto ms = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+    auto ms = [](clock::time_point a, clock::time_point b) {
+        return std::chrono::duration<double, std::milli>(b - a).count();
+    };
     Scene s = load_prepared(kScenes + "/spheres.json");
     for (SchedulerMode mode : kModes) {
         auto gpu = gpu_backend(gpus[0]);
@@ -416,7 +420,8 @@ TEST(Gpu, BegunFramesRunWhileTheHostWorksAndEndTheSame) {
         RenderStats split;
         split.merge(gpu->wait(ticket).stats);
         auto t2 = clock::now();
-        EXPECT_LT(ms(t0, t1), 0.5 * ms(t0, t2)) << mode_name(mode) << ": begin took " << ms(t0, t1) << " of " << ms(t0, t2) << " ms";
+        EXPECT_LT(ms(t0, t1), 0.5 * ms(t0, t2))
+            << mode_name(mode) << ": begin took " << ms(t0, t1) << " of " << ms(t0, t2) << " ms";
         EXPECT_EQ(split.samples, whole.samples) << mode_name(mode);
         EXPECT_EQ(split.total_rays(), whole.total_rays()) << mode_name(mode);
         for (uint32_t c : gpu->sample_counts()) ASSERT_EQ(c, 2u) << mode_name(mode);
@@ -448,7 +453,8 @@ TEST(Gpu, SchedulingPolicyIsMeasuredPerConfiguration) {
         std::vector<uint64_t> rays;
         for (int i = 0; i < n; ++i) {
             RenderStats st;
-            gpu->accumulate(settings(w, h, 1, 8, 1, SchedulerMode::kPersistent), 0, 1, st);  // the same samples every frame
+            gpu->accumulate(settings(w, h, 1, 8, 1, SchedulerMode::kPersistent), 0, 1,
+                            st);  // the same samples every frame
             policy.emplace_back(st.blocks_per_sm, st.shadows_queued, st.stragglers_sorted, st.policy_trial);
             rays.push_back(st.total_rays());
         }
@@ -598,7 +604,8 @@ TEST(Gpu, ResidentJobsTimeBothShadowPolicies) {
         policy.emplace_back(st.shadows_queued, st.policy_trial);
         rays.push_back(st.total_rays());
         launches += st.kernel_launches;
-        if (st.shadows_queued == 0) EXPECT_EQ(st.inline_shadows, st.shadow_rays) << i << ": every shadow ray traced where cast";
+        if (st.shadows_queued == 0)
+            EXPECT_EQ(st.inline_shadows, st.shadow_rays) << i << ": every shadow ray traced where cast";
         else EXPECT_LT(st.inline_shadows, st.shadow_rays) << i << ": shadow rays through the queue";
     }
     EXPECT_EQ(policy[0], std::make_pair(1, true));
@@ -682,7 +689,9 @@ TEST(Gpu, CancellingAResidentFrameKeepsTheKernel) {
     gpu->set_scene(s);
     gpu->reset(1920, 1080);
     RenderStats st;
-    auto done = std::async(std::launch::async, [&] { gpu->accumulate(settings(1920, 1080, 512, 64, 1, SchedulerMode::kResident), 0, 512, st); });
+    auto done = std::async(std::launch::async, [&] {
+        gpu->accumulate(settings(1920, 1080, 512, 64, 1, SchedulerMode::kResident), 0, 512, st);
+    });
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     ASSERT_EQ(done.wait_for(std::chrono::milliseconds(0)), std::future_status::timeout) << "the frame must be long";
     auto cancel_at = std::chrono::steady_clock::now();
@@ -697,7 +706,6 @@ TEST(Gpu, CancellingAResidentFrameKeepsTheKernel) {
     EXPECT_EQ(next.samples, 1920u * 1080u);
 #endif
 }
-
 
 // ---- Resident mode with frames queued ahead (the viewer, image sequences) ----
 
@@ -766,7 +774,8 @@ TEST(Gpu, ResidentQueuedFramesEachShowAWholeImage) {
         st.merge(one);
         const float* rgba = gpu->finished_rgba();
         ASSERT_NE(rgba, nullptr);
-        for (int p = 0; p < w * h; ++p) ASSERT_EQ(rgba[4 * p + 3], static_cast<float>(ended)) << "pixel " << p << " after frame " << ended;
+        for (int p = 0; p < w * h; ++p)
+            ASSERT_EQ(rgba[4 * p + 3], static_cast<float>(ended)) << "pixel " << p << " after frame " << ended;
     }
     EXPECT_EQ(st.samples, uint64_t(frames) * w * h);
     EXPECT_EQ(st.kernel_launches, 1u);
@@ -808,7 +817,8 @@ TEST(Gpu, PreviewsShowTheSmallerImageAsBlocks) {
                     const Vec3& want = ref.image.at(x / 4, y / 4);
                     ASSERT_EQ(counts[i], 1u) << what << " at " << x << "," << y;
                     for (int c = 0; c < 3; ++c)
-                        ASSERT_NEAR(img.pixels[i][c], want[c], 1e-5f * (1.0f + std::fabs(want[c]))) << what << " at " << x << "," << y;
+                        ASSERT_NEAR(img.pixels[i][c], want[c], 1e-5f * (1.0f + std::fabs(want[c])))
+                            << what << " at " << x << "," << y;
                     if (queued) {
                         ASSERT_EQ(gpu->finished_rgba()[4 * i + 3], 1.0f) << what;
                     }
@@ -829,10 +839,11 @@ TEST(Gpu, ResidentSequenceFramesEqualSingleRenders) {
     RenderSettings rs = settings(64, 64, 8, 8, 11, SchedulerMode::kResident);
     auto gpu = gpu_backend(gpus[0]);
     std::vector<Image> frames;
-    RenderStats total = render_sequence(*gpu, s, rs, path, 5, nullptr, [&](const SequenceFrame& f, const RenderOutput& out) {
-        EXPECT_EQ(f.index, static_cast<int>(frames.size()));
-        frames.push_back(out.image);
-    });
+    RenderStats total =
+        render_sequence(*gpu, s, rs, path, 5, nullptr, [&](const SequenceFrame& f, const RenderOutput& out) {
+            EXPECT_EQ(f.index, static_cast<int>(frames.size()));
+            frames.push_back(out.image);
+        });
     ASSERT_EQ(frames.size(), 5u);
     EXPECT_EQ(total.samples, 5u * 64u * 64u * 8u);
     EXPECT_EQ(total.kernel_launches, 1u);
@@ -846,8 +857,8 @@ TEST(Gpu, ResidentSequenceFramesEqualSingleRenders) {
 
 namespace {
 
-RenderOutput render_adaptive_with(Backend& b, const Scene& scene, int w, int h, int depth, uint32_t seed, AdaptiveSettings a,
-                                  std::optional<SchedulerMode> mode) {
+RenderOutput render_adaptive_with(Backend& b, const Scene& scene, int w, int h, int depth, uint32_t seed,
+                                  AdaptiveSettings a, std::optional<SchedulerMode> mode) {
     RenderSettings rs = settings(w, h, a.max_spp, depth, seed, mode);
     rs.adaptive = a;
     return render_view(b, scene, scene.camera, rs, nullptr, false);
@@ -904,7 +915,8 @@ TEST(Gpu, AdaptiveEveryPixelEndsAtTheTargetOrAtMaxSpp) {
             Vec3 sum{acc.sums[3 * p], acc.sums[3 * p + 1], acc.sums[3 * p + 2]};
             Vec3 odd{acc.odd_sums[3 * p], acc.odd_sums[3 * p + 1], acc.odd_sums[3 * p + 2]};
             uint32_t n = acc.counts[p];
-            EXPECT_TRUE(n == 512u || pixel_error(sum, odd, n) <= a.target_error) << what << " pixel " << p << ": " << n << " spp";
+            EXPECT_TRUE(n == 512u || pixel_error(sum, odd, n) <= a.target_error)
+                << what << " pixel " << p << ": " << n << " spp";
             total += n;
             least = std::min(least, n);
         }
@@ -941,7 +953,8 @@ TEST(Gpu, AdaptiveTimeLimitReportsEveryRoundThatRan) {
             most = std::max(most, c);
         }
         EXPECT_EQ(total, g.stats.samples) << what;
-        EXPECT_EQ(report.rounds.back().samples, g.stats.samples) << what << ": the last round reported is the last that ran";
+        EXPECT_EQ(report.rounds.back().samples, g.stats.samples)
+            << what << ": the last round reported is the last that ran";
         // 4 samples, then 2 a round (a quarter of 4 or 6, rounded to a power of two, at least 2).
         EXPECT_EQ(most, 4u + 2u * static_cast<uint32_t>(report.rounds.size() - 1)) << what;
     }
@@ -965,14 +978,16 @@ TEST(Gpu, ResidentAdaptiveRoundsAreThoseOfTheScanBetweenLaunches) {
     for (size_t i = 0; i < p.stats.adaptive.rounds.size(); ++i) {
         EXPECT_EQ(r.stats.adaptive.rounds[i].samples, p.stats.adaptive.rounds[i].samples) << "round " << i;
         EXPECT_EQ(r.stats.adaptive.rounds[i].tiles_sampled, p.stats.adaptive.rounds[i].tiles_sampled) << "round " << i;
-        EXPECT_EQ(r.stats.adaptive.rounds[i].samples_per_tile, p.stats.adaptive.rounds[i].samples_per_tile) << "round " << i;
+        EXPECT_EQ(r.stats.adaptive.rounds[i].samples_per_tile, p.stats.adaptive.rounds[i].samples_per_tile)
+            << "round " << i;
     }
     uint64_t total = 0;
     for (uint32_t c : r.accumulation.counts) total += c;
     EXPECT_EQ(r.stats.samples, total);
     EXPECT_EQ(r.stats.samples, p.stats.samples);
     EXPECT_GT(total, 72u * 40u * 32u);
-    RenderOutput plain = render_view(*gpu, s, s.camera, settings(72, 40, 8, 4, 3, SchedulerMode::kResident), nullptr, false);
+    RenderOutput plain =
+        render_view(*gpu, s, s.camera, settings(72, 40, 8, 4, 3, SchedulerMode::kResident), nullptr, false);
     EXPECT_EQ(plain.stats.samples, 72u * 40u * 8u);
     for (uint32_t c : plain.accumulation.counts) ASSERT_EQ(c, 8u);
 #endif

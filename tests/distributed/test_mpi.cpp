@@ -20,18 +20,21 @@ const std::string kCornell = std::string(PKRT_SCENES_DIR) + "/cornell.json";
 
 // CI runs as root; a 2-core machine runs 3 ranks. Killed after two minutes: a hang fails the test.
 std::string mpirun(int ranks, const std::string& launcher_flags = "") {
-    return "timeout -s KILL 120 " + shell_quote(PKRT_MPIEXEC) + " --allow-run-as-root --oversubscribe " + launcher_flags +
-           " -n " + std::to_string(ranks) + " " + shell_quote(PKRT_BINARY);
+    return "timeout -s KILL 120 " + shell_quote(PKRT_MPIEXEC) + " --allow-run-as-root --oversubscribe " +
+           launcher_flags + " -n " + std::to_string(ranks) + " " + shell_quote(PKRT_BINARY);
 }
 
-nlohmann::json stats(const TempDir& dir, const std::string& name) { return nlohmann::json::parse(read_text(dir.file(name))); }
+nlohmann::json stats(const TempDir& dir, const std::string& name) {
+    return nlohmann::json::parse(read_text(dir.file(name)));
+}
 
 // Renders `flags` once in one process (a.*) and once across `ranks` ranks (b.*), then compares them.
 void expect_single_process_image(int ranks, const std::string& flags, int pixels, int spp) {
     TempDir dir;
     RunResult one = run_pkrt("render " + flags + " -o a.png --hdr a.exr --stats a.json", dir.path().string());
     ASSERT_EQ(one.code, 0) << one.err;
-    RunResult many = run_in(mpirun(ranks) + " render " + flags + " -o b.png --hdr b.exr --stats b.json", dir.path().string());
+    RunResult many =
+        run_in(mpirun(ranks) + " render " + flags + " -o b.png --hdr b.exr --stats b.json", dir.path().string());
     ASSERT_EQ(many.code, 0) << many.err;
 
     pkrt::Image a = pkrt::read_exr(dir.file("a.exr")), b = pkrt::read_exr(dir.file("b.exr"));
@@ -71,7 +74,8 @@ void expect_single_process_image(int ranks, const std::string& flags, int pixels
     }
     EXPECT_EQ(samples, static_cast<uint64_t>(pixels) * spp);
     EXPECT_EQ(chunks, (spp + chunk - 1) / chunk);
-    EXPECT_NE(many.err.find("MPI ranks, chunks of"), std::string::npos) << "the summary says how the ranks shared the work: " << many.err;
+    EXPECT_NE(many.err.find("MPI ranks, chunks of"), std::string::npos)
+        << "the summary says how the ranks shared the work: " << many.err;
 }
 
 // An error under mpirun: exit status `code`, one line from one rank (mpirun -q adds none of its own),
@@ -94,7 +98,8 @@ TEST(Mpi, TwoRanksRenderTheImageOfOneProcess) {
 }
 
 TEST(Mpi, ThreeRanksWithSamplesNotDivisibleByThem) {
-    expect_single_process_image(3, shell_quote(kCornell) + " --backend cpu --spp 7 --res 48x40 --seed 5 --max-depth 5", 48 * 40, 7);
+    expect_single_process_image(3, shell_quote(kCornell) + " --backend cpu --spp 7 --res 48x40 --seed 5 --max-depth 5",
+                                48 * 40, 7);
 }
 
 // One rank is a plain render: bit for bit the same files, no MPI statistics.
@@ -112,7 +117,8 @@ TEST(Mpi, OneRankIsAPlainRender) {
 // ranks get some. Which ones, and how many, is up to the machine.
 TEST(Mpi, EveryRankTakesChunks) {
     TempDir dir;
-    RunResult r = run_in(mpirun(2) + " render " + shell_quote(kCornell) + " --backend cpu --spp 64 --res 64x64 -q -o b.png --stats b.json",
+    RunResult r = run_in(mpirun(2) + " render " + shell_quote(kCornell) +
+                             " --backend cpu --spp 64 --res 64x64 -q -o b.png --stats b.json",
                          dir.path().string());
     ASSERT_EQ(r.code, 0) << r.err;
     auto mpi = stats(dir, "b.json")["mpi"];
@@ -136,7 +142,8 @@ TEST(Mpi, BadFlagsAreOneLineFromOneRank) {
     RunResult r = run_in(mpirun(2) + " render " + scene + " --spp 0 -o out.png", dir.path().string());
     EXPECT_NE(r.code, 0);
     size_t lines = 0;
-    for (size_t at = r.err.find("pkrt: error: "); at != std::string::npos; at = r.err.find("pkrt: error: ", at + 1)) ++lines;
+    for (size_t at = r.err.find("pkrt: error: "); at != std::string::npos; at = r.err.find("pkrt: error: ", at + 1))
+        ++lines;
     EXPECT_EQ(lines, 1u) << r.err;
 }
 
@@ -145,7 +152,8 @@ TEST(Mpi, BadFilesAreOneLineFromOneRank) {
     const std::string pkrt = mpirun(2, "-q");
     expect_one_error_line(dir, pkrt + " render in_missing.json -o out.png", 1, "in_missing.json: no such file");
     // Rank 0 alone checks the outputs; the others load the scene and learn of it before they render.
-    expect_one_error_line(dir, pkrt + " render " + shell_quote(kCornell) + " --backend cpu --res 8x8 -o nodir/out.png", 1, "does not exist");
+    expect_one_error_line(dir, pkrt + " render " + shell_quote(kCornell) + " --backend cpu --res 8x8 -o nodir/out.png",
+                          1, "does not exist");
 }
 
 TEST(Mpi, WhatDoesNotSplitAcrossRanksIsRefused) {
@@ -164,12 +172,17 @@ TEST(Mpi, WhatDoesNotSplitAcrossRanksIsRefused) {
 TEST(Mpi, FailuresOfOneRankEndTheJob) {
     TempDir dir;
     const std::string pkrt = shell_quote(PKRT_BINARY);
-    const std::string launcher = "timeout -s KILL 120 " + shell_quote(PKRT_MPIEXEC) + " --allow-run-as-root --oversubscribe -q ";
+    const std::string launcher =
+        "timeout -s KILL 120 " + shell_quote(PKRT_MPIEXEC) + " --allow-run-as-root --oversubscribe -q ";
     const std::string scene = shell_quote(kCornell) + " --backend cpu --res 8x8 -q -o out.png";
-    expect_one_error_line(dir, launcher + "-n 1 " + pkrt + " render " + scene + " : -n 1 " + pkrt + " render in_nothere.json -o out.png", 1,
-                          "pkrt: error: rank 1: in_nothere.json: no such file");
-    expect_one_error_line(dir, launcher + "-n 1 " + pkrt + " render " + scene + " --spp 8 : -n 1 " + pkrt + " render " + scene + " --spp 4", 1,
-                          "the ranks would not render the same image: they differ in spp (8 on rank 0, 4 to 8 over all)");
-    expect_one_error_line(dir, launcher + "-n 1 " + pkrt + " render " + scene + " : -n 1 " + pkrt + " render " + scene + " --seed 2", 1,
-                          "they differ in seed (0 on rank 0, 0 to 2 over all)");
+    expect_one_error_line(
+        dir, launcher + "-n 1 " + pkrt + " render " + scene + " : -n 1 " + pkrt + " render in_nothere.json -o out.png",
+        1, "pkrt: error: rank 1: in_nothere.json: no such file");
+    expect_one_error_line(
+        dir,
+        launcher + "-n 1 " + pkrt + " render " + scene + " --spp 8 : -n 1 " + pkrt + " render " + scene + " --spp 4", 1,
+        "the ranks would not render the same image: they differ in spp (8 on rank 0, 4 to 8 over all)");
+    expect_one_error_line(
+        dir, launcher + "-n 1 " + pkrt + " render " + scene + " : -n 1 " + pkrt + " render " + scene + " --seed 2", 1,
+        "they differ in seed (0 on rank 0, 0 to 2 over all)");
 }

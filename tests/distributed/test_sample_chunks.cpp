@@ -86,7 +86,8 @@ TEST(SampleChunks, AccumulationsOfChunksAddUpToOneRender) {
     std::vector<std::thread> threads;
     for (int w = 0; w < 2; ++w)
         threads.emplace_back([&, w] {
-            for (SampleChunk c = q.next(w); c.count; c = q.next(w)) accumulate_passes(*backends[w], rs, c.first, c.count, stats[w], nullptr);
+            for (SampleChunk c = q.next(w); c.count; c = q.next(w))
+                accumulate_passes(*backends[w], rs, c.first, c.count, stats[w], nullptr);
         });
     for (auto& t : threads) t.join();
     Accumulation sum = backends[0]->accumulation(), other = backends[1]->accumulation();
@@ -94,7 +95,8 @@ TEST(SampleChunks, AccumulationsOfChunksAddUpToOneRender) {
     for (size_t i = 0; i < sum.counts.size(); ++i) sum.counts[i] += other.counts[i];
     for (size_t i = 0; i < sum.counts.size(); ++i) ASSERT_EQ(sum.counts[i], 13u) << "pixel " << i;
     EXPECT_EQ(stats[0].samples + stats[1].samples, single.stats.samples);
-    EXPECT_EQ(stats[0].extension_rays + stats[1].extension_rays, single.stats.extension_rays) << "the same paths, traced once each";
+    EXPECT_EQ(stats[0].extension_rays + stats[1].extension_rays, single.stats.extension_rays)
+        << "the same paths, traced once each";
     EXPECT_EQ(stats[0].shadow_rays + stats[1].shadow_rays, single.stats.shadow_rays);
     Image image = resolve_accumulation(sum);
     double worst = 0;

@@ -22,10 +22,8 @@ inline int fuzz_texture(const char* name, const uint8_t* data, size_t size) {
         const pkrt::TextureImage& t = s.textures.at(static_cast<size_t>(i));
         pkrt::TextureView v = pkrt::default_texture_view(i);
         v.format = t.format;
-        if (t.format == pkrt::kTextureRgba32f)
-            v.texels_f = t.texels_f.data();
-        else
-            v.texels = t.texels.data();
+        if (t.format == pkrt::kTextureRgba32f) v.texels_f = t.texels_f.data();
+        else v.texels = t.texels.data();
         v.width = t.width;
         v.height = t.height;
         volatile float sink = 0.0f;

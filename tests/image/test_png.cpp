@@ -26,8 +26,10 @@ std::vector<Chunk> chunks_of(const std::string& png) {
     std::vector<Chunk> out;
     EXPECT_EQ(png.compare(0, 8, "\x89PNG\r\n\x1a\n", 8), 0);
     auto u32 = [&](size_t at) {
-        return static_cast<uint32_t>(static_cast<unsigned char>(png[at])) << 24 | static_cast<uint32_t>(static_cast<unsigned char>(png[at + 1])) << 16 |
-               static_cast<uint32_t>(static_cast<unsigned char>(png[at + 2])) << 8 | static_cast<unsigned char>(png[at + 3]);
+        return static_cast<uint32_t>(static_cast<unsigned char>(png[at])) << 24 |
+               static_cast<uint32_t>(static_cast<unsigned char>(png[at + 1])) << 16 |
+               static_cast<uint32_t>(static_cast<unsigned char>(png[at + 2])) << 8 |
+               static_cast<unsigned char>(png[at + 3]);
     };
     for (size_t at = 8; at + 12 <= png.size();) {
         uint32_t n = u32(at);
@@ -127,8 +129,8 @@ TEST(Png, EachRowTakesTheFilterThatSuitsIt) {
     auto px = [&](int x, int y) { return rgb.data() + (static_cast<size_t>(y) * w + x) * 3; };
     for (int x = 0; x < w; ++x) {
         for (int c = 0; c < 3; ++c) {
-            px(x, 0)[c] = static_cast<unsigned char>(2 * (x & 1));  // small values that alternate: None
-            px(x, 1)[c] = static_cast<unsigned char>(100 + 2 * x);  // a ramp: Sub
+            px(x, 0)[c] = static_cast<unsigned char>(2 * (x & 1));      // small values that alternate: None
+            px(x, 1)[c] = static_cast<unsigned char>(100 + 2 * x);      // a ramp: Sub
             px(x, 2)[c] = static_cast<unsigned char>(37 * x + 11 * c);  // a steep ramp (mod 256), ...
             px(x, 3)[c] = px(x, 2)[c];                                  // ... repeated below: Up
         }

@@ -83,8 +83,8 @@ bool draw(const BsdfParams& p, Vec3 wo, Rng& rng, BsdfSample& s) {
 //    density (D = alpha^2 / pi at m.z = 0) and there are none below, so the transmission pdf jumps to 0
 //    across that line; a node grid straddling it converges only as O(h), so it is made a panel edge.
 struct HemiLayout {
-    double hemi;    // +1: upper hemisphere, -1: lower
-    double c_peak;  // |cos theta| of the lobe's peak
+    double hemi;     // +1: upper hemisphere, -1: lower
+    double c_peak;   // |cos theta| of the lobe's peak
     double c_break;  // |cos theta| of a discontinuity, or -1
     double phi_peak;
 };
@@ -265,9 +265,8 @@ struct Case {
 };
 
 std::vector<Case> distribution_cases(const std::vector<float>& conductor_alphas,
-                                     const std::vector<float>& dielectric_alphas,
-                                     const std::vector<float>& etas, const std::vector<double>& thetas,
-                                     const std::vector<MetalRough>& metal_rough) {
+                                     const std::vector<float>& dielectric_alphas, const std::vector<float>& etas,
+                                     const std::vector<double>& thetas, const std::vector<MetalRough>& metal_rough) {
     std::vector<Case> cases;
     const double phi_o = 0.7;  // any azimuth off the grid lines
     for (double th : thetas) cases.push_back({make_diffuse(splat(0.8f)), dir_deg(th, phi_o)});
@@ -326,9 +325,7 @@ TEST(Bsdf, PdfIntegratesToSamplingSuccessProbability) {
         }
         double f_refl = double(n_refl) / kSamples, f_trans = double(n_trans) / kSamples;
         // 5 binomial sigmas of the sample fraction plus the quadrature's own error budget.
-        auto tol = [&](double f) {
-            return 5.0 * std::sqrt(std::max(f * (1.0 - f), 1e-6) / kSamples) + kQuadTol;
-        };
+        auto tol = [&](double f) { return 5.0 * std::sqrt(std::max(f * (1.0 - f), 1e-6) / kSamples) + kQuadTol; };
         EXPECT_NEAR(int_refl, f_refl, tol(f_refl)) << "reflection lobe";
         EXPECT_NEAR(int_trans, f_trans, tol(f_trans)) << "transmission lobe";
         if (c.p.type == kDiffuse) {
@@ -349,9 +346,8 @@ TEST(Bsdf, PdfIntegratesToSamplingSuccessProbability) {
 // (expected N * (1 - integral of the pdf)), so the test also covers the success probability.
 
 TEST(Bsdf, SampledDirectionsFollowPdfChiSquare) {
-    std::vector<Case> cases =
-        distribution_cases({0.1f, 0.3f, 0.7f}, {0.1f, 0.3f, 0.7f}, {1.5f}, {10.0, 50.0, 80.0},
-                           {{0.1f, 0.0f}, {0.3f, 0.5f}, {0.7f, 0.0f}, {1.0f, 0.9f}});
+    std::vector<Case> cases = distribution_cases({0.1f, 0.3f, 0.7f}, {0.1f, 0.3f, 0.7f}, {1.5f}, {10.0, 50.0, 80.0},
+                                                 {{0.1f, 0.0f}, {0.3f, 0.5f}, {0.7f, 0.0f}, {1.0f, 0.9f}});
     cases.push_back({make_dielectric(0.3f, 1.33f), dir_deg(45.0, 2.0, true)});  // inside, beyond TIR angle
     cases.push_back({make_dielectric(0.5f, 1.33f), dir_deg(35.0, 4.0, false)});
     const int kCos = 10, kPhi = 20, kSub = 6;  // kSub: quadrature panels per piece of a cell
@@ -400,8 +396,8 @@ TEST(Bsdf, SampledDirectionsFollowPdfChiSquare) {
         }
         // The cells' integrals must add up to the whole-hemisphere quadrature (a check on the cells'
         // accuracy: the failure cell's expectation is what is left of 1, so it needs them exact).
-        double whole = integrate_hemisphere(c.p, c.wo, true, 24) +
-                       (hemis == 2 ? integrate_hemisphere(c.p, c.wo, false, 24) : 0.0);
+        double whole =
+            integrate_hemisphere(c.p, c.wo, true, 24) + (hemis == 2 ? integrate_hemisphere(c.p, c.wo, false, 24) : 0.0);
         EXPECT_NEAR(total, whole, 5e-4) << "cell quadrature";
         expected[n_cells - 1] = std::max(0.0, 1.0 - total) * kSamples;
         Chi2Result r = chi2_test(observed, expected, kSamples);
@@ -463,7 +459,8 @@ TEST(Bsdf, ReflectionIsReciprocal) {
     for (float a : {0.05f, 0.2f, 0.5f, 0.9f}) ps.push_back(make_conductor(a, kF0));
     for (float a : {0.1f, 0.3f, 0.7f})
         for (float eta : {1.5f, 1.33f}) ps.push_back(make_dielectric(a, eta));
-    for (MetalRough mr : {MetalRough{0.05f, 0.0f}, MetalRough{0.3f, 0.5f}, MetalRough{0.9f, 1.0f}, MetalRough{1.0f, 0.2f}})
+    for (MetalRough mr :
+         {MetalRough{0.05f, 0.0f}, MetalRough{0.3f, 0.5f}, MetalRough{0.9f, 1.0f}, MetalRough{1.0f, 0.2f}})
         ps.push_back(make_metal_rough(mr.alpha, mr.metallic, kF0));
     Rng rng = make_rng(7, 0, 0);
     for (const BsdfParams& p : ps) {
@@ -478,8 +475,8 @@ TEST(Bsdf, ReflectionIsReciprocal) {
                 if (f.x > 0) ++nonzero;
                 if (f.x > 0 && tol <= 3e-4) ++strict;
                 for (int k = 0; k < 3; ++k)
-                    ASSERT_TRUE(rel_equal(f[k], g[k], tol)) << describe(p, wo) << " wi=(" << wi.x << " "
-                                                            << wi.y << " " << wi.z << ") channel " << k;
+                    ASSERT_TRUE(rel_equal(f[k], g[k], tol))
+                        << describe(p, wo) << " wi=(" << wi.x << " " << wi.y << " " << wi.z << ") channel " << k;
             }
             EXPECT_GT(nonzero, 10000) << "too few pairs with a nonzero BSDF to test anything";
             EXPECT_GT(strict, nonzero / 2) << "too few pairs held to a tight tolerance";
@@ -527,7 +524,7 @@ TEST(Bsdf, RoughTransmissionObeysGeneralisedReciprocity) {
 namespace {
 
 struct Albedo {
-    Vec3 mean, sigma_of_mean;    // E[weight] per channel
+    Vec3 mean, sigma_of_mean;   // E[weight] per channel
     double unscaled_max = 0.0;  // max channel of E[weight] with the 1/etap^2 radiance scaling undone
     double unscaled_sigma = 0.0;
 };
@@ -785,11 +782,17 @@ TEST(Bsdf, EdgeCasesStayFinite) {
     }
     ps.push_back(make_metal_rough(0.5f, 0.0f, splat(0.0f)));  // black base: the GGX lobe alone
     std::vector<Vec3> dirs = {
-        {0, 0, 1},   {0, 0, -1},                                             // along the normal
-        {std::sqrt(1 - 1e-14f), 0, 1e-7f}, {0, std::sqrt(1 - 1e-14f), -1e-7f},  // wo.z tiny
-        {0.6f, 0.8f, 1e-7f},  {0.6f, -0.8f, -1e-7f},
-        dir_deg(89.99, 0.3), dir_deg(89.99, 2.0, true), dir_deg(45.0, 0.0), dir_deg(45.0, 0.0, true),
-        {1, 0, 0},                                                        // exactly in the plane
+        {0, 0, 1},
+        {0, 0, -1},  // along the normal
+        {std::sqrt(1 - 1e-14f), 0, 1e-7f},
+        {0, std::sqrt(1 - 1e-14f), -1e-7f},  // wo.z tiny
+        {0.6f, 0.8f, 1e-7f},
+        {0.6f, -0.8f, -1e-7f},
+        dir_deg(89.99, 0.3),
+        dir_deg(89.99, 2.0, true),
+        dir_deg(45.0, 0.0),
+        dir_deg(45.0, 0.0, true),
+        {1, 0, 0},  // exactly in the plane
     };
     const float kUs[] = {0.0f, 1e-7f, 0.25f, 0.5f, 0.75f, 1.0f - 0x1p-24f};
     for (const BsdfParams& p : ps)
@@ -809,8 +812,8 @@ TEST(Bsdf, EdgeCasesStayFinite) {
                         BsdfSample s;
                         if (!bsdf_sample(p, wo, u0, u1, u2, s)) continue;
                         ASSERT_TRUE(finite3(s.wi) && finite3(s.weight) && std::isfinite(s.pdf))
-                            << "u=(" << u0 << " " << u1 << " " << u2 << ") wi=(" << s.wi.x << " " << s.wi.y
-                            << " " << s.wi.z << ") weight=" << s.weight.x << " pdf=" << s.pdf;
+                            << "u=(" << u0 << " " << u1 << " " << u2 << ") wi=(" << s.wi.x << " " << s.wi.y << " "
+                            << s.wi.z << ") weight=" << s.weight.x << " pdf=" << s.pdf;
                         EXPECT_GT(s.pdf, 0.0f);
                         EXPECT_NEAR(length(s.wi), 1.0f, 1e-4f);
                         EXPECT_GE(std::min(s.weight.x, std::min(s.weight.y, s.weight.z)), 0.0f);

@@ -13,8 +13,7 @@ namespace {
 
 // Distinct bit patterns in every 32-bit word of the record, none of them a float that a copy could
 // canonicalise (no NaNs).
-template <class Record>
-Record distinct_record() {
+template <class Record> Record distinct_record() {
     Record r;
     uint32_t words[sizeof(Record) / 4];
     for (size_t i = 0; i < std::size(words); ++i) words[i] = 0x3f800000u + 0x1001u * static_cast<uint32_t>(i + 1);

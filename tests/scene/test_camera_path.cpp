@@ -106,7 +106,9 @@ TEST(CameraPath, BadPathsAreOneClearError) {
     EXPECT_NE(error_of(dir.file("missing.json")).find("cannot open"), std::string::npos);
     std::string f = file("bad1.json", R"({"keys": [{"time": 0, "eye": [0,0,1], "look_at": [0,0,0], "zoom": 2}]})");
     EXPECT_EQ(error_of(f), f + ": keys[0]: unknown key 'zoom' (time, eye, look_at, up, fov)");
-    f = file("bad2.json", R"({"keys": [{"time": 0.5, "eye": [0,0,1], "look_at": [0,0,0]}, {"time": 0.5, "eye": [0,0,2], "look_at": [0,0,0]}]})");
+    f = file(
+        "bad2.json",
+        R"({"keys": [{"time": 0.5, "eye": [0,0,1], "look_at": [0,0,0]}, {"time": 0.5, "eye": [0,0,2], "look_at": [0,0,0]}]})");
     EXPECT_EQ(error_of(f), f + ": keys[1].time: must be greater than the key before");
     f = file("bad3.json", R"({"keys": [{"time": 0, "eye": [0,1e31,1], "look_at": [0,0,0]}]})");
     EXPECT_EQ(error_of(f), f + ": keys[0].eye[1]: must be a finite number of magnitude below 1e30");

@@ -26,10 +26,10 @@ const std::string kGltf = "gltf/";
 
 struct ModelCase {
     const char* file;
-    size_t scene_tris;   // README: triangles reached from the default scene
-    size_t materials;    // the file's, plus glTF's default material where a primitive has none
+    size_t scene_tris;  // README: triangles reached from the default scene
+    size_t materials;   // the file's, plus glTF's default material where a primitive has none
     size_t images;
-    size_t cameras;      // perspective cameras placed by nodes (Cameras.gltf's second is orthographic)
+    size_t cameras;  // perspective cameras placed by nodes (Cameras.gltf's second is orthographic)
 };
 
 const ModelCase kModels[] = {
@@ -53,9 +53,7 @@ const ModelCase kModels[] = {
     {"NormalTangentMirrorTest/glTF/NormalTangentMirrorTest.gltf", 5240, 1, 3, 0},
 };
 
-
 Scene load_model(const std::string& rel) { return load_scene(shared_scene(kGltf + rel)); }
-
 
 }  // namespace
 
@@ -88,8 +86,7 @@ TEST_P(GltfModel, LoadsWithItsCountsAndRendersFinite) {
 INSTANTIATE_TEST_SUITE_P(Khronos, GltfModel, ::testing::ValuesIn(kModels), [](const auto& info) {
     std::string name = info.param.file;
     std::string out;
-    for (char ch : name.substr(name.rfind('/') + 1))
-        out += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+    for (char ch : name.substr(name.rfind('/') + 1)) out += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
     return out;
 });
 
@@ -230,7 +227,8 @@ TEST(Gltf, TangentsOnlyWithNormalMaps) {
     prepare_scene(box);
     EXPECT_TRUE(box.tangents.empty());
     EXPECT_EQ(view_scene(box).tangents, nullptr);
-    for (const char* rel : {"NormalTangentMirrorTest/glTF/NormalTangentMirrorTest.gltf", "DamagedHelmet/glTF/DamagedHelmet.gltf"}) {
+    for (const char* rel :
+         {"NormalTangentMirrorTest/glTF/NormalTangentMirrorTest.gltf", "DamagedHelmet/glTF/DamagedHelmet.gltf"}) {
         SCOPED_TRACE(rel);
         REQUIRE_SHARED_SCENE(kGltf + rel);
         Scene s = load_model(rel);
@@ -323,9 +321,9 @@ TEST(TextureSampling, UvTransform) {
     TextureView v = s.view(kWrapClamp);
     v.uv[2] = 0.25f;  // u' = u + 1/4
     EXPECT_NEAR(red_at(v, 0.125f), 80.0f, 1e-3f);
-    v.uv[0] = 0.5f;   // u' = u / 2 + 1/4
+    v.uv[0] = 0.5f;  // u' = u / 2 + 1/4
     EXPECT_NEAR(red_at(v, 0.75f), 160.0f, 1e-3f);
-    v.uv[0] = 0.0f;   // u' = v (a rotation's off-diagonal term)
+    v.uv[0] = 0.0f;  // u' = v (a rotation's off-diagonal term)
     v.uv[1] = 1.0f;
     v.uv[2] = 0.0f;
     EXPECT_NEAR(texture_sample(v, 0.9f, 0.375f).x * 255.0f, 80.0f, 1e-3f);
@@ -391,14 +389,20 @@ struct GltfParts {
 
 std::string gltf_text(const GltfParts& p) {
     return R"({"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}],
-  "nodes": [{"mesh": 0})" + p.extra_nodes + R"(],
+  "nodes": [{"mesh": 0})" +
+           p.extra_nodes + R"(],
   "meshes": [{"primitives": [{"attributes": {"POSITION": 0, "TEXCOORD_0": 1}, "material": 0}]}],
-  "materials": [{"pbrMetallicRoughness": {"baseColorTexture": )" + p.texture_info + R"(}}],
-  "textures": [{"source": 0, "sampler": 0}], "samplers": [)" + p.sampler + R"(],
-  "images": [{"uri": ")" + p.image_uri + R"("}],
-  "buffers": [{"byteLength": )" + p.buffer_length + R"(, "uri": ")" + p.buffer_uri + R"("}],
+  "materials": [{"pbrMetallicRoughness": {"baseColorTexture": )" +
+           p.texture_info + R"(}}],
+  "textures": [{"source": 0, "sampler": 0}], "samplers": [)" +
+           p.sampler + R"(],
+  "images": [{"uri": ")" +
+           p.image_uri + R"("}],
+  "buffers": [{"byteLength": )" +
+           p.buffer_length + R"(, "uri": ")" + p.buffer_uri + R"("}],
   "bufferViews": [{"buffer": 0, "byteOffset": 0, "byteLength": 36}, {"buffer": 0, "byteOffset": 36, "byteLength": 24}],
-  "accessors": [)" + p.position_accessor + R"(, {"bufferView": 1, "componentType": 5126, "count": 3, "type": "VEC2"}]})";
+  "accessors": [)" +
+           p.position_accessor + R"(, {"bufferView": 1, "componentType": 5126, "count": 3, "type": "VEC2"}]})";
 }
 
 // A .glb holding `json` and `bin`, padded as the format asks.
@@ -417,7 +421,8 @@ std::string glb(std::string json, std::string bin) {
 TEST(GltfGenerated, ValidFileLoadsWithSamplerAndTransform) {
     TempDir dir;
     GltfParts p;
-    p.texture_info = R"({"index": 0, "extensions": {"KHR_texture_transform": {"offset": [0.5, 0], "scale": [0.5, 0.5], "rotation": 0.3}}})";
+    p.texture_info =
+        R"({"index": 0, "extensions": {"KHR_texture_transform": {"offset": [0.5, 0], "scale": [0.5, 0.5], "rotation": 0.3}}})";
     Scene s = load_scene(dir.write("in.gltf", gltf_text(p)));
     ASSERT_EQ(s.tris.size(), 1u);
     ASSERT_EQ(s.texture_views.size(), 1u);
@@ -552,8 +557,9 @@ TEST(GltfCli, CameraFlag) {
     std::string model = shell_quote(shared_scene(kGltf + "ToyCar/glTF/ToyCar.gltf"));
     expect_clean_failure(dir, "render " + model + " --camera nope --spp 1 --res 8x8 --backend cpu -o out.png", 1,
                          "has no such camera (it has 0 'Camera001'");
-    RunResult r = run_pkrt("render " + model + " --camera Camera003 --spp 1 --res 8x8 --max-depth 1 --backend cpu -q -o b.png",
-                           dir.path().string());
+    RunResult r =
+        run_pkrt("render " + model + " --camera Camera003 --spp 1 --res 8x8 --max-depth 1 --backend cpu -q -o b.png",
+                 dir.path().string());
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_TRUE(fs::exists(dir.file("b.png")));
     EXPECT_NE(r.err.find("warning: "), std::string::npos) << "the unsupported extensions are named";
@@ -566,6 +572,7 @@ TEST(Gltf, WhatIsNotRenderedIsOneWarningEach) {
     REQUIRE_SHARED_SCENE("gltf/DamagedHelmet/glTF-Binary/DamagedHelmet.glb");
     Scene s = load_scene(pkrt_test::shared_scene("gltf/DamagedHelmet/glTF-Binary/DamagedHelmet.glb"));
     int occlusion = 0;
-    for (const auto& w : s.load_stats.warnings) occlusion += w.find("occlusionTexture ignored (1 material") != std::string::npos;
+    for (const auto& w : s.load_stats.warnings)
+        occlusion += w.find("occlusionTexture ignored (1 material") != std::string::npos;
     EXPECT_EQ(occlusion, 1);
 }

@@ -43,9 +43,7 @@ Scene load_prepared_obj(const std::string& path, const LoadLimits& limits = {}) 
 // A ray straight down onto the quad at (x, y).
 Ray down_at(float x, float y) { return Ray{{x, y, 1.0f}, {0.0f, 0.0f, -1.0f}}; }
 
-bool hits(const Scene& s, float x, float y) {
-    return InlineTraversal::closest(view_scene(s), down_at(x, y)).prim >= 0;
-}
+bool hits(const Scene& s, float x, float y) { return InlineTraversal::closest(view_scene(s), down_at(x, y)).prim >= 0; }
 
 bool shadowed(const Scene& s, float x, float y) {
     return InlineTraversal::occluded(view_scene(s), down_at(x, y), 2.0f);
@@ -279,7 +277,8 @@ TEST(MtlMaps, PbrSpecularAndEmissionMapsMapOntoTheMaterials) {
     EXPECT_FLOAT_EQ(s.materials[0].metallic, 1.0f);
     EXPECT_EQ(s.materials[1].type, kMetalRough);
     ASSERT_GE(s.materials[1].metal_rough_texture, 0);
-    const TextureImage& packed = s.textures[static_cast<size_t>(s.texture_views[s.materials[1].metal_rough_texture].image)];
+    const TextureImage& packed =
+        s.textures[static_cast<size_t>(s.texture_views[s.materials[1].metal_rough_texture].image)];
     EXPECT_EQ((packed.texels[0] >> 8) & 0xff, 128u) << "G = roughness";
     EXPECT_EQ(s.materials[2].type, kConductor);
     EXPECT_GE(s.materials[2].albedo_texture, 0) << "map_Ks is the metal's F0";
@@ -333,9 +332,11 @@ TEST(Cutouts, TheExporterSceneRendersItsCheckeredLeafOnTheCpu) {
     int float_emission = 0, tga = 0;
     for (const auto& m : s.materials) {
         if (m.emission_texture >= 0)
-            float_emission += s.textures[static_cast<size_t>(s.texture_views[m.emission_texture].image)].format == kTextureRgba32f;
+            float_emission +=
+                s.textures[static_cast<size_t>(s.texture_views[m.emission_texture].image)].format == kTextureRgba32f;
         if (m.albedo_texture >= 0)
-            tga += s.textures[static_cast<size_t>(s.texture_views[m.albedo_texture].image)].path.find(".tga") != std::string::npos;
+            tga += s.textures[static_cast<size_t>(s.texture_views[m.albedo_texture].image)].path.find(".tga") !=
+                   std::string::npos;
     }
     EXPECT_EQ(float_emission, 1) << "the light's map_Ke is a float EXR";
     EXPECT_EQ(tga, 1) << "the leaf's colour is a TGA";
@@ -368,9 +369,12 @@ TEST(Cutouts, JsonMaterialsTakeAnAlphaTextureAndCutoff) {
     // The quad's uvs: the JSON quad maps its corners to (0, 0), (1, 0), (1, 1), (0, 1).
     EXPECT_FALSE(hits(s, 0.05f, 0.5f));
     EXPECT_TRUE(hits(s, 0.95f, 0.5f));
-    dir.write("bad.json", R"({"materials": {"m": {"alpha_cutoff": 0.5}}, "meshes": [{"sphere": {}, "material": "m"}]})");
+    dir.write("bad.json",
+              R"({"materials": {"m": {"alpha_cutoff": 0.5}}, "meshes": [{"sphere": {}, "material": "m"}]})");
     EXPECT_NE(pkrt_test::load_error(dir.file("bad.json")).find("needs an \"alpha\" texture"), std::string::npos);
-    dir.write("bad2.json", R"({"materials": {"m": {"alpha": "mask.png", "alpha_cutoff": 2}}, "meshes": [{"sphere": {}, "material": "m"}]})");
+    dir.write(
+        "bad2.json",
+        R"({"materials": {"m": {"alpha": "mask.png", "alpha_cutoff": 2}}, "meshes": [{"sphere": {}, "material": "m"}]})");
     EXPECT_NE(pkrt_test::load_error(dir.file("bad2.json")).find("must be in (0, 1]"), std::string::npos);
 }
 

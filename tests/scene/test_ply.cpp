@@ -117,7 +117,8 @@ TEST(Ply, ElementsInAnyOrderAndIgnoredLists) {
     TempDir dir;
     PlyMesh m = quad_and_triangle();
     for (PlyEncoding e : kEncodings) {
-        std::string h = "ply\nformat " + std::string(ply_format_name(e)) + " 1.0\nelement face 2\n"
+        std::string h = "ply\nformat " + std::string(ply_format_name(e)) +
+                        " 1.0\nelement face 2\n"
                         "property uchar flags\nproperty list uchar uint vertex_indices\nproperty list int double w\n"
                         "element material 1\nproperty float shininess\nelement vertex 5\n"
                         "property list ushort int extra\n"
@@ -155,8 +156,8 @@ TEST(Ply, ListAndPositionTypes) {
     PlyMesh m;
     m.vertices = {{{0, 0, 0}}, {{2, 0, 0}}, {{3, 2, 0}}, {{1, 3, 0}}, {{-1, 2, 0}}, {{1, 1, -2}}};
     m.faces = {{0, 1, 2, 3, 4}, {0, 1, 5}, {5, 4, 3}};
-    const char* lists[][2] = {{"uchar", "int"}, {"int", "uint"}, {"ushort", "ushort"}, {"char", "short"},
-                              {"uint8", "int32"}, {"uint", "uchar"}};
+    const char* lists[][2] = {{"uchar", "int"},  {"int", "uint"},    {"ushort", "ushort"},
+                              {"char", "short"}, {"uint8", "int32"}, {"uint", "uchar"}};
     for (PlyEncoding e : kEncodings) {
         for (const auto& types : lists) {
             for (const char* pos : {"float", "short", "char", "int"}) {
@@ -204,11 +205,10 @@ TEST(Ply, IgnoredContentIsOneWarningPerKind) {
         "3 0 1 2 0\n3 0 2 3 7\n0 1\n1 2\n4 0 1 2 3\n";
     Scene s = load(dir.write("scan.ply", ascii), 2);
     const std::string p = dir.file("scan.ply") + ": ";
-    std::vector<std::string> want = {p + "'edge' elements ignored",
-                                     p + "'tristrips' elements ignored (triangle strips are not supported)",
-                                     p + "'red/green/blue' vertex colours ignored",
-                                     p + "vertex properties 'confidence' ignored",
-                                     p + "'face_indices' face property ignored (per-face material indices)"};
+    std::vector<std::string> want = {
+        p + "'edge' elements ignored", p + "'tristrips' elements ignored (triangle strips are not supported)",
+        p + "'red/green/blue' vertex colours ignored", p + "vertex properties 'confidence' ignored",
+        p + "'face_indices' face property ignored (per-face material indices)"};
     EXPECT_EQ(s.load_stats.warnings, want);
     expect_vec3(s.tris[1].v2, Vec3{0, 1, 0}, "second face's last corner");
 }
@@ -238,8 +238,8 @@ TEST(Ply, AsciiNumbersAreCorrectlyRounded) {
     PlyMesh m;
     m.vertices = {{{8.8392967e+03, 0, 0}}, {{0, 2.5904798e-03, 0}}, {{0, 0, 9.4214052e+08}}};
     m.faces = {{0, 1, 2}};
-    std::string ascii = ply_header(m, PlyEncoding::kAscii, {}) +
-                        "8.8392967e+03 0 0\n0 2.5904798e-03 0\n0 0 9.4214052e+08\n3 0 1 2\n";
+    std::string ascii =
+        ply_header(m, PlyEncoding::kAscii, {}) + "8.8392967e+03 0 0\n0 2.5904798e-03 0\n0 0 9.4214052e+08\n3 0 1 2\n";
     Scene s = load(dir.write("round.ply", ascii), 1);
     ASSERT_EQ(s.tris.size(), 1u);
     EXPECT_EQ(s.tris[0].v0.x, 8.8392967e+03f);

@@ -60,7 +60,8 @@ TEST(Scene, MtlRulesMapToMaterialModels) {
               "newmtl glass7\nNi 1.7\nillum 7\n"
               "newmtl lamp\nKd 0 0 0\nKe 5 4 3\n");
     std::string obj = "mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\n";
-    for (const char* m : {"matte", "metal", "glass", "glass7", "lamp"}) obj += std::string("usemtl ") + m + "\nf 1 2 3\n";
+    for (const char* m : {"matte", "metal", "glass", "glass7", "lamp"})
+        obj += std::string("usemtl ") + m + "\nf 1 2 3\n";
     dir.write("m.obj", obj);
     Scene s;
     ASSERT_EQ(load_obj(s, dir.file("m.obj"), ObjOptions{}), 5u);
@@ -149,13 +150,18 @@ TEST(Scene, TransformsApplyToPositionsAndNormals) {
 
 TEST(Scene, JsonErrorsNameFileAndKey) {
     TempDir dir;
-    struct Case { const char* json; const char* message; };
+    struct Case {
+        const char* json;
+        const char* message;
+    };
     const Case cases[] = {
         {R"({"meshes": []})", "meshes: must be a non-empty array"},
         {R"({"camera": {"eye": [0, 0]}, "meshes": [{"sphere": {}}]})", "camera.eye: must be an array of 3 numbers"},
-        {R"({"camera": {"eye": [0, 0, 0], "look_at": [0, 0, 0]}, "meshes": [{"sphere": {}}]})", "eye and look_at must differ"},
+        {R"({"camera": {"eye": [0, 0, 0], "look_at": [0, 0, 0]}, "meshes": [{"sphere": {}}]})",
+         "eye and look_at must differ"},
         {R"({"camera": {"fov": 200}, "meshes": [{"sphere": {}}]})", "camera.fov: must be between 0 and 180"},
-        {R"({"render": {"resolution": [0, 10]}, "meshes": [{"sphere": {}}]})", "render.resolution[0]: must be between 1"},
+        {R"({"render": {"resolution": [0, 10]}, "meshes": [{"sphere": {}}]})",
+         "render.resolution[0]: must be between 1"},
         {R"({"render": {"spp": 1.5}, "meshes": [{"sphere": {}}]})", "render.spp: must be an integer"},
         {R"({"environment": {"type": "hdri"}, "meshes": [{"sphere": {}}]})", "environment.type"},
         {R"({"materials": {"x": {"type": "plastic"}}, "meshes": [{"sphere": {}}]})", "materials.x.type"},
@@ -166,10 +172,13 @@ TEST(Scene, JsonErrorsNameFileAndKey) {
         {R"({"meshes": [{"sphere": {"radius": -1}}]})", "radius: must be positive"},
         {R"({"meshes": [{"sphere": {}, "transform": {"scale": 0}}]})", "scale: must not be zero"},
         {"[1, 2", "invalid JSON"},
-        {R"({"camera": {"aperture": -1}, "meshes": [{"sphere": {}}]})", "camera.aperture: the lens radius must be between 0"},
+        {R"({"camera": {"aperture": -1}, "meshes": [{"sphere": {}}]})",
+         "camera.aperture: the lens radius must be between 0"},
         {R"({"camera": {"aperture": "wide"}, "meshes": [{"sphere": {}}]})", "camera.aperture: must be a number"},
-        {R"({"camera": {"focus_distance": 0}, "meshes": [{"sphere": {}}]})", "camera.focus_distance: must be greater than 0"},
-        {R"({"camera": {"focus_distance": -3}, "meshes": [{"sphere": {}}]})", "camera.focus_distance: must be greater than 0"},
+        {R"({"camera": {"focus_distance": 0}, "meshes": [{"sphere": {}}]})",
+         "camera.focus_distance: must be greater than 0"},
+        {R"({"camera": {"focus_distance": -3}, "meshes": [{"sphere": {}}]})",
+         "camera.focus_distance: must be greater than 0"},
         {R"({"materials": {"x": {"type": "metal_rough", "metallic": 1.5}}, "meshes": [{"sphere": {}}]})",
          "materials.x.metallic: must be between 0 and 1"},
         {R"({"materials": {"x": {"type": "metal_rough", "metallic": -0.1}}, "meshes": [{"sphere": {}}]})",
@@ -248,6 +257,7 @@ TEST(Scene, DegenerateAndNonFiniteTrianglesAreCounted) {
         load_obj(g, dir.file("g.obj"), ObjOptions{});
         ADD_FAILURE() << "a non-numeric coordinate must be an error";
     } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("g.obj:1: vertex coordinate 'zero' is not a number"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("g.obj:1: vertex coordinate 'zero' is not a number"), std::string::npos)
+            << e.what();
     }
 }

@@ -83,7 +83,9 @@ double pdf_integral(const Environment& env, double t0, double t1, double p0, dou
 // area is piecewise constant, so the sum of texel densities times overlaps is exact (a quadrature would
 // be off by more than the noise of a million samples at the edges of a 200:1 spot).
 double bin_probability(const Environment& env, double rotation, double t0, double t1, double p0, double p1) {
-    auto overlap = [](double a0, double a1, double b0, double b1) { return std::max(0.0, std::min(a1, b1) - std::max(a0, b0)); };
+    auto overlap = [](double a0, double a1, double b0, double b1) {
+        return std::max(0.0, std::min(a1, b1) - std::max(a0, b0));
+    };
     double v0 = t0 / kPiD, v1 = t1 / kPiD;
     double u0 = 0.5 + (p0 + rotation + kPiD / 2) / (2 * kPiD), len = (p1 - p0) / (2 * kPiD);
     u0 -= std::floor(u0);
@@ -115,10 +117,10 @@ void write_exr_map(const std::string& path, int w, int h, Vec3 (*f)(int, int)) {
     write_exr(path, img);
 }
 
-
 std::string map_scene(const std::string& file, const std::string& extra = "") {
     return R"({"camera": {"eye": [0, 0, 3], "look_at": [0, 0, 0], "fov": 30},
-        "environment": {"type": "map", "file": ")" + file + "\"" + extra + R"(},
+        "environment": {"type": "map", "file": ")" +
+           file + "\"" + extra + R"(},
         "meshes": [{"sphere": {"radius": 1, "subdivisions": 3}}]})";
 }
 
@@ -346,7 +348,8 @@ TEST(EnvironmentMap, HdrAndExrRoundTrip) {
     std::vector<float> rgb(static_cast<size_t>(w) * h * 3);
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x)
-            for (int c = 0; c < 3; ++c) rgb[(static_cast<size_t>(y) * w + x) * 3 + c] = 0.01f + x * 0.5f + y * 3.0f + c * 100.0f * (x == 7);
+            for (int c = 0; c < 3; ++c)
+                rgb[(static_cast<size_t>(y) * w + x) * 3 + c] = 0.01f + x * 0.5f + y * 3.0f + c * 100.0f * (x == 7);
     ASSERT_TRUE(stbi_write_hdr(dir.file("m.hdr").c_str(), w, h, 3, rgb.data()));
     ASSERT_TRUE(stbi_write_hdr(dir.file("flat.hdr").c_str(), 5, 3, 3, rgb.data()));  // narrow: written flat
     for (const char* f : {"m.hdr", "flat.hdr"}) {
@@ -360,7 +363,8 @@ TEST(EnvironmentMap, HdrAndExrRoundTrip) {
                 const float* want = &rgb[(static_cast<size_t>(y) * fw + x) * 3];
                 // RGBE: 8 bits of mantissa under an exponent shared by the three channels (the largest's).
                 float step = std::max({want[0], want[1], want[2]}) / 128.0f;
-                for (int c = 0; c < 3; ++c) EXPECT_NEAR(s.env_map.texels[static_cast<size_t>(y) * fw + x][c], want[c], step);
+                for (int c = 0; c < 3; ++c)
+                    EXPECT_NEAR(s.env_map.texels[static_cast<size_t>(y) * fw + x][c], want[c], step);
             }
     }
     write_exr_map(dir.file("m.exr"), 7, 5, [](int x, int y) { return Vec3{x * 0.25f, y * 1e3f, 1e-4f}; });
@@ -398,7 +402,8 @@ TEST(EnvironmentMap, NanInfiniteAndNegativeTexelsBecomeBlackAndAreCounted) {
     RunResult r = run_pkrt("render s.json --res 4x4 --spp 1 -q -o out.png", dir.path().string());
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.err.find("warning: bad.exr: set 3 texels with a NaN, infinite or negative component to 0"),
-              std::string::npos) << r.err;
+              std::string::npos)
+        << r.err;
 }
 
 namespace {
@@ -433,19 +438,23 @@ TEST(EnvironmentMap, HostileFilesFailWithOneLineNamingTheFile) {
     }
     // The pattern of CVE-2021-42715: a dump of zero values, on which stb_image's decoder loops forever.
     std::string zero_dump = hdr_file("-Y 2 +X 16", rle_row(w) + std::string({2, 2, 0, 16, 0}));
-    struct Case { std::string name, bytes, needle; };
+    struct Case {
+        std::string name, bytes, needle;
+    };
     std::vector<Case> cases = {
         {"in_trunc.hdr", good.substr(0, good.size() - 5), "truncated HDR pixel data"},
         {"in_head.hdr", good.substr(0, 20), "truncated HDR header"},
         {"in_zero.hdr", zero_dump, "empty run"},
         {"in_huge.hdr", hdr_file("-Y 100000 +X 100000", rle_row(w)), "larger than 32768 on a side"},
         {"in_budget.hdr", hdr_file("-Y 30000 +X 30000", rle_row(w)), "raise it with --max-texels"},
-        {"in_claim.hdr", hdr_file("-Y 4000 +X 8000", rle_row(8000) + rle_row(8000)), "truncated HDR pixel data (ends in row 2 of 4000)"},
+        {"in_claim.hdr", hdr_file("-Y 4000 +X 8000", rle_row(8000) + rle_row(8000)),
+         "truncated HDR pixel data (ends in row 2 of 4000)"},
         {"in_neg.hdr", hdr_file("-Y -5 +X 16", rle_row(w)), "unsupported HDR resolution line"},
         {"in_flip.hdr", hdr_file("+Y 2 +X 16", rle_row(w)), "unsupported HDR resolution line"},
         {"in_format.hdr", "#?RADIANCE\nFORMAT=32-bit_rle_xyze\n\n-Y 1 +X 1\nabcd", "unsupported HDR pixel format"},
         {"in_mixed.hdr", hdr_file("-Y 2 +X 16", rle_row(w) + std::string(64, '\x40')), "not run-length encoded"},
-        {"in_run.hdr", hdr_file("-Y 1 +X 16", std::string({2, 2, 0, 16, char(128 + 17), 1}) + std::string(64, 1)), "run past its end"},
+        {"in_run.hdr", hdr_file("-Y 1 +X 16", std::string({2, 2, 0, 16, char(128 + 17), 1}) + std::string(64, 1)),
+         "run past its end"},
         {"in_text.hdr", "hello", "unsupported environment map format"},
         {"in_trunc.exr", "", "cannot read EXR"},
     };
@@ -468,11 +477,14 @@ TEST(EnvironmentMap, HostileFilesFailWithOneLineNamingTheFile) {
     dir.write("in_missing.json", map_scene("nowhere.hdr"));
     expect_clean_failure(dir, "render in_missing.json -o out.png", 1, "nowhere.hdr: environment map not found");
     dir.write("in_sky.json", R"({"environment": {"type": "sky"}, "meshes": [{"sphere": {}}]})");
-    expect_clean_failure(dir, "render in_sky.json --env in_nothing.exr -o out.png", 1, "in_nothing.exr: environment map not found");
+    expect_clean_failure(dir, "render in_sky.json --env in_nothing.exr -o out.png", 1,
+                         "in_nothing.exr: environment map not found");
     // The budget counts a map's texels at their weight, and the flag raises it.
     dir.write("in_ok.json", map_scene("in_ok.exr"));
-    expect_clean_failure(dir, "render in_ok.json --max-texels 100 -o out.png", 1, "in_ok.exr (an environment texel counts as 7): the scene would have 896 texels");
-    RunResult ok = run_pkrt("render in_ok.json --max-texels 896 --res 4x4 --spp 1 -q -o b.out.png", dir.path().string());
+    expect_clean_failure(dir, "render in_ok.json --max-texels 100 -o out.png", 1,
+                         "in_ok.exr (an environment texel counts as 7): the scene would have 896 texels");
+    RunResult ok =
+        run_pkrt("render in_ok.json --max-texels 896 --res 4x4 --spp 1 -q -o b.out.png", dir.path().string());
     EXPECT_EQ(ok.code, 0) << ok.err;
 }
 
@@ -484,10 +496,15 @@ TEST(EnvironmentMap, JsonKeysAreCheckedLikeTheOthers) {
         return load_error(dir.file("s.json"));
     };
     EXPECT_NE(scene_with(R"({"type": "map"})").find("needs a \"file\""), std::string::npos);
-    EXPECT_NE(scene_with(R"({"type": "sky", "rotation": 10})").find("environment.rotation: only a \"map\""), std::string::npos);
-    EXPECT_NE(scene_with(R"({"type": "map", "file": "m.exr", "color": 1})").find("environment.color"), std::string::npos);
-    EXPECT_NE(scene_with(R"({"type": "map", "file": "m.exr", "rotation": "x"})").find("environment.rotation: must be a number"), std::string::npos);
-    EXPECT_NE(scene_with(R"({"type": "map", "file": "m.exr", "intensity": 100})").find("more than 1e20"), std::string::npos);
+    EXPECT_NE(scene_with(R"({"type": "sky", "rotation": 10})").find("environment.rotation: only a \"map\""),
+              std::string::npos);
+    EXPECT_NE(scene_with(R"({"type": "map", "file": "m.exr", "color": 1})").find("environment.color"),
+              std::string::npos);
+    EXPECT_NE(scene_with(R"({"type": "map", "file": "m.exr", "rotation": "x"})")
+                  .find("environment.rotation: must be a number"),
+              std::string::npos);
+    EXPECT_NE(scene_with(R"({"type": "map", "file": "m.exr", "intensity": 100})").find("more than 1e20"),
+              std::string::npos);
     EXPECT_EQ(scene_with(R"({"type": "map", "file": "m.exr", "intensity": 10})"), "");
 }
 
@@ -496,7 +513,8 @@ TEST(EnvironmentMap, CommandLineEnvReplacesTheScenesEnvironment) {
     write_exr_map(dir.file("in_red.exr"), 8, 4, [](int, int) { return Vec3{2, 0, 0}; });
     dir.write("in_s.json", R"({"camera": {"eye": [0, 0, 3], "look_at": [0, 0, -10]},
         "environment": {"type": "constant", "color": [0, 0, 1]}, "meshes": [{"sphere": {"center": [0, 0, 10]}}]})");
-    RunResult r = run_pkrt("render in_s.json --env in_red.exr --res 4x4 --spp 2 -q -o b.out.png --hdr b.out.pfm", dir.path().string());
+    RunResult r = run_pkrt("render in_s.json --env in_red.exr --res 4x4 --spp 2 -q -o b.out.png --hdr b.out.pfm",
+                           dir.path().string());
     ASSERT_EQ(r.code, 0) << r.err;
     Image img = read_pfm(dir.file("b.out.pfm"));
     for (const auto& p : img.pixels) {
@@ -504,5 +522,6 @@ TEST(EnvironmentMap, CommandLineEnvReplacesTheScenesEnvironment) {
         EXPECT_EQ(p.z, 0.0f);
     }
     // The map is an input: an output may not overwrite it.
-    expect_clean_failure(dir, "render in_s.json --env in_red.exr --res 4x4 --spp 1 -o out.png --hdr in_red.exr", 1, "in_red.exr");
+    expect_clean_failure(dir, "render in_s.json --env in_red.exr --res 4x4 --spp 1 -o out.png --hdr in_red.exr", 1,
+                         "in_red.exr");
 }

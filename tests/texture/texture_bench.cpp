@@ -50,10 +50,8 @@ std::string png(int side, int depth) {
         for (int x = 0; x < side; ++x)
             for (int c = 0; c < 3; ++c) {
                 unsigned char v = channel(c, x, y, side);
-                if (depth == 8)
-                    row[3 * x + c] = v;
-                else
-                    row[6 * x + 2 * c] = v, row[6 * x + 2 * c + 1] = static_cast<png_byte>(noise(y, x) * 31);
+                if (depth == 8) row[3 * x + c] = v;
+                else row[6 * x + 2 * c] = v, row[6 * x + 2 * c + 1] = static_cast<png_byte>(noise(y, x) * 31);
             }
         png_write_row(p, row.data());
     }

@@ -38,12 +38,14 @@ TEST(Viewer, CpuFramesWriteANonBlankScreenshotOfTheWindowSize) {
 // the last frame takes only what is missing, and later frames add nothing.
 TEST(Viewer, SampleTargetStopsAccumulationExactly) {
     TempDir dir;
-    RunResult r = run_viewer("--backend cpu --frames 12 --spp-per-frame 2 --spp-target 5 --screenshot out.png --res 160x120",
-                             dir.path().string());
+    RunResult r =
+        run_viewer("--backend cpu --frames 12 --spp-per-frame 2 --spp-target 5 --screenshot out.png --res 160x120",
+                   dir.path().string());
     SKIP_WITHOUT_XVFB(r);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.err.find("12 frames, 5 spp at"), std::string::npos) << r.err;
-    RunResult all = run_viewer("--backend cpu --frames 12 --spp-per-frame 2 --screenshot all.png --res 160x120", dir.path().string());
+    RunResult all = run_viewer("--backend cpu --frames 12 --spp-per-frame 2 --screenshot all.png --res 160x120",
+                               dir.path().string());
     ASSERT_EQ(all.code, 0) << all.err;
     EXPECT_NE(all.err.find("12 frames, 24 spp at"), std::string::npos) << all.err;
 }
@@ -59,16 +61,20 @@ TEST(Viewer, StopWhenConvergedEndsTheRoundsAndTheMapDrawsOverTheImage) {
     EXPECT_NE(r.err.find("stop when converged: converged after"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("100.0% of pixels"), std::string::npos) << r.err;
     unsigned frames = 0, spp = 0;
-    ASSERT_EQ(std::sscanf(r.err.substr(r.err.find("pkrt-viewer: 60 frames, ")).c_str(), "pkrt-viewer: %u frames, %u spp", &frames, &spp), 2)
+    ASSERT_EQ(std::sscanf(r.err.substr(r.err.find("pkrt-viewer: 60 frames, ")).c_str(),
+                          "pkrt-viewer: %u frames, %u spp", &frames, &spp),
+              2)
         << r.err;
     EXPECT_GE(spp, 16u) << "min spp";
     EXPECT_LT(spp, 4096u) << "max spp";
     // The same view with and without the map, panels and all: the map changes the picture.
     dir.write("ui.txt", "frames 20\nscreenshot ui.png ui\n");
-    RunResult plain = run_viewer("--backend cpu --target-error 0.3 --script ui.txt --res 320x240 --scale 0.25", dir.path().string());
+    RunResult plain =
+        run_viewer("--backend cpu --target-error 0.3 --script ui.txt --res 320x240 --scale 0.25", dir.path().string());
     ASSERT_EQ(plain.code, 0) << plain.err;
     Png a = read_png(dir.file("ui.png"));
-    RunResult map = run_viewer("--backend cpu --target-error 0.3 --spp-map --script ui.txt --res 320x240 --scale 0.25", dir.path().string());
+    RunResult map = run_viewer("--backend cpu --target-error 0.3 --spp-map --script ui.txt --res 320x240 --scale 0.25",
+                               dir.path().string());
     ASSERT_EQ(map.code, 0) << map.err;
     Png b = read_png(dir.file("ui.png"));
     ASSERT_TRUE(a.ok() && b.ok());
@@ -106,7 +112,8 @@ TEST(Viewer, ScriptedInputMovesTheCameraAndResetRestoresTheImageExactly) {
               "scroll 5                        # at the window's centre: on the panel's edge, so no dolly\n"
               "frames 4\n"
               "screenshot panel.png\n");
-    RunResult r = run_viewer("--backend cpu --res 640x480 --scale 0.25 --spp-per-frame 4 --script moves.txt", dir.path().string());
+    RunResult r = run_viewer("--backend cpu --res 640x480 --scale 0.25 --spp-per-frame 4 --script moves.txt",
+                             dir.path().string());
     SKIP_WITHOUT_XVFB(r);
     ASSERT_EQ(r.code, 0) << r.err;
     std::map<std::string, Png> img;
@@ -136,8 +143,10 @@ TEST(Viewer, ScriptedInputMovesTheCameraAndResetRestoresTheImageExactly) {
 // its pixels a 4x4 block; the frame after it is the full image again.
 TEST(Viewer, ACameraMoveShowsAPreviewFirst) {
     TempDir dir;
-    dir.write("move.txt", "frames 2\ndrag 100 100 160 120 left\nframes 1\nscreenshot preview.png\nframes 1\nscreenshot full.png\n");
-    RunResult r = run_viewer("--backend cpu --res 320x240 --scale 1 --preview 4 --script move.txt", dir.path().string());
+    dir.write("move.txt",
+              "frames 2\ndrag 100 100 160 120 left\nframes 1\nscreenshot preview.png\nframes 1\nscreenshot full.png\n");
+    RunResult r =
+        run_viewer("--backend cpu --res 320x240 --scale 1 --preview 4 --script move.txt", dir.path().string());
     SKIP_WITHOUT_XVFB(r);
     ASSERT_EQ(r.code, 0) << r.err;
     Png preview = read_png(dir.file("preview.png")), full = read_png(dir.file("full.png"));
@@ -154,7 +163,8 @@ TEST(Viewer, ACameraMoveShowsAPreviewFirst) {
     };
     // (A handful of values may round the other way where the display samples a texel edge.)
     EXPECT_LT(blocky(preview), static_cast<size_t>(preview.width * preview.height * 3 / 1000));
-    EXPECT_GT(blocky(full), static_cast<size_t>(full.width * full.height / 4)) << "the full image has pixels of its own";
+    EXPECT_GT(blocky(full), static_cast<size_t>(full.width * full.height / 4))
+        << "the full image has pixels of its own";
     EXPECT_LT(block_mean_diff(preview, full), 20.0) << "the same view";
 }
 
@@ -183,7 +193,8 @@ TEST(Viewer, CtrlClickFocusesTheLensOnThePointUnderTheCursor) {
     TempDir dir;
     dir.write("dof.json", std::string(R"({"camera": {"eye": [278, 273, -800], "look_at": [278, 273, 0], "up": [0, 1, 0],
                                                   "fov": 39.3, "aperture": 60, "focus_distance": 200},
-                                       "meshes": [{"obj": ")") + PKRT_SCENES_DIR + "/cornell.obj\"}]}");
+                                       "meshes": [{"obj": ")") +
+                              PKRT_SCENES_DIR + "/cornell.obj\"}]}");
     // (224, 144) in a 640x480 window: the back wall at x = 84, y = 467, above the tall box and below the light.
     dir.write("focus.txt",
               "frames 4\nscreenshot blurred.png\n"
@@ -213,8 +224,10 @@ TEST(Viewer, OpensScenesAndSurvivesABadOne) {
     dir.write("open.txt",
               "frames 2\nscreenshot cornell.png\n"
               "open bad.obj\nframes 2\nscreenshot still.png\n"
-              "open " + std::string(PKRT_SCENES_DIR) + "/spheres.json\nframes 2\nscreenshot spheres.png\n"
-              "key F\nframes 2\nscreenshot framed.png\n");
+              "open " +
+                  std::string(PKRT_SCENES_DIR) +
+                  "/spheres.json\nframes 2\nscreenshot spheres.png\n"
+                  "key F\nframes 2\nscreenshot framed.png\n");
     RunResult r = run_viewer("--backend cpu --res 320x240 --script open.txt", dir.path().string());
     SKIP_WITHOUT_XVFB(r);
     ASSERT_EQ(r.code, 0) << r.err;
@@ -257,11 +270,14 @@ TEST(Viewer, ClampToneMapAndExposureChangeTheImage) {
     RunResult a = run_viewer("--backend cpu --frames 4 --screenshot aces.png --res 320x240", dir.path().string());
     SKIP_WITHOUT_XVFB(a);
     ASSERT_EQ(a.code, 0) << a.err;
-    RunResult b = run_viewer("--backend cpu --frames 4 --screenshot bright.png --res 320x240 --exposure 2", dir.path().string());
+    RunResult b =
+        run_viewer("--backend cpu --frames 4 --screenshot bright.png --res 320x240 --exposure 2", dir.path().string());
     ASSERT_EQ(b.code, 0) << b.err;
-    RunResult c = run_viewer("--backend cpu --frames 4 --screenshot clamp.png --res 320x240 --tone-map clamp", dir.path().string());
+    RunResult c = run_viewer("--backend cpu --frames 4 --screenshot clamp.png --res 320x240 --tone-map clamp",
+                             dir.path().string());
     ASSERT_EQ(c.code, 0) << c.err;
-    Png aces = read_png(dir.file("aces.png")), bright = read_png(dir.file("bright.png")), clamp = read_png(dir.file("clamp.png"));
+    Png aces = read_png(dir.file("aces.png")), bright = read_png(dir.file("bright.png")),
+        clamp = read_png(dir.file("clamp.png"));
     ASSERT_TRUE(aces.ok() && bright.ok() && clamp.ok());
     EXPECT_GT(mean_abs_diff(aces, bright), 10.0);
     EXPECT_GT(mean_abs_diff(aces, clamp), 2.0);
@@ -269,7 +285,8 @@ TEST(Viewer, ClampToneMapAndExposureChangeTheImage) {
 
 TEST(Viewer, BrokenOrMissingShadersFailWithOneLine) {
     TempDir dir;
-    RunResult r = run_viewer("--backend cpu --frames 1 --shaders " + shell_quote(dir.file("nowhere")), dir.path().string());
+    RunResult r =
+        run_viewer("--backend cpu --frames 1 --shaders " + shell_quote(dir.file("nowhere")), dir.path().string());
     SKIP_WITHOUT_XVFB(r);
     EXPECT_EQ(r.code, 1);
     EXPECT_TRUE(has_one_error_line(r.err)) << r.err;
@@ -295,7 +312,9 @@ TEST(ViewerCli, BadFlagsAndFilesGiveOneErrorLine) {
     // Hostile input (issue 14): a 16-bit PGM texture crashed the viewer in stb_image; a script that is
     // not a regular file would hang it; the limit flags apply to the viewer's scenes too.
     dir.write("grey.pgm", "P5\n1024 1024\n65535\n" + std::string(2u * 1024 * 1024, '\x7f'));
-    dir.write("pgm.json", R"({"materials": {"t": {"texture": "grey.pgm"}}, "meshes": [{"quad": [[0,0,0],[1,0,0],[1,1,0],[0,1,0]], "material": "t"}]})");
+    dir.write(
+        "pgm.json",
+        R"({"materials": {"t": {"texture": "grey.pgm"}}, "meshes": [{"quad": [[0,0,0],[1,0,0],[1,1,0],[0,1,0]], "material": "t"}]})");
     dir.write("big.json", R"({"meshes": [{"sphere": {"subdivisions": 7}}]})");
     std::vector<Case> cases = {
         {shell_quote(dir.file("pgm.json")), "grey.pgm: unsupported texture format", 1},
@@ -350,7 +369,8 @@ TEST(ViewerCli, HelpListsTheFlags) {
     TempDir dir;
     RunResult r = run_viewer("--help", dir.path().string(), false);
     EXPECT_EQ(r.code, 0);
-    for (const char* flag : {"--backend", "--mode", "--res", "--spp-per-frame", "--max-depth", "--frames", "--screenshot",
-                             "--shaders", "--script", "--max-triangles", "--max-texels", "--max-polygon-corners"})
+    for (const char* flag :
+         {"--backend", "--mode", "--res", "--spp-per-frame", "--max-depth", "--frames", "--screenshot", "--shaders",
+          "--script", "--max-triangles", "--max-texels", "--max-polygon-corners"})
         EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
 }

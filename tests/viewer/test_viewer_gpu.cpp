@@ -63,9 +63,11 @@ TEST(ViewerGpuAdaptive, StopWhenConvergedMatchesTheCpu) {
     EXPECT_NE(c.err.find("stop when converged: converged after"), std::string::npos) << c.err;
     Png gpu = read_png(dir.file("gpu.png")), cpu = read_png(dir.file("cpu.png"));
     ASSERT_TRUE(gpu.ok() && cpu.ok());
-    EXPECT_LT(mean_abs_diff(gpu, cpu), 3.0) << "as the uniform frames agree; a tile at the margin may take another round";
-    RunResult r = run_viewer("--backend cuda --mode resident --screenshot r.png --frames 4 --res 160x120 --target-error 0.2",
-                             dir.path().string());
+    EXPECT_LT(mean_abs_diff(gpu, cpu), 3.0)
+        << "as the uniform frames agree; a tile at the margin may take another round";
+    RunResult r =
+        run_viewer("--backend cuda --mode resident --screenshot r.png --frames 4 --res 160x120 --target-error 0.2",
+                   dir.path().string());
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.err.find("not in resident mode"), std::string::npos) << r.err;
 }
@@ -125,7 +127,8 @@ TEST(ViewerGpuResident, DisplayedFramesLaunchNothing) {
     std::string why;
     if (!have_cuda(&why)) GTEST_SKIP() << "no CUDA device: " << why;
     TempDir dir;
-    RunResult r = run_viewer("--backend cuda --mode resident --frames 60 --res 320x240 --spp-per-frame 1", dir.path().string());
+    RunResult r =
+        run_viewer("--backend cuda --mode resident --frames 60 --res 320x240 --spp-per-frame 1", dir.path().string());
     if (r.code == kSkipped) GTEST_SKIP() << r.err;
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.err.find("kernel launches per displayed frame: 0.000 (0 over 50)"), std::string::npos) << r.err;
@@ -139,7 +142,8 @@ TEST(ViewerGpuResident, SwitchingInAndOutAHundredTimes) {
     if (!have_cuda(&why)) GTEST_SKIP() << "no CUDA device: " << why;
     TempDir dir;
     std::string script;
-    for (int i = 0; i < 100; ++i) script += "mode resident\nframes 2\ndrag 200 150 204 150\nframes 1\nmode persistent\nframes 2\n";
+    for (int i = 0; i < 100; ++i)
+        script += "mode resident\nframes 2\ndrag 200 150 204 150\nframes 1\nmode persistent\nframes 2\n";
     script += "screenshot a.png\nmode resident\nframes 1\nmode persistent\nframes 2\nscreenshot b.png\n";
     dir.write("switch.txt", script);
     RunResult r = run_viewer("--backend cuda --res 400x300 --script switch.txt", dir.path().string());
@@ -159,7 +163,8 @@ TEST(ViewerGpuResident, ResizingKeepsShowingTheImage) {
     if (!have_cuda(&why)) GTEST_SKIP() << "no CUDA device: " << why;
     TempDir dir;
     dir.write("resize.txt", "frames 4\nresize 520 380\nframes 4\nscreenshot r.png\nresize 400 300\nframes 4\n");
-    RunResult r = run_viewer("--backend cuda --mode resident --res 400x300 --scale 1 --script resize.txt", dir.path().string());
+    RunResult r =
+        run_viewer("--backend cuda --mode resident --res 400x300 --scale 1 --script resize.txt", dir.path().string());
     if (r.code == kSkipped) GTEST_SKIP() << r.err;
     ASSERT_EQ(r.code, 0) << r.err;
     Png img = read_png(dir.file("r.png"));
@@ -169,5 +174,6 @@ TEST(ViewerGpuResident, ResizingKeepsShowingTheImage) {
     EXPECT_GT(distinct_colors(img), 500u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, ViewerGpu, ::testing::Values("persistent", "relaunch", "graph", "megakernel", "resident"),
+INSTANTIATE_TEST_SUITE_P(Modes, ViewerGpu,
+                         ::testing::Values("persistent", "relaunch", "graph", "megakernel", "resident"),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });

@@ -19,7 +19,8 @@ constexpr int kSkipped = 77;  // viewer_xvfb.sh: Xvfb is not installed
 // Runs pkrt-viewer with `args` (already shell-quoted where needed) in `cwd`; under Xvfb unless
 // `with_display` is false, in which case DISPLAY is removed from its environment.
 inline RunResult run_viewer(const std::string& args, const std::string& cwd, bool with_display = true) {
-    std::string prefix = with_display ? shell_quote(PKRT_VIEWER_XVFB) + " " : std::string("env -u DISPLAY -u WAYLAND_DISPLAY ");
+    std::string prefix =
+        with_display ? shell_quote(PKRT_VIEWER_XVFB) + " " : std::string("env -u DISPLAY -u WAYLAND_DISPLAY ");
     return run_in(prefix + shell_quote(PKRT_VIEWER_BINARY) + " " + args, cwd);
 }
 
