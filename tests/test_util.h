@@ -6,9 +6,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "render/error.h"
 
 namespace pkrt_test {
 
@@ -118,5 +121,15 @@ inline bool under_ci() {
             GTEST_SKIP() << pkrt_missing_;                                \
         }                                                                 \
     } while (0)
+
+// The message of the pkrt::Error that f throws; "" where it throws none.
+inline std::string error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const pkrt::Error& e) {
+        return e.what();
+    }
+    return "";
+}
 
 }  // namespace pkrt_test

@@ -8,21 +8,12 @@
 #include "render/error.h"
 #include "render/mode.h"
 #include "render/scheduler_options.h"
+#include "tests/test_util.h"
 
 using namespace pkrt;
+using namespace pkrt_test;
 
-namespace {
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
-}
-
-}  // namespace
+namespace {}  // namespace
 
 TEST(Modes, NamesRoundTrip) {
     for (SchedulerMode m : all_modes()) EXPECT_EQ(parse_mode(mode_name(m)), m);

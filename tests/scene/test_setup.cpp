@@ -16,15 +16,6 @@ using namespace pkrt_test;
 
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
-}
-
 SetupOptions cpu_options() {
     SetupOptions o;
     o.backend.kind = "cpu";
