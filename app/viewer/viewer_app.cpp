@@ -54,7 +54,7 @@ std::string file_name(const std::string& path) { return std::filesystem::path(pa
 
 }  // namespace
 
-ViewerApp::ViewerApp(const ViewerOptions& options) : options_(options), bvh_(resolve_bvh_flags(options.bvh)) {
+ViewerApp::ViewerApp(const ViewerOptions& options) : options_(options) {
     batch_ = options_.frames > 0 || !options_.script.empty();
 
     // Everything that can fail without a window fails first: scene, backend, mode.

@@ -80,7 +80,6 @@ private:
     void set_status(const std::string& message, bool warn);
 
     ViewerOptions options_;
-    BvhChoice bvh_;       // how every scene opened builds its BVH
     bool batch_ = false;  // --frames or --script: no vsync, fixed time steps
     std::unique_ptr<ScriptRunner> script_;
     std::unique_ptr<Scene> scene_;
