@@ -22,7 +22,7 @@ struct PersistentParams {
     DeviceQueue<PathRecord> paths;
     DeviceQueue<ShadowRecord> shadows;
     FrameControl* control;
-    GpuCounters* counters;
+    GpuCounters* counters;          // resident: kResidentRingSlots of them, a job's at its slot
     LiveStats* live;                // host-mapped; may be null
     const volatile int* host_stop;  // host-mapped stop flag (poison pill); may be null
     int fetch_threshold;            // refill a warp when fewer lanes than this hold a path

@@ -36,7 +36,7 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
         w.backoff = 0;
         w.path_out(advance_path(w, w.rec.path, w.have));
     }
-    if (w.lead) flush_counters(bc, p.counters);
+    if (w.lead) flush_counters(bc, w.claim.counters());
 }
 
 // Register caps: the same loop compiled for 4, 6, 8 or 10 resident blocks per SM (128, 80, 64 or 48

@@ -10,6 +10,7 @@
 //   FrameRecord& frame()                    the frame the warp's paths belong to
 //   bool queue_shadows                      the frame's shadow policy
 //   control(monitor)                        the control step's extra (the resident ring's monitor)
+//   counters()                              the global counters this block's counts go to now
 //   refresh(held, exhausted)                a new job makes samples claimable again
 //   claim(bc, need, exhausted, &number)     whole warp: path numbers for the lanes in `need`
 //   idle_work()                             whole warp, nothing held: work between jobs
@@ -86,6 +87,7 @@ struct FrameClaim {
     static __device__ __forceinline__ void init_block(const PersistentParams& p, Block& b) { b.frame = *p.frame; }
     __device__ __forceinline__ FrameRecord& frame() { return block.frame; }
     __device__ __forceinline__ void control(bool) {}
+    __device__ __forceinline__ GpuCounters* counters() const { return p.counters; }
     __device__ __forceinline__ void refresh(unsigned, bool&) {}
     __device__ __forceinline__ unsigned long long end() const { return p.control->end_sample; }
     __device__ __forceinline__ bool claim(BlockCounters& bc, unsigned need, bool& exhausted,
@@ -190,6 +192,10 @@ struct ResidentClaim {
     __device__ __forceinline__ void control(bool monitor) {
         if (monitor) resident_monitor(p);
     }
+    // The relayed job's: counts made after a block's flush at the last job's drain are the next job's.
+    __device__ __forceinline__ GpuCounters* counters() const {
+        return resident_job_counters(p, load_volatile(&p.resident->relayed));
+    }
     // A new job cannot start while this warp holds paths (a job ends only when nothing of it is in
     // flight), so only an empty warp asks: the question is an L2 round trip, and warps finishing a job's
     // last paths are its critical path.
@@ -235,7 +241,8 @@ struct ResidentClaim {
             resident_all_claimed(p, running)) {
             __threadfence();
             if (load_volatile(&p.control->in_flight) == 0)
-                resident_drained(p, running, &block.flushed_seq, [&] { flush_counters(bc, p.counters); });
+                resident_drained(p, running, &block.flushed_seq,
+                                 [&] { flush_counters(bc, resident_job_counters(p, running)); });
         }
         return 0;
     }

@@ -103,7 +103,6 @@ template <class Claim, BvhViewLayout L, bool kFull> struct PersistentWarp {
     // Only every kControlInterval iterations: these are dependent L2 round trips on the critical path of
     // every bounce, and a path's latency is what small frames are made of. Returns whether to stop.
     __device__ __forceinline__ bool control(unsigned iter) {
-        GpuCounters* c = p.counters;
         FrameControl* ctl = p.control;
         int stop = 0;
         if (lead) atomicAdd(&bc.iterations, 1ull);
@@ -111,24 +110,29 @@ template <class Claim, BvhViewLayout L, bool kFull> struct PersistentWarp {
             if (monitor && p.host_stop && *p.host_stop) atomicExch(&ctl->stop, 1);
             claim.control(monitor);
             stop = load_volatile(&ctl->stop);
-            unsigned long long t;
             // Only block sweepers (warp 0) sample: a quarter of the L2 traffic, and still ~1000 warps.
-            if (p.timeline && threadIdx.x < 32 && timeline_due(c, &t)) {
-                int pq = queue_occupancy(p.paths), sq = queue_occupancy(p.shadows), fl = load_volatile(&ctl->in_flight);
-                record_timeline(c, t, pq, sq, fl);
-                if (p.live) {
-                    p.live->rays = load_volatile(&c->rays.extension_rays) + load_volatile(&c->rays.shadow_rays);
-                    p.live->samples_done = load_volatile(&c->rays.paths_completed);
-                    p.live->path_queue = pq;
-                    p.live->shadow_queue = sq;
-                    p.live->in_flight = fl;
-                }
-            }
-            if (iter % kFlushInterval == 0) flush_counters(bc, c);
+            if (p.timeline && threadIdx.x < 32) sample_timeline(claim.counters());
+            if (iter % kFlushInterval == 0) flush_counters(bc, claim.counters());  // resident: a load each
         }
         bool leave = __shfl_sync(kFullMask, stop, 0);
         if (!leave) clk.charge(bc, kPhaseControl);
         return leave;
+    }
+
+    // Lead lane of a block's sweeper: a timeline point if one is due, and the live statistics with it.
+    __device__ __forceinline__ void sample_timeline(GpuCounters* c) {
+        unsigned long long t;
+        if (!timeline_due(c, &t)) return;
+        FrameControl* ctl = p.control;
+        int pq = queue_occupancy(p.paths), sq = queue_occupancy(p.shadows), fl = load_volatile(&ctl->in_flight);
+        record_timeline(c, t, pq, sq, fl);
+        if (p.live) {
+            p.live->rays = load_volatile(&c->rays.extension_rays) + load_volatile(&c->rays.shadow_rays);
+            p.live->samples_done = load_volatile(&c->rays.paths_completed);
+            p.live->path_queue = pq;
+            p.live->shadow_queue = sq;
+            p.live->in_flight = fl;
+        }
     }
 
     // Returns whether it traced a batch (the iteration is over).

@@ -19,6 +19,13 @@ __device__ __forceinline__ uint32_t job_seq(unsigned long long packed) {
 
 __device__ __forceinline__ uint32_t sweep_tag(uint32_t n) { return n & ((1u << (64 - kJobSeqShift)) - 1); }
 
+// Each job counts into counters of its own (one set per ring slot, cleared by the host before it
+// queues the job): a job's counts are complete when it completes, and the next job's, which starts at
+// once, never land in them before the host has read them.
+__device__ __forceinline__ GpuCounters* resident_job_counters(const PersistentParams& p, uint32_t seq) {
+    return p.counters + seq % kResidentRingSlots;
+}
+
 // One lane: opens job `seq`'s paths to claims (the two stores every claimer looks at, in this order).
 __device__ inline void resident_open_claims(ResidentControl* rc, uint32_t seq) {
     __threadfence();
@@ -95,7 +102,7 @@ __device__ inline void resident_monitor(const PersistentParams& p) {
         paths = load_l2(&adaptive->plan.first_path[kAdaptiveClasses]);
         p.job_frame->plan_paths = paths;
     }
-    GpuCounters* c = p.counters;
+    GpuCounters* c = resident_job_counters(p, seq);
     c->timeline_count = 0;
     c->timeline_t0 = 0;
     c->timeline_last_bucket = 0;

@@ -1,18 +1,13 @@
 // The CUDA backend: what every GPU scheduler shares, and the choice of scheduler per frame.
 //
-// A frame (start_frame .. finish_frame of the frame protocol, render/backend.h) on the render stream:
-//   frame record -> device memory   (camera, samples, seed, depth: kernels/frame.h)
-//   clear counters, set the timeline interval
-//   start event, the scheduler's work, done event     (the frame's GPU time)
-//   the scheduler's own counters and the frame's counters -> pinned host memory, read-back event
-// end waits for the read-back (the persistent scheduler watches its kernel's progress meanwhile) and
-// turns the counters into RenderStats. Display packing and framebuffer read-back run on a second
-// stream that waits for the frame's done event, so they never queue behind the next frame's work.
+// A frame (start_frame .. finish_frame of the frame protocol, render/backend.h) goes to the scheduler of
+// its mode (render/cuda/scheduler.h) as a GpuFrame: submitted, then finished in order, its counters
+// turned into RenderStats. Display packing and framebuffer read-back run on a second stream that waits
+// for the last submitted frame's work, so they never queue behind the next frame's.
 #include "render/cuda/cuda_backend.h"
 
 #include <algorithm>
 #include <array>
-#include <deque>
 
 #include "render/cuda/device_scene.h"
 #include "render/cuda/frame_stats.h"
@@ -30,21 +25,21 @@ public:
         check(cudaSetDevice(dev.index), "cudaSetDevice");
         check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
         check(cudaStreamCreateWithFlags(&display_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
-        for (cudaEvent_t* e : {&start_, &done_, &read_back_}) check(cudaEventCreate(e), "cudaEventCreate");
+        check(cudaEventCreateWithFlags(&submitted_, cudaEventDisableTiming), "cudaEventCreate");
         frame_.allocate(1);
         counters_.allocate(1);
         // The persistent scheduler is made at once: its grid and queues are checked and sized here, so an
         // impossible grid is refused before anything renders. Its queue set-up is a kernel.
         quit_resident_kernels();
-        scheduler(SchedulerMode::kPersistent);
+        select(SchedulerMode::kPersistent);
     }
 
     ~CudaBackend() override {
         if (g_device_wedged) return;
-        if (pending_ && !pending_->resident()) cudaStreamSynchronize(stream_);  // a frame begun and never ended
-        quit_resident();  // before any free: a free waits for every kernel
+        if (pending_) cudaStreamSynchronize(stream_);  // a frame begun and never ended
+        release_device_holder();                       // before any free: a free waits for every kernel
         schedulers_ = {};
-        for (cudaEvent_t e : {start_, done_, read_back_}) cudaEventDestroy(e);
+        cudaEventDestroy(submitted_);
         cudaStreamDestroy(display_stream_);
         cudaStreamDestroy(stream_);
     }
@@ -59,7 +54,7 @@ public:
         drain();
         camera_ = scene.camera;
         if (scene_ == &scene) return;
-        quit_resident();  // it reads the scene being replaced
+        release_device_holder();  // it reads the scene being replaced
         scene_ = &scene;
         dscene_.upload(scene);
         ++scene_id_;
@@ -69,20 +64,19 @@ public:
 
     void reset(int width, int height) override {
         adaptive_ = AdaptiveState{};  // rounds left unfinished end here
-        if (resident_running() && width == width_ && height == height_) {
-            // The running kernel clears the framebuffer before the next frame's samples, behind the
-            // frames still queued (a memset would be a kernel, and wait for the grid forever).
+        if (device_held() && width == width_ && height == height_) {
+            // The next frame clears the framebuffer before its samples, behind the frames still queued
+            // (a memset would be a kernel, and wait for the holder's grid forever).
             clear_next_ = true;
             return;
         }
         drain();
         size_t n = static_cast<size_t>(width) * height;
-        if (width != width_ || height != height_) quit_resident();  // it renders into the buffers that go
+        if (width != width_ || height != height_) release_device_holder();  // it renders into the buffers that go
         width_ = width;
         height_ = height;
         radiance_.allocate(3 * n);
         samples_.allocate(n);
-        snapshots_.allocate(2 * 4 * n);
         if (n <= kPinnedReadPixels) {
             resolve_radiance_.allocate(3 * n);
             resolve_samples_.allocate(n);
@@ -90,8 +84,6 @@ public:
             resolve_radiance_.release();
             resolve_samples_.release();
         }
-        // Here, with no resident grid: freeing the last size's pinned memory would quit one.
-        if (queue_ahead_) display_host_.allocate(4 * n);
         display_valid_ = false;
         clear_next_ = true;
         block_ = 1;
@@ -100,8 +92,8 @@ public:
     }
 
     // begin_adaptive: the framebuffer's halves, the device's state for the first round (every pixel at
-    // min_spp), and the rounds' settings. resident: its paths are the kernel's to read from the plan.
-    void start_adaptive(const RenderSettings& rs, const AdaptiveSettings& as, bool resident) {
+    // min_spp), and the rounds' settings. kernel_plans: its paths are the kernel's to read from the plan.
+    void start_adaptive(const RenderSettings& rs, const AdaptiveSettings& as, bool kernel_plans) {
         const AdaptiveRule rule = as.rule();
         const size_t n = static_cast<size_t>(width_) * height_;
         adaptive_ = AdaptiveState{};
@@ -127,7 +119,7 @@ public:
         block_ = 1;
         adaptive_.on = true;
         adaptive_.first = true;
-        adaptive_.paths = resident ? 0 : static_cast<unsigned long long>(n) * rule.min_spp;
+        adaptive_.paths = kernel_plans ? 0 : static_cast<unsigned long long>(n) * rule.min_spp;
         adaptive_.rule = rule;
         adaptive_.round = rs;
         adaptive_.round.preview = 1;
@@ -159,7 +151,7 @@ public:
     void adaptive_framebuffer() {
         size_t n = static_cast<size_t>(width_) * height_;
         drain();
-        quit_resident();  // it renders into the buffers that go
+        release_device_holder();  // it renders into the buffers that go
         radiance_.allocate(6 * n);
         samples_.allocate(2 * n);
         check(cudaMemsetAsync(radiance_.get(), 0, 6 * n * sizeof(float), stream_), "clear framebuffer");
@@ -176,20 +168,16 @@ public:
         if (on == queue_ahead_) return;
         drain();
         queue_ahead_ = on;
-        if (on) display_host_.allocate(4 * static_cast<size_t>(width_) * height_);
     }
 
-    const float* finished_rgba() const override { return showing_snapshot() ? display_host_.get() : nullptr; }
+    const float* finished_rgba() const override { return showing_snapshot() ? shown_image_ : nullptr; }
 
 protected:
-    // Queued-ahead frames are submitted and ended on one thread, which stops them here through the
-    // scheduler's own channel where it has one (the stop flag would also stop the frames queued after).
+    // Queued frames are submitted and ended on one thread, which stops them here through the scheduler's
+    // own channel where it has one (the stop flag would also stop the frames queued after).
     void cancel_frames(int through) override {
-        if (queue_ahead_ && pending_ && pending_->resident()) {
-            pending_->cancel_outstanding();
-            (void)through;
-            return;
-        }
+        (void)through;
+        if (pending_ && pending_->cancel_outstanding()) return;
         stop_flag_.host()[0] = 1;
     }
 
@@ -209,17 +197,18 @@ protected:
         if (!pending_) return true;
         // Frames end in order; a later one is reported done once it is the oldest (conservative).
         if (position > 0) return false;
-        if (pending_->resident()) return pending_->ready();
-        return cudaEventQuery(read_back_) != cudaErrorNotReady;
+        return pending_->oldest_done();
     }
 
+    // Queued ahead, a scheduler keeps one place of its queue free: a new view's frame goes in behind
+    // frames just cancelled, without waiting for them.
     int max_outstanding(const RenderSettings& rs) const override {
-        return queue_ahead_ && rs.mode == SchedulerMode::kResident ? 2 : 1;
+        return queue_ahead_ ? std::max(1, cuda::max_outstanding(rs.mode.value_or(SchedulerMode::kPersistent)) - 1) : 1;
     }
 
     void release_device() override {
         drain();
-        quit_resident();
+        release_device_holder();
         display_valid_ = false;
     }
 
@@ -227,14 +216,22 @@ public:
 private:
     // One frame on the scheduler of its mode, queued; end_accumulate waits for the oldest.
     void begin_accumulate(const RenderSettings& rs, uint32_t first_sample, uint32_t samples) {
-        GpuScheduler& s = scheduler(rs.mode.value_or(SchedulerMode::kPersistent));
-        if (pending_ && !(pending_ == &s && (queue_ahead_ || adaptive_.on) && pending_count_ < s.max_outstanding()))
+        const SchedulerMode mode = rs.mode.value_or(SchedulerMode::kPersistent);
+        if (pending_ &&
+            !(pending_ == schedulers_[static_cast<size_t>(mode)].get() && pending_count_ < pending_->max_outstanding()))
             throw Error("internal: a CUDA frame was begun while another is in flight");
-        if (!s.resident()) {
-            quit_resident_kernels();  // a resident grid would keep this mode's kernels waiting
-            clear_now();              // a clear the resident kernel was to make
-        }
+        GpuScheduler& s = select(mode);
         if (pending_count_ == 0) stop_flag_.host()[0] = 0;
+        GpuFrame f = gpu_frame(rs, first_sample, samples);
+        s.submit(f);
+        check(cudaEventRecord(submitted_, stream_), "cudaEventRecord");
+        clear_next_ = false;
+        pending_ = &s;
+        ++pending_count_;
+        paths_ = f.paths();
+    }
+
+    GpuFrame gpu_frame(const RenderSettings& rs, uint32_t first_sample, uint32_t samples) {
         GpuFrame f;
         f.stream = stream_;
         f.scene = dscene_.view();
@@ -243,10 +240,12 @@ private:
         if (adaptive_.on) {                       // a round of accumulate_adaptive
             f.record.plan = &adaptive_dev_.get()->plan;
             f.record.work = adaptive_.first ? nullptr : work_.get();
-            f.record.plan_paths = adaptive_.paths;  // resident: 0, the kernel reads the plan
+            f.record.plan_paths = adaptive_.paths;  // 0 where the kernel reads the plan
             f.adaptive = adaptive_dev_.get();
             f.job_flags |= kJobAdaptive;
         }
+        if (clear_next_) f.job_flags |= kJobClear;
+        f.want_image = queue_ahead_ && !adaptive_.on;
         // A preview renders a smaller image into the framebuffer's first pixels; every reading of it
         // shows them as blocks (the resident kernel's pack does so itself).
         block_ = std::max(1, rs.preview);
@@ -261,89 +260,29 @@ private:
         f.scene_id = scene_id_;
         f.shared = shared_;
         shared_ = SharedFrame{};
-        if (f.shared.next_chunk && rs.mode.value_or(SchedulerMode::kPersistent) != SchedulerMode::kPersistent)
-            throw Error("internal: a shared frame outside persistent mode");
         // Aim the timeline at timeline_points from the time per path the last frame took, scaled to this
         // frame's paths (a viewer's frames change size). Warps look at the clock only every few
         // iterations, so short frames (mostly a tail of few busy warps) land nearer a third of the aim.
         f.timeline_interval_ns = static_cast<unsigned>(
             std::clamp(ns_per_path_ * static_cast<double>(f.paths()) / opt_.timeline_points, 200.0, 1e7));
-        if (s.resident()) {  // the frame goes to the running kernel through mapped memory
-            if (!s.running()) resident_before_ = GpuCounters{};
-            if (clear_next_) f.job_flags |= kJobClear;
-            int slot = -1;
-            if (queue_ahead_ &&
-                !adaptive_.on) {  // the kernel packs the image as the frame ends, for display and resolve
-                slot = static_cast<int>(next_snapshot_++ % 2);
-                f.job_flags |= kJobSnapshot;
-                f.snapshot = snapshots_.get() + static_cast<size_t>(slot) * 4 * width_ * height_;
-            }
-            s.begin(f);
-            clear_next_ = false;
-            pending_slots_.push_back(slot);
-            pending_ = &s;
-            ++pending_count_;
-            paths_ = f.paths();
-            return;
-        }
-        *frame_host_.host() = f.record;
-        check(cudaMemcpyAsync(frame_.get(), frame_host_.host(), sizeof(FrameRecord), cudaMemcpyHostToDevice, stream_),
-              "frame record");
-        check(cudaMemsetAsync(counters_.get(), 0, sizeof(GpuCounters), stream_), "clear counters");
-        *interval_host_.host() = f.timeline_interval_ns;
-        check(cudaMemcpyAsync(reinterpret_cast<char*>(counters_.get()) + offsetof(GpuCounters, timeline_interval_ns),
-                              interval_host_.host(), sizeof(unsigned), cudaMemcpyHostToDevice, stream_),
-              "timeline interval");
-        check(cudaEventRecord(start_, stream_), "cudaEventRecord");
-        s.begin(f);
-        check(cudaEventRecord(done_, stream_), "cudaEventRecord");
-        s.enqueue_readback(stream_);
-        check(cudaMemcpyAsync(counters_host_.host(), counters_.get(), sizeof(GpuCounters), cudaMemcpyDeviceToHost,
-                              stream_),
-              "read counters");
-        check(cudaEventRecord(read_back_, stream_), "cudaEventRecord");
-        pending_ = &s;
-        pending_count_ = 1;
-        paths_ = f.paths();
+        return f;
     }
 
     void end_accumulate(RenderStats& stats) {
         if (!pending_) throw Error("internal: no CUDA frame in flight to end");
         GpuScheduler& s = *pending_;
         if (--pending_count_ == 0) pending_ = nullptr;
-        s.wait(done_);
-        float ms = 0.0f;
-        GpuCounters& c = *counters_host_.host();
-        if (s.resident()) {
-            // Running totals: this frame is what they gained since the last one. The image it packed
-            // comes with them (copy engines run beside the grid), behind one wait.
-            int slot = pending_slots_.front();
-            pending_slots_.pop_front();
-            bool image = slot >= 0 && !s.cancelled();
-            check(cudaMemcpyAsync(&c, counters_.get(), sizeof(GpuCounters), cudaMemcpyDeviceToHost, stream_),
-                  "read counters");
-            if (image) {
-                size_t floats = 4 * static_cast<size_t>(width_) * height_;
-                check(cudaMemcpyAsync(display_host_.get(), snapshots_.get() + slot * floats, floats * sizeof(float),
-                                      cudaMemcpyDeviceToHost, stream_),
-                      "read snapshot");
-            }
-            check(cudaStreamSynchronize(stream_), "read counters");
-            if (image) display_valid_ = true;
-            GpuCounters now = c;
-            c = counters_since(now, resident_before_);
-            resident_before_ = now;
-            ms = s.frame_ms();
-        } else {
-            check(cudaEventSynchronize(read_back_), "frame");
-            check(cudaEventElapsedTime(&ms, start_, done_), "cudaEventElapsedTime");
-        }
+        FrameOutcome out = s.finish();
         check(cudaGetLastError(), "frame");
-        RenderStats f = frame_stats(c, ms, dev_.multiprocessors);
-        last_cancelled_ = stop_flag_.host()[0] != 0 || (s.resident() && s.cancelled());
-        s.end(ms, stop_flag_.host()[0] != 0, f);
+        if (out.image) {
+            shown_image_ = out.image;
+            display_valid_ = true;
+        }
+        RenderStats f = frame_stats(*out.counters, out.gpu_ms, dev_.multiprocessors);
+        last_cancelled_ = stop_flag_.host()[0] != 0 || out.cancelled;
+        s.end(out.gpu_ms, last_cancelled_, f);
         stats.merge(f);
-        if (paths_ > 0 && ms > 0.0f) ns_per_path_ = ms * 1e6 / static_cast<double>(paths_);
+        if (paths_ > 0 && out.gpu_ms > 0.0f) ns_per_path_ = out.gpu_ms * 1e6 / static_cast<double>(paths_);
     }
 
 public:
@@ -353,13 +292,13 @@ public:
     // itself scans once a round drains and sizes the next from the plan it wrote.
     void accumulate_adaptive(const RenderSettings& rs, const AdaptiveSettings& as, AdaptiveReport& report,
                              RenderStats& stats, Progress* progress) override {
-        if (rs.mode != SchedulerMode::kResident) return Backend::accumulate_adaptive(rs, as, report, stats, progress);
+        GpuScheduler& s = select(rs.mode.value_or(SchedulerMode::kPersistent));
+        if (!s.plans_rounds()) return Backend::accumulate_adaptive(rs, as, report, stats, progress);
         start_adaptive(rs, as, true);
         AdaptiveRounds rounds(as, report, static_cast<uint64_t>(width_) * height_,
                               progress);  // its clock starts with the first round
         // Rounds queued after the time limit passed still run, and are reported; those queued past the
         // last have no samples and are not.
-        GpuScheduler& s = scheduler(SchedulerMode::kResident);
         uint32_t queued = 0, ended = 0;
         bool more = true;
         while (ended < queued || more) {
@@ -377,12 +316,12 @@ public:
             }
             if (!rounds.record(adaptive_step(log), stats.samples)) more = false;
         }
-        quit_resident();  // the halves' sum is a kernel
+        release_device_holder();  // the halves' sum is a kernel
         end_adaptive();
     }
 
     void begin_adaptive(const RenderSettings& rs, const AdaptiveSettings& as) override {
-        if (rs.mode == SchedulerMode::kResident)
+        if (select(rs.mode.value_or(SchedulerMode::kPersistent)).plans_rounds())
             throw Error(
                 "adaptive rounds one at a time do not run in resident mode (its kernel queues them itself: pkrt render "
                 "--target-error); use persistent, relaunch, graph or megakernel");
@@ -421,7 +360,7 @@ public:
     std::vector<uint32_t> sample_counts() const override {
         std::vector<uint32_t> out(static_cast<size_t>(width_) * height_);
         if (showing_snapshot()) {
-            for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<uint32_t>(display_host_.get()[4 * i + 3]);
+            for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<uint32_t>(shown_image_[4 * i + 3]);
             return out;
         }
         if (clear_next_) return std::vector<uint32_t>(out.size(), 0u);  // the clear is still to come
@@ -436,7 +375,7 @@ public:
 
     void copy_accumulation(float* rgba) const override {
         if (showing_snapshot()) {
-            std::copy_n(display_host_.get(), 4 * static_cast<size_t>(width_) * height_, rgba);
+            std::copy_n(shown_image_, 4 * static_cast<size_t>(width_) * height_, rgba);
             return;
         }
         display_needs_free_gpu();
@@ -468,7 +407,7 @@ public:
         a.width = width_;
         a.height = height_;
         if (showing_snapshot()) {
-            a.rgba.assign(display_host_.get(), display_host_.get() + 4 * n);
+            a.rgba.assign(shown_image_, shown_image_ + 4 * n);
             a.sums.clear();
             a.counts.clear();
             return;
@@ -512,23 +451,19 @@ public:
     }
 
 private:
-    GpuScheduler& scheduler(SchedulerMode mode) {
+    // The scheduler of `mode`, made the first time; one that holds the device lets it go first (the
+    // new one's launches would wait for it).
+    GpuScheduler& select(SchedulerMode mode) {
         auto& s = schedulers_[static_cast<size_t>(mode)];
-        if (!s) {
-            switch (mode) {
-                case SchedulerMode::kPersistent: s = make_persistent_scheduler(dev_, opt_); break;
-                case SchedulerMode::kRelaunch: s = make_wavefront_scheduler(false, opt_); break;
-                case SchedulerMode::kGraph: s = make_wavefront_scheduler(true, opt_); break;
-                case SchedulerMode::kMegakernel: s = make_megakernel_scheduler(opt_); break;
-                case SchedulerMode::kResident: s = make_resident_scheduler(dev_, opt_); break;
-            }
-        }
+        for (auto& other : schedulers_)
+            if (other && other != s && other->holds_device()) other->release();
+        if (!s) s = make_scheduler(mode, dev_, opt_);
         return *s;
     }
 
     // Resolve and display read the last ended frame's packed image, not the framebuffer that queued
     // frames are writing.
-    bool showing_snapshot() const { return queue_ahead_ && display_valid_ && resident_running(); }
+    bool showing_snapshot() const { return queue_ahead_ && display_valid_ && shown_image_ && device_held(); }
 
     DeviceFramebuffer framebuffer() const { return DeviceFramebuffer{radiance_.get(), samples_.get()}; }
     // Between adaptive rounds the odd-numbered samples are in the framebuffer's second half, this many
@@ -542,7 +477,7 @@ private:
         for (size_t i = 0; i < counts.size(); ++i) counts[i] += odd[i];
     }
 
-    // A clear asked for by reset() and not yet made by the resident kernel, made here (no grid runs).
+    // A clear asked for by reset() and not yet made by a frame, made here (no grid holds the device).
     void clear_now() {
         if (!clear_next_) return;
         quit_resident_kernels();  // another backend's: a memset is a kernel
@@ -554,23 +489,24 @@ private:
         display_valid_ = false;
     }
 
-    bool resident_running() const {
-        const auto& r = schedulers_[static_cast<size_t>(SchedulerMode::kResident)];
-        return r && r->running();
+    bool device_held() const {
+        for (const auto& s : schedulers_)
+            if (s && s->holds_device()) return true;
+        return false;
     }
-    void quit_resident() {
-        auto& r = schedulers_[static_cast<size_t>(SchedulerMode::kResident)];
-        if (r) r->quit();
+    void release_device_holder() {
+        for (auto& s : schedulers_)
+            if (s && s->holds_device()) s->release();
     }
-    // Packing is a kernel, and it would wait for a resident grid forever.
+    // Packing is a kernel, and it would wait for a grid that holds the device forever.
     void display_needs_free_gpu() const {
-        if (resident_running())
+        if (device_held())
             throw Error("resident mode: the accumulation cannot be packed for display while the kernel runs");
         quit_resident_kernels();  // another backend's
     }
 
     // The display stream's work waits for the last frame's work (a no-op before the first frame).
-    void after_frame() const { check(cudaStreamWaitEvent(display_stream_, done_, 0), "cudaStreamWaitEvent"); }
+    void after_frame() const { check(cudaStreamWaitEvent(display_stream_, submitted_, 0), "cudaStreamWaitEvent"); }
 
     void read_back(void* dst, const void* src, size_t bytes, const char* what) const {
         after_frame();
@@ -591,7 +527,7 @@ private:
     SchedulerOptions opt_;
     SharedFrame shared_{};  // the next frame's share of a frame other grids render too
     cudaStream_t stream_ = nullptr, display_stream_ = nullptr;
-    cudaEvent_t start_ = nullptr, done_ = nullptr, read_back_ = nullptr;
+    cudaEvent_t submitted_ = nullptr;  // after the last submitted frame's work on stream_
     const Scene* scene_ = nullptr;
     unsigned long long scene_id_ = 0;
     uint32_t epoch_ = 0;
@@ -600,12 +536,8 @@ private:
     DeviceArray<float> radiance_;
     DeviceArray<uint32_t> samples_;
     DeviceArray<FrameRecord> frame_;
-    PinnedHost<FrameRecord> frame_host_;
     DeviceArray<GpuCounters> counters_;
-    PinnedHost<GpuCounters> counters_host_;
-    PinnedHost<unsigned> interval_host_;
-    DeviceArray<float> snapshots_;     // resident mode: two packed images (RGBA32F), frames alternate
-    PinnedArray<float> display_host_;  // the last ended frame's packed image
+    const float* shown_image_ = nullptr;  // the last ended frame's packed image (FrameOutcome::image)
     // accumulation()'s copies of the framebuffer, up to 3840x2160 (beyond, it reads into pageable
     // memory); allocated with it (pinned allocations and frees are kept away from a running resident grid).
     static constexpr size_t kPinnedReadPixels = size_t{3840} * 2160;
@@ -615,12 +547,9 @@ private:
     bool queue_ahead_ = false;
     bool clear_next_ = false;  // reset() asked for a clear the next frame makes
     int block_ = 1;            // the image's preview block (RenderSettings::preview), 1 for a full one
-    unsigned next_snapshot_ = 0;
-    std::deque<int> pending_slots_;  // resident: the snapshot slot of each frame in flight (-1: none)
     int pending_count_ = 0;
     MappedHost<int> stop_flag_;
     std::array<std::unique_ptr<GpuScheduler>, 5> schedulers_;
-    GpuCounters resident_before_{};  // resident mode: the running counters at the last frame's end
     GpuScheduler* pending_ = nullptr;
     unsigned long long paths_ = 0;
     double ns_per_path_ = 6.0;  // first frames: a large GPU on a large scene (BENCHMARKS.md)
@@ -629,7 +558,7 @@ private:
     struct AdaptiveState {
         bool on = false;
         bool first = false;            // the first round: every pixel, no work list
-        unsigned long long paths = 0;  // the round's paths where the host knows them (0: resident)
+        unsigned long long paths = 0;  // the round's paths where the host knows them (0: the kernel plans)
         AdaptiveRule rule{};
         RenderSettings round;          // the rounds' frames
         uint32_t tiles = 0, step = 0;  // the next round's tiles and largest step

@@ -1,7 +1,6 @@
 #include "render/cuda/frame_stats.h"
 
 #include <algorithm>
-#include <utility>
 
 namespace pkrt::cuda {
 
@@ -36,25 +35,6 @@ RenderStats frame_stats(const GpuCounters& c, float gpu_ms, int multiprocessors)
     std::sort(f.timeline.begin(), f.timeline.end(), [](const auto& a, const auto& b) { return a.t_us < b.t_us; });
     f.mean_queue = points ? occupancy / points : 0.0;
     return f;
-}
-
-GpuCounters counters_since(const GpuCounters& now, const GpuCounters& before) {
-    GpuCounters d = now;
-    auto minus = [](unsigned long long* a, const unsigned long long* b, size_t n) {
-        for (size_t i = 0; i < n; ++i) a[i] -= b[i];
-    };
-    minus(reinterpret_cast<unsigned long long*>(&d.rays), reinterpret_cast<const unsigned long long*>(&before.rays),
-          sizeof(RayCounts) / sizeof(unsigned long long));
-    for (auto [a, b] : {std::pair{&d.idle_iterations, before.idle_iterations},
-                        {&d.backoff_sleeps, before.backoff_sleeps},
-                        {&d.backoff_ns, before.backoff_ns},
-                        {&d.kept_paths, before.kept_paths},
-                        {&d.inline_shadows, before.inline_shadows},
-                        {&d.warp_iterations, before.warp_iterations}})
-        *a -= b;
-    minus(d.rays_per_sm, before.rays_per_sm, kStatsMaxSms);
-    minus(d.phase_cycles, before.phase_cycles, kPhaseCount);
-    return d;
 }
 
 }  // namespace pkrt::cuda

@@ -25,7 +25,7 @@ uint32_t next_pow2(uint64_t v) {
     return p;
 }
 
-class PersistentScheduler final : public GpuScheduler {
+class PersistentScheduler final : public StreamScheduler {
 public:
     PersistentScheduler(const GpuDevice& dev, const SchedulerOptions& opt) : dev_(dev), opt_(opt) {
         if (opt_.blocks_per_sm != 0 && std::find(std::begin(kPersistentBlocksPerSm), std::end(kPersistentBlocksPerSm),
@@ -98,7 +98,7 @@ public:
     // while any warp iterates); if none of them changes for kStallSeconds the frame is stopped and
     // reported instead of hanging the process.
     void wait(cudaEvent_t done) override {
-        if (!opt_.timeline) return GpuScheduler::wait(done);
+        if (!opt_.timeline) return StreamScheduler::wait(done);
         using clock = std::chrono::steady_clock;
         const LiveStats* live = live_.host();
         auto snapshot = [live] {
@@ -223,8 +223,6 @@ private:
 };
 
 }  // namespace
-
-void GpuScheduler::wait(cudaEvent_t done) { check(cudaEventSynchronize(done), "frame"); }
 
 std::unique_ptr<GpuScheduler> make_persistent_scheduler(const GpuDevice& device, const SchedulerOptions& options) {
     return std::make_unique<PersistentScheduler>(device, options);

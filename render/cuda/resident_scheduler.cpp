@@ -1,12 +1,14 @@
 // Resident mode's host side: the persistent loop launched once (kernels/gpu/resident.cuh) and fed one job
 // per frame through a ring in mapped host memory, so a frame costs no launch at all. The kernel lives
 // until quit(): another mode, a new scene or size, or the backend's end. Completion, progress and the
-// frame's device time come back through mapped memory; counters are read with copy-engine copies,
-// which run beside the grid (any other kernel would wait for it to leave).
+// frame's device time come back through mapped memory; each job counts into a counter set of its own
+// (one per ring slot), read and cleared with copy-engine copies, which run beside the grid (any other
+// kernel would wait for it to leave). A queued frame's image is packed by the kernel and copied out.
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstring>
 #include <deque>
 #include <mutex>
@@ -65,31 +67,32 @@ public:
         if (!g_device_wedged) cudaStreamDestroy(stream_);
     }
 
-    bool resident() const override { return true; }
-    bool running() const override { return running_; }
     int max_outstanding() const override { return kMaxOutstanding; }
-    float frame_ms() const override {
-        const ResidentJobResult& r = result(oldest());
-        return static_cast<float>(r.end_ns - r.start_ns) * 1e-6f;
-    }
-    bool ready() const override { return outstanding_.empty() || done(outstanding_.front().seq); }
-    bool cancelled() const override { return result(oldest()).cancelled != 0; }
-    void cancel_outstanding() override {
+    bool holds_device() const override { return running_; }
+    bool plans_rounds() const override { return true; }
+    void release() override { quit(); }
+    bool oldest_done() const override { return outstanding_.empty() || done(outstanding_.front().seq); }
+    bool cancel_outstanding() override {
         if (!outstanding_.empty()) ring_.host()->cancel = outstanding_.back().seq;
+        return true;
     }
 
-    void begin(const GpuFrame& f) override {
+    void submit(const GpuFrame& f) override {
         if (static_cast<int>(outstanding_.size()) >= kMaxOutstanding)
             throw Error("internal: more than " + std::to_string(kMaxOutstanding) + " resident frames outstanding");
+        if (f.shared.next_chunk) throw Error("internal: a shared frame outside persistent mode");
         copy_stream_ = f.stream;
         stop_host_ = f.stop_host;
-        std::array<const void*, 4> key{f.fb.radiance, f.frame, f.counters, reinterpret_cast<const void*>(f.scene_id)};
+        std::array<unsigned long long, 4> key{
+            reinterpret_cast<unsigned long long>(f.fb.radiance), reinterpret_cast<unsigned long long>(f.frame),
+            f.scene_id, static_cast<unsigned long long>(f.image_width) << 32 | static_cast<unsigned>(f.image_height)};
         if (running_ && key != key_) quit();
         if (!running_) {
             launch(f);
             launches_pending_ = 1;
         }
         key_ = key;
+        clear_counters((seq_ + 1) % kResidentRingSlots);
         ResidentJob& job = ring_.host()->jobs[(seq_ + 1) % kResidentRingSlots];
         job.frame = f.record;
         job.command = kResidentRender;
@@ -100,7 +103,14 @@ public:
         o.policy = tuner_.next(f.tuning_key(), candidates(), &o.trial);
         o.paths = f.paths();
         job.flags = f.job_flags | (o.policy.queue_shadows ? kJobQueueShadows : 0u);
-        job.snapshot = f.snapshot;
+        o.slot = -1;
+        if (f.want_image) {  // the kernel packs the image as the frame ends
+            o.slot = static_cast<int>(next_snapshot_++ % 2);
+            job.flags |= kJobSnapshot;
+            job.snapshot = snapshots_.get() + static_cast<size_t>(o.slot) * 4 * pixels_;
+        } else {
+            job.snapshot = nullptr;
+        }
         job.adaptive = f.adaptive;
         job.block = f.block;
         job.image_width = f.image_width;
@@ -110,7 +120,93 @@ public:
         outstanding_.push_back(o);
     }
 
-    void wait(cudaEvent_t) override {
+    // The oldest frame's counters, time and image; the image comes with the counters (copy engines run
+    // beside the grid), behind one wait.
+    FrameOutcome finish() override {
+        wait();
+        const Outstanding& o = outstanding_.front();
+        const ResidentJobResult& r = result(o.seq);
+        FrameOutcome out;
+        out.gpu_ms = static_cast<float>(r.end_ns - r.start_ns) * 1e-6f;
+        out.cancelled = r.cancelled != 0;
+        check(cudaMemcpyAsync(counters_host_.host(), counters_.get() + o.seq % kResidentRingSlots, sizeof(GpuCounters),
+                              cudaMemcpyDeviceToHost, copy_stream_),
+              "read counters");
+        if (o.slot >= 0 && !out.cancelled) {
+            size_t floats = 4 * pixels_;
+            check(cudaMemcpyAsync(image_host_.get(), snapshots_.get() + o.slot * floats, floats * sizeof(float),
+                                  cudaMemcpyDeviceToHost, copy_stream_),
+                  "read snapshot");
+            out.image = image_host_.get();
+        }
+        check(cudaStreamSynchronize(copy_stream_), "read counters");
+        out.counters = counters_host_.host();
+        return out;
+    }
+
+    void end(float ms, bool cancelled, RenderStats& stats) override {
+        std::array<QueueCounters, 2>& after = *after_.host();
+        check(cudaMemcpyAsync(&after[0], paths_.counters.get(), sizeof(QueueCounters), cudaMemcpyDeviceToHost,
+                              copy_stream_),
+              "queue counters");
+        check(cudaMemcpyAsync(&after[1], shadows_.counters.get(), sizeof(QueueCounters), cudaMemcpyDeviceToHost,
+                              copy_stream_),
+              "queue counters");
+        check(cudaStreamSynchronize(copy_stream_), "queue counters");
+        Outstanding o = outstanding_.front();
+        outstanding_.pop_front();
+        if (o.trial && !cancelled && o.paths > 0)
+            tuner_.record(o.policy, ms * 1e6f / static_cast<float>(o.paths));  // ns per path
+        stats.kernel_launches += launches_pending_;
+        launches_pending_ = 0;
+        stats.enqueued += (after[0].tail - before_[0].tail) + (after[1].tail - before_[1].tail);
+        stats.dequeued += (after[0].head - before_[0].head) + (after[1].head - before_[1].head);
+        stats.peak_queue = std::max<uint64_t>(stats.peak_queue, static_cast<uint64_t>(after[0].peak) + after[1].peak);
+        before_ = after;
+        stats.grid_blocks = blocks_;
+        stats.blocks_per_sm = kResidentBlocksPerSm;
+        stats.shadows_queued = o.policy.queue_shadows;
+        stats.policy_trial = o.trial;
+        stats.stragglers_sorted = 0;
+        stats.block_threads = kPersistentThreads;
+        stats.queue_capacity = static_cast<int>(paths_.capacity);
+    }
+
+    bool quit() {
+        if (!running_) return false;
+        running_ = false;
+        {
+            std::lock_guard<std::mutex> lock(g_running_mutex);
+            g_running.erase(std::remove(g_running.begin(), g_running.end(), this), g_running.end());
+        }
+        if (status_.host()->completed != seq_) ring_.host()->cancel = seq_;  // jobs begun and never waited for
+        outstanding_.clear();
+        ring_.host()->jobs[(seq_ + 1) % kResidentRingSlots].command = kResidentQuit;
+        publish(++seq_);
+        auto deadline = Clock::now() + std::chrono::seconds(5);
+        for (;;) {
+            cudaError_t e = cudaStreamQuery(stream_);
+            if (e == cudaSuccess) return true;
+            if (e != cudaErrorNotReady) check(e, "resident kernel");
+            if (Clock::now() > deadline) {
+                g_device_wedged = true;
+                throw Error("the resident kernel did not quit within 5 s; the GPU is left to the driver at exit");
+            }
+            std::this_thread::sleep_for(std::chrono::microseconds(50));
+        }
+    }
+
+    void invalidate() override { quit(); }
+
+private:
+    // Two frames of an image (the next waits queued on the GPU while the host takes the last one's
+    // image, so the grid never idles; more would only add latency), and one more of a new view queued
+    // behind two that were just cancelled. With the quit job, the ring's four slots.
+    static constexpr int kMaxOutstanding = kResidentRingSlots - 1;
+
+    // Until the oldest job is done: the host's stop flag cancels the jobs; a kernel that stops making
+    // progress is an error, not a hang.
+    void wait() {
         const LiveStats* live = live_.host();
         auto snapshot = [live] {
             return std::array<long long, 4>{static_cast<long long>(live->rays),
@@ -144,66 +240,6 @@ public:
         }
     }
 
-    void end(float ms, bool cancelled, RenderStats& stats) override {
-        std::array<QueueCounters, 2>& after = *after_.host();
-        check(cudaMemcpyAsync(&after[0], paths_.counters.get(), sizeof(QueueCounters), cudaMemcpyDeviceToHost,
-                              copy_stream_),
-              "queue counters");
-        check(cudaMemcpyAsync(&after[1], shadows_.counters.get(), sizeof(QueueCounters), cudaMemcpyDeviceToHost,
-                              copy_stream_),
-              "queue counters");
-        check(cudaStreamSynchronize(copy_stream_), "queue counters");
-        Outstanding o = outstanding_.front();
-        outstanding_.pop_front();
-        if (o.trial && !cancelled && o.paths > 0)
-            tuner_.record(o.policy, ms * 1e6f / static_cast<float>(o.paths));  // ns per path
-        stats.kernel_launches += launches_pending_;
-        launches_pending_ = 0;
-        stats.enqueued += (after[0].tail - before_[0].tail) + (after[1].tail - before_[1].tail);
-        stats.dequeued += (after[0].head - before_[0].head) + (after[1].head - before_[1].head);
-        stats.peak_queue = std::max<uint64_t>(stats.peak_queue, static_cast<uint64_t>(after[0].peak) + after[1].peak);
-        before_ = after;
-        stats.grid_blocks = blocks_;
-        stats.blocks_per_sm = kResidentBlocksPerSm;
-        stats.shadows_queued = o.policy.queue_shadows;
-        stats.policy_trial = o.trial;
-        stats.stragglers_sorted = 0;
-        stats.block_threads = kPersistentThreads;
-        stats.queue_capacity = static_cast<int>(paths_.capacity);
-    }
-
-    bool quit() override {
-        if (!running_) return false;
-        running_ = false;
-        {
-            std::lock_guard<std::mutex> lock(g_running_mutex);
-            g_running.erase(std::remove(g_running.begin(), g_running.end(), this), g_running.end());
-        }
-        if (status_.host()->completed != seq_) ring_.host()->cancel = seq_;  // jobs begun and never waited for
-        outstanding_.clear();
-        ring_.host()->jobs[(seq_ + 1) % kResidentRingSlots].command = kResidentQuit;
-        publish(++seq_);
-        auto deadline = Clock::now() + std::chrono::seconds(5);
-        for (;;) {
-            cudaError_t e = cudaStreamQuery(stream_);
-            if (e == cudaSuccess) return true;
-            if (e != cudaErrorNotReady) check(e, "resident kernel");
-            if (Clock::now() > deadline) {
-                g_device_wedged = true;
-                throw Error("the resident kernel did not quit within 5 s; the GPU is left to the driver at exit");
-            }
-            std::this_thread::sleep_for(std::chrono::microseconds(50));
-        }
-    }
-
-    void invalidate() override { quit(); }
-
-private:
-    // Two frames of an image (the next waits queued on the GPU while the host takes the last one's
-    // image, so the grid never idles; more would only add latency), and one more of a new view queued
-    // behind two that were just cancelled. With the quit job, the ring's four slots.
-    static constexpr int kMaxOutstanding = kResidentRingSlots - 1;
-
     uint32_t oldest() const {
         if (outstanding_.empty()) throw Error("internal: no resident frame outstanding");
         return outstanding_.front().seq;
@@ -218,6 +254,16 @@ private:
         return out;
     }
 
+    // The counters of the job about to go into ring slot `slot`, cleared behind the host's copies:
+    // the job that last used them has ended, and the running ones count into other slots. The timeline
+    // is the monitor's to reset as it relays the job.
+    void clear_counters(int slot) {
+        check(cudaMemcpyAsync(counters_.get() + slot, zeros_.host(), offsetof(GpuCounters, timeline_t0),
+                              cudaMemcpyHostToDevice, copy_stream_),
+              "clear counters");
+        check(cudaStreamSynchronize(copy_stream_), "clear counters");
+    }
+
     void publish(uint32_t seq) {
         ring_.host()->jobs[seq % kResidentRingSlots].seq = seq;
         std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -228,7 +274,13 @@ private:
         quit_resident_kernels();  // another backend's would keep this one from starting
         check(cudaMemsetAsync(control_.get(), 0, sizeof(FrameControl), stream_), "resident control");
         check(cudaMemsetAsync(resident_control_.get(), 0, sizeof(ResidentControl), stream_), "resident control");
-        check(cudaMemsetAsync(f.counters, 0, sizeof(GpuCounters), stream_), "resident counters");
+        counters_.allocate(kResidentRingSlots);
+        check(cudaMemsetAsync(counters_.get(), 0, kResidentRingSlots * sizeof(GpuCounters), stream_),
+              "resident counters");
+        // Allocated here, with no grid of this scheduler's running (a free would wait for it forever).
+        pixels_ = static_cast<size_t>(f.image_width) * f.image_height;
+        snapshots_.allocate(2 * 4 * pixels_);
+        image_host_.allocate(4 * pixels_);
         paths_.reset(stream_);
         shadows_.reset(stream_);
         check(cudaStreamSynchronize(stream_), "resident set-up");
@@ -239,6 +291,7 @@ private:
         // The shadow policy comes with each job (kJobQueueShadows); resident warps keep their bounces.
         PersistentParams p =
             persistent_params(f, opt_, paths_, shadows_, control_.get(), live_.device(), blocks_, 0, false);
+        p.counters = counters_.get();
         p.host_stop = nullptr;  // cancel() stops a job, not the kernel
         p.job_frame = const_cast<FrameRecord*>(f.frame);
         p.ring = ring_.device();
@@ -262,10 +315,18 @@ private:
     MappedHost<LiveStats> live_;
     std::array<QueueCounters, 2> before_{};
     PinnedHost<std::array<QueueCounters, 2>> after_;
-    std::array<const void*, 4> key_{};
+    DeviceArray<GpuCounters> counters_;  // a set per ring slot: job seq counts into seq % kResidentRingSlots
+    PinnedHost<GpuCounters> counters_host_;
+    PinnedHost<GpuCounters> zeros_;
+    size_t pixels_ = 0;              // the image's (snapshots are whole images)
+    DeviceArray<float> snapshots_;   // two packed images (RGBA32F); queued frames alternate
+    PinnedArray<float> image_host_;  // the last finished frame's packed image
+    unsigned next_snapshot_ = 0;
+    std::array<unsigned long long, 4> key_{};
     uint32_t seq_ = 0;
     struct Outstanding {
         uint32_t seq = 0;
+        int slot = -1;  // its image's snapshot slot (-1: none)
         PersistentPolicy policy;
         bool trial = false;
         unsigned long long paths = 0;

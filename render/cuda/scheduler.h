@@ -1,23 +1,29 @@
 // A GPU scheduler runs a frame's paths through the per-ray stages (kernels/path_stages.h) its own way.
 // The CUDA backend (cuda_backend.cpp) owns what every scheduler shares (device scene, framebuffer, the
-// frame record, counters, streams, events) and hands a scheduler one GpuFrame per frame:
+// frame record, streams) and hands a scheduler one GpuFrame per frame. Every scheduler is a queue of
+// frames, the frame protocol (render/backend.h) at the scheduler's level:
 //
-//   begin(frame)             enqueue the frame's work on frame.stream (a scheduler that runs in waves
-//                            may wait for earlier waves here)
-//   enqueue_readback(stream) enqueue copies of its own counters into pinned host memory, after the
-//                            frame's timed work
-//   wait(done)               block until the event recorded after the frame's work has passed
-//   end(ms, cancelled, st)   add what only this scheduler knows about the frame to the statistics
+//   submit(frame)        queue the frame (at most max_outstanding() are submitted and not finished)
+//   oldest_done()        the oldest queued frame is done (no blocking)
+//   finish()             block until it is; its counters, device time, and packed image if any
+//   end(ms, cancelled)   add what only this scheduler knows about that frame to its statistics
+//   cancel_outstanding() the queued frames stop claiming samples (false: no channel of its own, the
+//                        backend's stop flag does it)
 //
-// Poll a frame without blocking through the backend's done event (cudaEventQuery). A new scheduler is
-// a class here, a factory below, and one case in the backend's mode switch.
+// A frame of the stream schedulers (persistent, relaunch, graph, megakernel: StreamScheduler) is work on
+// the backend's stream between two events, one frame at a time; the resident scheduler's kernel stays
+// on the GPU and takes frames from a ring in mapped memory, several queued. While it holds the device
+// no other kernel can run (a launch, memset or pinned free would wait for it forever): release() ends it.
+// A new scheduler is a class here and a case in make_scheduler.
 #pragma once
 
 #include <memory>
 #include <string>
 
 #include "kernels/gpu/gpu_launch.h"
+#include "render/cuda/device_memory.h"
 #include "render/devices.h"
+#include "render/mode.h"
 #include "render/scheduler_options.h"
 #include "render/stats.h"
 
@@ -34,10 +40,12 @@ struct GpuFrame {
     const volatile int* stop_host = nullptr;
     unsigned long long scene_id = 0;  // changes with every scene upload
     unsigned timeline_interval_ns = 1000;
-    // Resident mode: clear the framebuffer before the frame's samples (kJobClear), pack it into
-    // `snapshot` after them (kJobSnapshot).
+    // Clear the framebuffer before the frame's samples (kJobClear: a reset the frame makes, on the
+    // GPU, behind frames still queued); kJobAdaptive: a round of an adaptive render.
     uint32_t job_flags = 0;
-    float* snapshot = nullptr;
+    // Queued frames: pack the finished image into host memory (FrameOutcome::image) where the scheduler
+    // can (resident: its kernel packs it; no other kernel can run to read the framebuffer).
+    bool want_image = false;
     AdaptiveDevice* adaptive = nullptr;  // an adaptive round's state (kJobAdaptive)
     // Persistent mode: the frame's paths are shared with other grids (multi_gpu_backend.cpp); the
     // scheduler supplies chunk_map.
@@ -56,33 +64,62 @@ struct GpuFrame {
     }
 };
 
+// An ended frame, as finish() reports it (valid until the next submit or finish).
+struct FrameOutcome {
+    const GpuCounters* counters = nullptr;  // host memory: the frame's counts
+    float gpu_ms = 0.0f;
+    bool cancelled = false;        // stopped through cancel_outstanding() before it completed
+    const float* image = nullptr;  // its packed image (RGBA32F, 4 floats a pixel) in host memory, or null
+};
+
 class GpuScheduler {
 public:
     virtual ~GpuScheduler() = default;
+    virtual int max_outstanding() const { return 1; }
+    virtual void submit(const GpuFrame& frame) = 0;
+    virtual bool oldest_done() const = 0;
+    virtual FrameOutcome finish() = 0;
+    virtual void end(float gpu_ms, bool cancelled, RenderStats& stats) = 0;
+    virtual bool cancel_outstanding() { return false; }
+    // The scene or the buffers changed under it (a captured graph baked them in).
+    virtual void invalidate() {}
+    virtual bool holds_device() const { return false; }
+    virtual void release() {}
+    // Its kernel scans an adaptive render's rounds and plans the next itself (resident): the backend
+    // queues rounds ahead, blind, instead of one at a time behind a scan of its own.
+    virtual bool plans_rounds() const { return false; }
+};
+
+// A frame on the backend's stream: its record and cleared counters copied in, a start event, the
+// scheduler's work (begin), a done event (the frame's GPU time), the scheduler's own read-back
+// (enqueue_readback) and the counters' copy into pinned memory, a read-back event. wait(done) blocks
+// until the work is done (the persistent scheduler watches its kernel's progress meanwhile).
+class StreamScheduler : public GpuScheduler {
+public:
+    StreamScheduler();
+    ~StreamScheduler() override;
+    void submit(const GpuFrame& frame) final;
+    bool oldest_done() const final;
+    FrameOutcome finish() final;
+
+protected:
     virtual void begin(const GpuFrame& frame) = 0;
     virtual void enqueue_readback(cudaStream_t stream) { (void)stream; }
     virtual void wait(cudaEvent_t done);
-    virtual void end(float gpu_ms, bool cancelled, RenderStats& stats) = 0;
-    // The scene or the buffers changed under it (a captured graph baked them in).
-    virtual void invalidate() {}
 
-    // A scheduler whose kernel outlives frames (resident) takes no events or clears on the frame's
-    // stream: it times its frames on the device clock, and its counters keep running across frames.
-    virtual bool resident() const { return false; }
-    virtual bool running() const { return false; }  // its kernel is on the GPU now
-    // A resident scheduler keeps up to this many frames outstanding (begun, not ended); they end in
-    // order, and wait/frame_ms/end are about the oldest.
-    virtual int max_outstanding() const { return 1; }
-    // The oldest outstanding frame is done (no blocking).
-    virtual bool ready() const { return true; }
-    // Cancels every outstanding frame at once (resident: they stop claiming samples and complete early).
-    virtual void cancel_outstanding() {}
-    // The oldest outstanding frame was cancelled before it completed.
-    virtual bool cancelled() const { return false; }
-    virtual float frame_ms() const { return 0.0f; }
-    // Ends a kernel that outlives frames (another mode, a new size, quitting); false if none runs.
-    virtual bool quit() { return false; }
+private:
+    cudaStream_t stream_ = nullptr;
+    cudaEvent_t start_ = nullptr, done_ = nullptr, read_back_ = nullptr;
+    PinnedHost<FrameRecord> record_;
+    PinnedHost<GpuCounters> counters_;
+    PinnedHost<unsigned> interval_;
+    bool queued_ = false;
 };
+
+// The frames a scheduler of `mode` keeps queued (its max_outstanding()), known before one is made.
+int max_outstanding(SchedulerMode mode);
+std::unique_ptr<GpuScheduler> make_scheduler(SchedulerMode mode, const GpuDevice& device,
+                                             const SchedulerOptions& options);
 
 std::unique_ptr<GpuScheduler> make_persistent_scheduler(const GpuDevice& device, const SchedulerOptions& options);
 // Relaunch: the stages launched one by one; graph: the same launches captured once and replayed.

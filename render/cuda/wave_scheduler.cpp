@@ -31,6 +31,7 @@ WavefrontParams WaveScheduler::params(const GpuFrame& f) {
 // Queues every wave but the last waits for the one before it (staging reuse, and cancellation between
 // waves); the last is left running.
 void WaveScheduler::begin(const GpuFrame& f) {
+    if (f.shared.next_chunk) throw Error("internal: a shared frame outside persistent mode");
     stream_ = f.stream;
     max_depth_ = f.record.max_depth;
     if (max_depth_ < 0 || max_depth_ > kMaxDepth)

@@ -12,7 +12,7 @@
 
 namespace pkrt::cuda {
 
-class WaveScheduler : public GpuScheduler {
+class WaveScheduler : public StreamScheduler {
 public:
     explicit WaveScheduler(const SchedulerOptions& opt) : opt_(opt) { wave_.allocate(1); }
 
