@@ -8,6 +8,8 @@
 // before that clear and are dropped with it.
 #pragma once
 
+#include <cstddef>
+
 #include "kernels/gpu/adaptive_scan.cuh"
 #include "kernels/gpu/gpu_launch.h"
 
@@ -19,9 +21,9 @@ __device__ __forceinline__ uint32_t job_seq(unsigned long long packed) {
 
 __device__ __forceinline__ uint32_t sweep_tag(uint32_t n) { return n & ((1u << (64 - kJobSeqShift)) - 1); }
 
-// Each job counts into counters of its own (one set per ring slot, cleared by the host before it
-// queues the job): a job's counts are complete when it completes, and the next job's, which starts at
-// once, never land in them before the host has read them.
+// Each job counts into counters of its own (one set per ring slot, cleared as the job is relayed): a
+// job's counts are complete when it completes, and the next job's, which starts at once, never land in
+// them before the host has read them.
 __device__ __forceinline__ GpuCounters* resident_job_counters(const PersistentParams& p, uint32_t seq) {
     return p.counters + seq % kResidentRingSlots;
 }
@@ -102,7 +104,11 @@ __device__ inline void resident_monitor(const PersistentParams& p) {
         paths = load_l2(&adaptive->plan.first_path[kAdaptiveClasses]);
         p.job_frame->plan_paths = paths;
     }
+    // The job that last used this slot has ended and been read (the host queues at most
+    // kResidentRingSlots - 1 jobs). Cleared before the claims open (their fence orders the stores).
     GpuCounters* c = resident_job_counters(p, seq);
+    unsigned long long* words = reinterpret_cast<unsigned long long*>(c);
+    for (unsigned i = 0; i < offsetof(GpuCounters, timeline_t0) / sizeof(unsigned long long); ++i) words[i] = 0;
     c->timeline_count = 0;
     c->timeline_t0 = 0;
     c->timeline_last_bucket = 0;

@@ -2,8 +2,8 @@
 // per frame through a ring in mapped host memory, so a frame costs no launch at all. The kernel lives
 // until quit(): another mode, a new scene or size, or the backend's end. Completion, progress and the
 // frame's device time come back through mapped memory; each job counts into a counter set of its own
-// (one per ring slot), read and cleared with copy-engine copies, which run beside the grid (any other
-// kernel would wait for it to leave). A queued frame's image is packed by the kernel and copied out.
+// (one per ring slot), read with copy-engine copies, which run beside the grid (any other kernel would
+// wait for it to leave). A queued frame's image is packed by the kernel and copied out.
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -92,7 +92,6 @@ public:
             launches_pending_ = 1;
         }
         key_ = key;
-        clear_counters((seq_ + 1) % kResidentRingSlots);
         ResidentJob& job = ring_.host()->jobs[(seq_ + 1) % kResidentRingSlots];
         job.frame = f.record;
         job.command = kResidentRender;
@@ -254,16 +253,6 @@ private:
         return out;
     }
 
-    // The counters of the job about to go into ring slot `slot`, cleared behind the host's copies:
-    // the job that last used them has ended, and the running ones count into other slots. The timeline
-    // is the monitor's to reset as it relays the job.
-    void clear_counters(int slot) {
-        check(cudaMemcpyAsync(counters_.get() + slot, zeros_.host(), offsetof(GpuCounters, timeline_t0),
-                              cudaMemcpyHostToDevice, copy_stream_),
-              "clear counters");
-        check(cudaStreamSynchronize(copy_stream_), "clear counters");
-    }
-
     void publish(uint32_t seq) {
         ring_.host()->jobs[seq % kResidentRingSlots].seq = seq;
         std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -317,7 +306,6 @@ private:
     PinnedHost<std::array<QueueCounters, 2>> after_;
     DeviceArray<GpuCounters> counters_;  // a set per ring slot: job seq counts into seq % kResidentRingSlots
     PinnedHost<GpuCounters> counters_host_;
-    PinnedHost<GpuCounters> zeros_;
     size_t pixels_ = 0;              // the image's (snapshots are whole images)
     DeviceArray<float> snapshots_;   // two packed images (RGBA32F); queued frames alternate
     PinnedArray<float> image_host_;  // the last finished frame's packed image
