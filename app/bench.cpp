@@ -138,165 +138,212 @@ BenchSetup prepare_bench(const BenchArgs& a) {
     return r;
 }
 
-}  // namespace
-
-int run_bench(const BenchArgs& a) {
-    BenchSetup setup = prepare_bench(a);
-    SetupOptions& so = setup.so;
-    const BackendOptions& backend_options = so.backend;
-    const auto& modes = setup.modes;
-    const auto& sizes = setup.sizes;
-    if (!a.quiet) std::fprintf(stderr, "pkrt bench: %s\n", setup.why.c_str());
+// The report's head: what was measured, and how.
+nlohmann::json bench_header(const BenchArgs& a, const BenchSetup& setup) {
     nlohmann::json out;
     out["backend"] = setup.backend;
     out["device"] = setup.device;
     out["spp"] = a.spp;
     out["repeat"] = a.repeat;
-    out["bvh"] = bvh_layout_name(so.bvh.layout);
-    out["bvh_splits"] = so.bvh.splits;
-    out["sbvh"] = so.bvh.sbvh;
+    out["bvh"] = bvh_layout_name(setup.so.bvh.layout);
+    out["bvh_splits"] = setup.so.bvh.splits;
+    out["sbvh"] = setup.so.bvh.sbvh;
     out["results"] = nlohmann::json::array();
+    return out;
+}
 
-    if (a.micro) {
-        std::string no_gpu;
-        auto micro = gpu_microbenchmarks(&no_gpu);
-        nlohmann::json jm = nlohmann::json::array();
-        if (micro.empty()) {
-            std::printf("microbenchmarks skipped: %s\n", no_gpu.c_str());
-        } else {
-            std::printf("\nmicrobenchmarks (the machine's limits)\n");
-            for (const auto& m : micro) {
-                std::printf("  %-38s %10.3f %-12s %s\n", m.name.c_str(), m.value, m.unit.c_str(), m.how.c_str());
-                jm.push_back({{"name", m.name}, {"value", m.value}, {"unit", m.unit}, {"how", m.how}});
-            }
-        }
-        out["microbenchmarks"] = jm;
+// The machine's limits (CUDA only), printed and returned for the JSON report.
+nlohmann::json run_microbenchmarks() {
+    std::string no_gpu;
+    auto micro = gpu_microbenchmarks(&no_gpu);
+    nlohmann::json jm = nlohmann::json::array();
+    if (micro.empty()) {
+        std::printf("microbenchmarks skipped: %s\n", no_gpu.c_str());
+        return jm;
     }
-    std::vector<std::string> csv_rows;
+    std::printf("\nmicrobenchmarks (the machine's limits)\n");
+    for (const auto& m : micro) {
+        std::printf("  %-38s %10.3f %-12s %s\n", m.name.c_str(), m.value, m.unit.c_str(), m.how.c_str());
+        jm.push_back({{"name", m.name}, {"value", m.value}, {"unit", m.unit}, {"how", m.how}});
+    }
+    return jm;
+}
+
+// The files asked for, and every scene input read so far: none may be overwritten by an output.
+struct BenchFiles {
     std::vector<OutputFile> outputs;
-    if (!a.json.empty()) outputs.push_back({"--json", a.json, {}});
-    if (!a.csv.empty()) outputs.push_back({"--csv", a.csv, {}});
-    if (!a.plot.empty()) outputs.push_back({"--plot", a.plot, {}});
     std::vector<SceneInput> inputs;
+    std::vector<std::string> csv_rows;
+};
 
-    for (const auto& scene_path : a.scenes) {
-        so.before_build = [&](const Scene& loaded) {
-            inputs.insert(inputs.end(), loaded.inputs.begin(), loaded.inputs.end());
-            check_outputs(outputs, inputs);
-        };
-        std::vector<std::string> warnings;
-        Scene scene = setup_scene(so, scene_path, &warnings);
-        if (!a.quiet)
-            for (const auto& warning : warnings) std::fprintf(stderr, "pkrt bench: warning: %s\n", warning.c_str());
-        std::vector<std::pair<int, int>> res =
-            sizes.empty() ? std::vector<std::pair<int, int>>{{scene.defaults.width, scene.defaults.height}} : sizes;
-        std::vector<int> depths = a.depths.empty() ? std::vector<int>{scene.defaults.max_depth} : a.depths;
-        for (auto [w, h] : res) {
-            for (int depth : depths) {
-                std::vector<ModeRun> runs;
-                for (const auto& m : modes) {
-                    ModeRun r;
-                    r.mode = m;
-                    r.backend = make_backend(backend_options, nullptr);
-                    RenderSettings named;
-                    named.mode = m;
-                    r.name = r.backend->mode_label(named);
-                    r.backend->set_scene(scene);
-                    r.backend->reset(w, h);
-                    runs.push_back(std::move(r));
-                }
-                SetupOptions point = so;  // this point of the matrix: its size and depth, the bench's spp
-                point.width = w;
-                point.height = h;
-                point.max_depth = depth;
-                point.spp = a.spp;
-                RenderSettings rs = setup_settings(point, scene, std::nullopt);
-                char label[256];
-                std::snprintf(label, sizeof label, "%s %dx%d d%d", scene_path.c_str(), w, h, depth);
-                Progress progress(label, static_cast<uint64_t>(a.warmup + a.repeat) * runs.size(), "frames",
-                                  a.quiet ? nullptr : stderr);
-                // Warm-up, then the modes interleaved (A B C A B C ...) so slow drift hits all alike. A
-                // resident kernel holds the GPU between its frames, so it cannot share rounds with the
-                // others: its frames run as one block after them, on the same samples.
-                auto frame = [&](ModeRun& r, int i, uint32_t sample) {
-                    rs.mode = r.mode;
-                    RenderStats st;
-                    auto t0 = std::chrono::steady_clock::now();
-                    r.backend->accumulate(rs, sample, a.spp, st);
-                    double wall =
-                        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-                    if (i >= a.warmup) {
-                        r.ms.push_back(st.frame_gpu_ms.empty() ? wall : st.frame_gpu_ms[0]);
-                        r.rays.push_back(static_cast<double>(st.total_rays()));
-                        r.launches.push_back(static_cast<double>(st.kernel_launches));
-                        r.last = st;
-                    }
-                    progress.add(1);
-                };
-                auto blocked = [](const ModeRun& r) { return r.mode == SchedulerMode::kResident; };
-                for (int i = 0; i < a.warmup + a.repeat; ++i)
-                    for (auto& r : runs)
-                        if (!blocked(r)) frame(r, i, static_cast<uint32_t>(i) * a.spp);
-                for (auto& r : runs)
-                    if (blocked(r))
-                        for (int i = 0; i < a.warmup + a.repeat; ++i) frame(r, i, static_cast<uint32_t>(i) * a.spp);
-                progress.finish();
-                // Table.
-                const ModeRun* base = &runs[0];
-                for (const auto& r : runs)
-                    if (r.mode == SchedulerMode::kPersistent) base = &r;
-                std::printf("\n%s  %dx%d  %d spp  max depth %d  (%d frames per mode)\n", scene_path.c_str(), w, h,
-                            a.spp, depth, a.repeat);
-                std::printf("  %-11s %10s %10s %10s %12s %10s %12s\n", "mode", "median ms", "min ms", "max ms",
-                            "rays/s", "launches", base->name.c_str());
-                nlohmann::json jr;
-                jr["scene"] = scene_path;
-                jr["resolution"] = {w, h};
-                jr["max_depth"] = depth;
-                jr["modes"] = nlohmann::json::object();
-                double base_med = median(base->ms);
-                for (const auto& r : runs) {
-                    double med = median(r.ms);
-                    double mn = *std::min_element(r.ms.begin(), r.ms.end());
-                    double mx = *std::max_element(r.ms.begin(), r.ms.end());
-                    double rays_s = med > 0 ? median(r.rays) / (med * 1e-3) : 0.0;
-                    double speed = base_med > 0 ? med / base_med : 0.0;  // >1: the baseline mode is faster
-                    std::printf("  %-11s %10.3f %10.3f %10.3f %12s %10.0f %11.2fx\n", r.name.c_str(), med, mn, mx,
-                                Progress::format_rate(rays_s).c_str(), median(r.launches), speed);
-                    char row[512];
-                    std::snprintf(row, sizeof row, "%s,%d,%d,%d,%d,%s,%.4f,%.4f,%.4f,%.0f,%.0f,%.4f",
-                                  scene_path.c_str(), w, h, a.spp, depth, r.name.c_str(), med, mn, mx, rays_s,
-                                  median(r.launches), speed);
-                    csv_rows.push_back(row);
-                    jr["modes"][r.name] = {{"ms", r.ms},
-                                           {"median_ms", med},
-                                           {"min_ms", mn},
-                                           {"max_ms", mx},
-                                           {"rays_per_frame", median(r.rays)},
-                                           {"rays_per_second", rays_s},
-                                           {"launches_per_frame", median(r.launches)},
-                                           {"extension_rays", r.last.extension_rays},
-                                           {"shadow_rays", r.last.shadow_rays},
-                                           {"idle_iterations", r.last.idle_iterations},
-                                           {"warp_iterations", r.last.warp_iterations},
-                                           {"peak_queue", r.last.peak_queue},
-                                           {"speedup_of_" + base->name, speed}};
-                }
-                std::fflush(stdout);
-                out["results"].push_back(jr);
-            }
-        }
+BenchFiles bench_files(const BenchArgs& a) {
+    BenchFiles f;
+    if (!a.json.empty()) f.outputs.push_back({"--json", a.json, {}});
+    if (!a.csv.empty()) f.outputs.push_back({"--csv", a.csv, {}});
+    if (!a.plot.empty()) f.outputs.push_back({"--plot", a.plot, {}});
+    return f;
+}
+
+// Loads a scene as `pkrt render` would, checking the outputs against its inputs before the BVH is built.
+Scene load_bench_scene(const BenchArgs& a, SetupOptions& so, const std::string& path, BenchFiles& files) {
+    so.before_build = [&files](const Scene& loaded) {
+        files.inputs.insert(files.inputs.end(), loaded.inputs.begin(), loaded.inputs.end());
+        check_outputs(files.outputs, files.inputs);
+    };
+    std::vector<std::string> warnings;
+    Scene scene = setup_scene(so, path, &warnings);
+    if (!a.quiet)
+        for (const auto& warning : warnings) std::fprintf(stderr, "pkrt bench: warning: %s\n", warning.c_str());
+    return scene;
+}
+
+// One point of the matrix: a scene at one size and depth.
+struct BenchPoint {
+    const std::string& scene_path;
+    int width, height, depth;
+};
+
+// A backend per mode, each with the scene at the point's size.
+std::vector<ModeRun> make_runs(const BenchSetup& setup, const Scene& scene, const BenchPoint& p) {
+    std::vector<ModeRun> runs;
+    for (const auto& m : setup.modes) {
+        ModeRun r;
+        r.mode = m;
+        r.backend = make_backend(setup.so.backend, nullptr);
+        RenderSettings named;
+        named.mode = m;
+        r.name = r.backend->mode_label(named);
+        r.backend->set_scene(scene);
+        r.backend->reset(p.width, p.height);
+        runs.push_back(std::move(r));
     }
-    for (auto& o : outputs) {
+    return runs;
+}
+
+RenderSettings point_settings(const BenchArgs& a, const SetupOptions& so, const Scene& scene, const BenchPoint& p) {
+    SetupOptions point = so;  // this point of the matrix: its size and depth, the bench's spp
+    point.width = p.width;
+    point.height = p.height;
+    point.max_depth = p.depth;
+    point.spp = a.spp;
+    return setup_settings(point, scene, std::nullopt);
+}
+
+// Warm-up, then the modes interleaved (A B C A B C ...) so slow drift hits all alike. A resident kernel
+// holds the GPU between its frames, so it cannot share rounds with the others: its frames run as one
+// block after them, on the same samples.
+void measure(const BenchArgs& a, RenderSettings rs, const BenchPoint& p, std::vector<ModeRun>& runs) {
+    char label[256];
+    std::snprintf(label, sizeof label, "%s %dx%d d%d", p.scene_path.c_str(), p.width, p.height, p.depth);
+    Progress progress(label, static_cast<uint64_t>(a.warmup + a.repeat) * runs.size(), "frames",
+                      a.quiet ? nullptr : stderr);
+    auto frame = [&](ModeRun& r, int i, uint32_t sample) {
+        rs.mode = r.mode;
+        RenderStats st;
+        auto t0 = std::chrono::steady_clock::now();
+        r.backend->accumulate(rs, sample, a.spp, st);
+        double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        if (i >= a.warmup) {
+            r.ms.push_back(st.frame_gpu_ms.empty() ? wall : st.frame_gpu_ms[0]);
+            r.rays.push_back(static_cast<double>(st.total_rays()));
+            r.launches.push_back(static_cast<double>(st.kernel_launches));
+            r.last = st;
+        }
+        progress.add(1);
+    };
+    auto blocked = [](const ModeRun& r) { return r.mode == SchedulerMode::kResident; };
+    for (int i = 0; i < a.warmup + a.repeat; ++i)
+        for (auto& r : runs)
+            if (!blocked(r)) frame(r, i, static_cast<uint32_t>(i) * a.spp);
+    for (auto& r : runs)
+        if (blocked(r))
+            for (int i = 0; i < a.warmup + a.repeat; ++i) frame(r, i, static_cast<uint32_t>(i) * a.spp);
+    progress.finish();
+}
+
+// Prints the point's table and returns its JSON result; its CSV rows go to csv_rows.
+nlohmann::json report_point(const BenchArgs& a, const BenchPoint& p, const std::vector<ModeRun>& runs,
+                            std::vector<std::string>& csv_rows) {
+    const ModeRun* base = &runs[0];
+    for (const auto& r : runs)
+        if (r.mode == SchedulerMode::kPersistent) base = &r;
+    std::printf("\n%s  %dx%d  %d spp  max depth %d  (%d frames per mode)\n", p.scene_path.c_str(), p.width, p.height,
+                a.spp, p.depth, a.repeat);
+    std::printf("  %-11s %10s %10s %10s %12s %10s %12s\n", "mode", "median ms", "min ms", "max ms", "rays/s",
+                "launches", base->name.c_str());
+    nlohmann::json jr;
+    jr["scene"] = p.scene_path;
+    jr["resolution"] = {p.width, p.height};
+    jr["max_depth"] = p.depth;
+    jr["modes"] = nlohmann::json::object();
+    double base_med = median(base->ms);
+    for (const auto& r : runs) {
+        double med = median(r.ms);
+        double mn = *std::min_element(r.ms.begin(), r.ms.end());
+        double mx = *std::max_element(r.ms.begin(), r.ms.end());
+        double rays_s = med > 0 ? median(r.rays) / (med * 1e-3) : 0.0;
+        double speed = base_med > 0 ? med / base_med : 0.0;  // >1: the baseline mode is faster
+        std::printf("  %-11s %10.3f %10.3f %10.3f %12s %10.0f %11.2fx\n", r.name.c_str(), med, mn, mx,
+                    Progress::format_rate(rays_s).c_str(), median(r.launches), speed);
+        char row[512];
+        std::snprintf(row, sizeof row, "%s,%d,%d,%d,%d,%s,%.4f,%.4f,%.4f,%.0f,%.0f,%.4f", p.scene_path.c_str(), p.width,
+                      p.height, a.spp, p.depth, r.name.c_str(), med, mn, mx, rays_s, median(r.launches), speed);
+        csv_rows.push_back(row);
+        jr["modes"][r.name] = {{"ms", r.ms},
+                               {"median_ms", med},
+                               {"min_ms", mn},
+                               {"max_ms", mx},
+                               {"rays_per_frame", median(r.rays)},
+                               {"rays_per_second", rays_s},
+                               {"launches_per_frame", median(r.launches)},
+                               {"extension_rays", r.last.extension_rays},
+                               {"shadow_rays", r.last.shadow_rays},
+                               {"idle_iterations", r.last.idle_iterations},
+                               {"warp_iterations", r.last.warp_iterations},
+                               {"peak_queue", r.last.peak_queue},
+                               {"speedup_of_" + base->name, speed}};
+    }
+    std::fflush(stdout);
+    return jr;
+}
+
+// Every file asked for, written only once all of them are ready (and none is an input).
+void write_bench_files(const nlohmann::json& out, BenchFiles& files) {
+    for (auto& o : files.outputs) {
         if (o.flag == "--json") o.bytes = out.dump(2) + "\n";
         if (o.flag == "--plot") o.bytes = plot_png(out);
         if (o.flag == "--csv") {
             o.bytes =
                 "scene,width,height,spp,max_depth,mode,median_ms,min_ms,max_ms,rays_per_second,launches_per_frame,time_relative_to_persistent\n";
-            for (const auto& r : csv_rows) o.bytes += r + "\n";
+            for (const auto& r : files.csv_rows) o.bytes += r + "\n";
         }
     }
-    write_outputs(outputs, inputs);
+    write_outputs(files.outputs, files.inputs);
+}
+
+}  // namespace
+
+int run_bench(const BenchArgs& a) {
+    BenchSetup setup = prepare_bench(a);
+    if (!a.quiet) std::fprintf(stderr, "pkrt bench: %s\n", setup.why.c_str());
+    nlohmann::json out = bench_header(a, setup);
+    if (a.micro) out["microbenchmarks"] = run_microbenchmarks();
+    BenchFiles files = bench_files(a);
+    for (const auto& scene_path : a.scenes) {
+        Scene scene = load_bench_scene(a, setup.so, scene_path, files);
+        std::vector<std::pair<int, int>> sizes = setup.sizes;
+        if (sizes.empty()) sizes = {{scene.defaults.width, scene.defaults.height}};
+        std::vector<int> depths = a.depths.empty() ? std::vector<int>{scene.defaults.max_depth} : a.depths;
+        for (auto [w, h] : sizes) {
+            for (int depth : depths) {
+                const BenchPoint point{scene_path, w, h, depth};
+                std::vector<ModeRun> runs = make_runs(setup, scene, point);
+                measure(a, point_settings(a, setup.so, scene, point), point, runs);
+                out["results"].push_back(report_point(a, point, runs, files.csv_rows));
+            }
+        }
+    }
+    write_bench_files(out, files);
     return 0;
 }
 

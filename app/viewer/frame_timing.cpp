@@ -39,6 +39,7 @@ void ViewChangeTimer::presented(bool record) {
 }
 
 void ViewChangeTimer::print(double display_frame_ms) const {
+    if (latencies_ms_.empty()) return;
     std::vector<double> v = latencies_ms_;
     std::sort(v.begin(), v.end());
     std::fprintf(

@@ -1,6 +1,8 @@
 // The viewer: owns the window, the scene, the backend and the passes, runs the frame loop, and holds
 // the input handlers. GLFW's callbacks and --script call the same handlers (input_*), so a scripted
-// test drives exactly the code a person does.
+// test drives exactly the code a person does. Its member functions live by concern in viewer_app.cpp
+// (set-up, switching scene and backend), viewer_loop.cpp (the frame loop), viewer_input.cpp (input,
+// camera) and viewer_script.cpp (script commands, screenshots, comparison report).
 #pragma once
 
 #include <chrono>
@@ -11,6 +13,7 @@
 
 #include "app/viewer/camera_controller.h"
 #include "app/viewer/compare.h"
+#include "app/viewer/frame_timing.h"
 #include "app/viewer/options.h"
 #include "app/viewer/panels.h"
 #include "app/viewer/progressive.h"
@@ -51,7 +54,22 @@ public:
     void window_size(int* width, int* height) const override;
 
 private:
+    // The parts of the constructor that need the window (viewer_input.cpp holds the callbacks).
+    void install_input_callbacks();
+    void init_imgui();
+    // Batch runs: the loop's measurements, then what a script or --screenshot asked for at the end.
+    void report_batch_run(int frames, int warmup, double seconds, const FrameTimes& times) const;
+    void finish_batch_run(int frames);
+
     void frame();
+    // The frame's steps (viewer_loop.cpp): the clock and flying, the panels, what they asked for, the
+    // frames queued for the GPU and the image drawn and presented.
+    void advance_clock();
+    PanelRequests draw_ui(ViewSettings* before);
+    void handle_requests(const PanelRequests& req);
+    void handle_comparison(PanelRequests& req);
+    void queue_frames(int rw, int rh);  // the render resolution
+    void present(const PanelRequests& req, int fb_w, int fb_h);
     // Completes the frame in flight (if any), records its statistics and uploads it for display. Where
     // frames queue ahead (resident mode) it takes only those already done and never waits.
     void finish_frame();
@@ -113,17 +131,7 @@ private:
     bool compare_requested_ = false;
     std::string ui_screenshot_;  // saved at the end of the next frame, panels included
 
-    // Camera change to the first image of the new view on screen (after the swap), by the viewer's clock.
-    bool view_change_pending_ = false;
-    bool view_shown_ = false;  // this pass displays the first image of the changed view
-    uint32_t view_change_generation_ = 0;
-    std::chrono::steady_clock::time_point view_changed_at_;
-    std::vector<double> view_latencies_ms_;
-    // Where that time goes (batch runs print medians): until the new view's first frame is queued,
-    // and until the pass takes it done.
-    bool view_queued_ = false;
-    std::vector<double> view_queued_ms_, view_done_ms_;
-    double ms_since_view_change() const;
+    ViewChangeTimer view_change_;
     unsigned long long launches_ = 0;  // kernel launches of the frames displayed
 
     // Mouse drag and held keys.

@@ -1,0 +1,83 @@
+// What --script asks for beyond input events (screenshots, a mode, a window size, a comparison), the
+// screenshot itself, and the comparison's report.
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include <GLFW/glfw3.h>
+
+#include "app/viewer/display_pass.h"
+#include "app/viewer/gl_interop.h"
+#include "app/viewer/gl_loader.h"
+#include "app/viewer/gl_window.h"
+#include "app/viewer/screenshot.h"
+#include "app/viewer/viewer_app.h"
+#include "render/progress.h"
+
+namespace pkrt::viewer {
+
+void ViewerApp::take_screenshot(const std::string& path) {
+    finish_all_frames();  // every frame asked for so far is in the picture
+    int fb_w = 0, fb_h = 0;
+    glfwGetFramebufferSize(window_->handle(), &fb_w, &fb_h);
+    // Redraw the image pass alone into the back buffer and read it: the PNG is the tone-mapped render
+    // as the window shows it, without the panels. The next frame overwrites the back buffer anyway.
+    gl::BindFramebuffer(GL_FRAMEBUFFER, 0);
+    gl::Viewport(0, 0, fb_w, fb_h);
+    gl::ClearColor(0.0f, 0.0f, 0.0f, 1.0f);
+    gl::Clear(GL_COLOR_BUFFER_BIT);
+    display_->draw(upload_->texture(), fb_w, fb_h, view_.exposure, view_.tone_map);
+    save_back_buffer_png(path, fb_w, fb_h);
+    set_status("saved " + path, false);
+}
+
+void ViewerApp::script_screenshot(const std::string& path, bool with_ui) {
+    if (with_ui) ui_screenshot_ = path;
+    else take_screenshot(path);
+}
+
+void ViewerApp::script_mode(const std::string& name) {
+    SchedulerMode mode = parse_mode(name, "script: mode");
+    check_mode(*backend_, mode, "script: mode");
+    view_.mode = mode;
+    progressive_.set_mode(mode);
+}
+
+void ViewerApp::script_resize(int width, int height) {
+    GLFWwindow* win = window_->handle();
+    glfwSetWindowSize(win, width, height);
+    // The X server applies the size asynchronously; wait (briefly) until GLFW reports it.
+    for (int i = 0; i < 200; ++i) {
+        glfwPollEvents();
+        int w = 0, h = 0;
+        glfwGetWindowSize(win, &w, &h);
+        if (w == width && h == height) return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    set_status("the window manager did not grant " + std::to_string(width) + "x" + std::to_string(height), true);
+}
+
+void ViewerApp::script_compare(int frames) {
+    view_.compare_frames = frames;
+    compare_requested_ = true;
+}
+
+void ViewerApp::report_comparison() {
+    if (!compare_.error().empty()) {
+        set_status("comparison failed: " + compare_.error(), true);
+        return;
+    }
+    if (!compare_.result()) return;
+    const CompareResult& res = *compare_.result();
+    std::fprintf(stderr, "pkrt-viewer: compare: %s\n", res.description.c_str());
+    std::fprintf(stderr, "pkrt-viewer:   %-11s %12s %19s %10s %10s %12s\n", "mode",
+                 res.gpu_timed ? "median GPU ms" : "median ms", "min-max ms", "rays/s", "launches",
+                 ("vs " + res.base_mode).c_str());
+    for (const auto& row : res.rows)
+        std::fprintf(stderr, "pkrt-viewer:   %-11s %12.3f %9.3f-%-9.3f %10s %10.0f %11.2fx\n", row.mode.c_str(),
+                     row.median_ms, row.min_ms, row.max_ms, Progress::format_rate(row.rays_per_s).c_str(),
+                     row.launches_per_frame, row.speedup_of_base);
+    set_status("comparison done", false);
+}
+
+}  // namespace pkrt::viewer
