@@ -21,6 +21,7 @@
 #include "render/progress.h"
 #include "render/scene/scene.h"
 #include "render/setup.h"
+#include "render/stats.h"
 #include "render/scene/render_limits.h"
 
 namespace pkrt {
@@ -288,7 +289,7 @@ int run_bench(const BenchArgs& a) {
         }
     }
     for (auto& o : outputs) {
-        if (o.flag == "--json") o.bytes = out.dump(2) + "\n";
+        if (o.flag == "--json") o.bytes = json_file_text(out);
         if (o.flag == "--plot") o.bytes = plot_png(out);
         if (o.flag == "--csv") {
             o.bytes =

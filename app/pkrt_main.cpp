@@ -90,8 +90,10 @@ void check_outputs_before_render(const RenderArgs& a, const std::string& output,
     if (!a.spp_map.empty()) outputs.push_back({"--spp-map", a.spp_map, {}});
     // The reference is an input like the scene's files: no output may overwrite it.
     p.inputs = scene.inputs;
+    if (p.camera_path) p.inputs.insert(p.inputs.end(), p.camera_path->inputs.begin(), p.camera_path->inputs.end());
     if (!a.reference.empty()) p.inputs.push_back({a.reference, pkrt::check_input_file(a.reference)});
     pkrt::check_outputs(outputs, p.inputs);
+    if (p.camera_path) pkrt::check_frame_outputs(a.output, a.hdr, a.frames, p.inputs);
     if (!a.reference.empty())
         p.reference =
             pkrt::read_reference_exr(a.reference, w ? w : scene.defaults.width, h ? h : scene.defaults.height);
@@ -236,7 +238,7 @@ int run_render(const RenderArgs& a, pkrt::Ranks& ranks) {
     pkrt::Backend* backend = p.backend.get();
     std::vector<pkrt::OutputFile>& outputs = p.outputs;
     if (p.camera_path) {
-        pkrt::SequenceOutputs seq{a.output, a.hdr, a.stats, a.exposure, scene.inputs};
+        pkrt::SequenceOutputs seq{a.output, a.hdr, a.stats, a.exposure, p.inputs};
         return pkrt::run_sequence(*backend, scene, rs, *p.camera_path, a.frames, seq, a.quiet);
     }
     const uint64_t pixels = static_cast<uint64_t>(rs.width) * rs.height;

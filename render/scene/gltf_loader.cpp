@@ -422,8 +422,7 @@ void Reader::add_primitive(const tinygltf::Primitive& p, const glm::dmat4& xf, i
 }  // namespace gltf
 
 size_t load_gltf(Scene& scene, const std::string& path, const GltfOptions& options) {
-    InputFile file = read_input_file(path);
-    scene.inputs.push_back({path, file.id});
+    InputFile file = gltf::read_asset_file(scene, path, "no such file");
     const std::string& b = file.bytes;
     bool glb = b.size() >= 4 && b.compare(0, 4, "glTF") == 0;
     size_t json_offset = 0, json_size = b.size();
@@ -435,7 +434,7 @@ size_t load_gltf(Scene& scene, const std::string& path, const GltfOptions& optio
         bin_size = c.bin_size;
     }
     if (b.size() >= (uint64_t(1) << 32)) throw Error(path + ": larger than 4 GiB (glTF's limit)");
-    check_json(path, b.data() + json_offset, json_size, glb, bin_size);
+    check_json(path, b.data() + json_offset, json_size, glb, bin_size, scene);
 
     std::string dir = std::filesystem::path(path).parent_path().string();
     Context ctx{scene, path, dir.empty() ? "." : dir, "", {}};
