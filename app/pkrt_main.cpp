@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/bench.h"
+#include "app/info.h"
 #include "app/sequence_cli.h"
 #include "render/sequence.h"
 #include "app/bvh_options.h"
@@ -322,30 +323,6 @@ int run_render(const RenderArgs& a, pkrt::Ranks& ranks) {
     return 0;
 }
 
-int run_info() {
-    std::printf("pkrt %s\n", PKRT_VERSION);
-    std::printf("build: %s, C++ %ld, CUDA backend %s", PKRT_BUILD_TYPE, static_cast<long>(__cplusplus),
-                pkrt::cuda_built() ? "built" : "not built");
-    if (pkrt::cuda_built()) std::printf(" (architectures %s)", pkrt::cuda_build_architectures().c_str());
-    std::printf("\n");
-    std::printf("CPU threads: %u\n", std::thread::hardware_concurrency());
-    std::string why;
-    auto devices = pkrt::cuda_devices(&why);
-    if (devices.empty()) {
-        std::printf("CUDA devices: none (%s)\n", why.c_str());
-    } else {
-        for (const auto& d : devices) {
-            std::printf("CUDA device %d: %s, sm_%d%d, %d SMs, %.1f GiB, driver %d.%d, runtime %d.%d\n", d.index,
-                        d.name.c_str(), d.major, d.minor, d.multiprocessors, d.memory_bytes / 1073741824.0,
-                        d.driver_version / 1000, (d.driver_version % 1000) / 10, d.runtime_version / 1000,
-                        (d.runtime_version % 1000) / 10);
-        }
-    }
-    std::printf("default backend: %s\n", devices.empty() ? "cpu" : "cuda");
-    std::printf("MPI: %s\n", pkrt::mpi_description().c_str());
-    return 0;
-}
-
 // The command line, run; a failure's message goes to `error` (main() prints it, once for the whole
 // job under mpirun) and its exit status is returned.
 int run_command(int argc, char** argv, pkrt::Ranks& ranks, std::string& error) {
@@ -470,7 +447,7 @@ int run_command(int argc, char** argv, pkrt::Ranks& ranks, std::string& error) {
         if (!ranks.lead()) {
             // Only `render` is split across ranks; rank 0 runs the others alone.
         } else if (info->parsed()) {
-            return run_info();
+            return pkrt::run_info();
         } else if (help_settings->parsed()) {
             std::printf("pkrt render|bench --set KEY=VALUE (CUDA backend; repeatable):\n%s",
                         pkrt::settings_help().c_str());
