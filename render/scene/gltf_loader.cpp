@@ -26,6 +26,7 @@
 #include "render/error.h"
 #include "render/scene/gltf_input.h"
 #include "render/scene/input_file.h"
+#include "render/scene/json_input.h"
 #include "render/scene/loaders.h"
 #include "render/scene/gltf_reader.h"
 #include "render/scene/mesh_builder.h"
@@ -101,10 +102,11 @@ namespace gltf {
 
 void Reader::load() {
     for (const auto& e : m_.extensionsRequired)
-        if (!kSupportedExtensions.count(e)) fail("requires extension " + e + ", which pkrt does not support");
+        if (!kSupportedExtensions.count(e))
+            fail("requires extension " + json_excerpt(e) + ", which pkrt does not support");
     std::string unsupported;
     for (const auto& e : m_.extensionsUsed)
-        if (!kSupportedExtensions.count(e)) unsupported += (unsupported.empty() ? "" : ", ") + e;
+        if (!kSupportedExtensions.count(e)) unsupported += (unsupported.empty() ? "" : ", ") + json_excerpt(e);
     if (!unsupported.empty()) warn("ignoring unsupported extensions: " + unsupported);
 
     material_slot_.assign(m_.materials.size(), -1);
@@ -200,7 +202,7 @@ void Reader::load() {
                 if (coverage < 1.0f || out.albedo_texture >= 0)
                     set_material_cutout(scene_, material_slot_[i], out.albedo_texture, coverage, 0.0f);
             } else if (gm.alphaMode != "OPAQUE" && !gm.alphaMode.empty()) {
-                fail(where + ": alphaMode '" + gm.alphaMode + "' is not OPAQUE, MASK or BLEND");
+                fail(where + ": alphaMode '" + json_excerpt(gm.alphaMode) + "' is not OPAQUE, MASK or BLEND");
             }
         }
     }

@@ -507,6 +507,16 @@ TEST(HostileInput, JsonIsStrict) {
     EXPECT_LOAD_ERROR(
         dir.write("up.json", R"({"camera": {"eye": [0, 5, 0], "up": [0, 1, 0]}, "meshes": [{"sphere": {}}]})"),
         "camera.up: must not be parallel");
+    // A key given twice is refused, not last-wins; an unknown key is quoted in part, not echoed whole.
+    EXPECT_LOAD_ERROR(dir.write("twice.json", R"({"meshes": [], "meshes": [{"sphere": {}}]})"),
+                      "invalid JSON: key 'meshes' appears twice in one object");
+    std::string big = load_error(dir.write("big.json", "{\"" + std::string(10 << 20, 'k') + "\": 1}"));
+    EXPECT_NE(big.find("unknown key 'kkkk"), std::string::npos) << big.substr(0, 200);
+    EXPECT_LT(big.size(), 500u);
+    std::string name = load_error(dir.write("bigmat.json", R"({"materials": {")" + std::string(1 << 20, 'm') +
+                                                               R"(": {"bogus": 1}}, "meshes": [{"sphere": {}}]})"));
+    EXPECT_NE(name.find("unknown key 'bogus'"), std::string::npos) << name.substr(0, 200);
+    EXPECT_LT(name.size(), 500u);
 }
 
 // ---- 4. Data lost or left behind ----
