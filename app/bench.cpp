@@ -139,6 +139,20 @@ BenchSetup prepare_bench(const BenchArgs& a) {
     return r;
 }
 
+// The --json, --plot and --csv files' contents, from the results.
+void encode_outputs(std::vector<OutputFile>& outputs, const nlohmann::json& out,
+                    const std::vector<std::string>& csv_rows) {
+    for (auto& o : outputs) {
+        if (o.flag == "--json") o.bytes = json_file_text(out);
+        if (o.flag == "--plot") o.bytes = plot_png(out);
+        if (o.flag == "--csv") {
+            o.bytes =
+                "scene,width,height,spp,max_depth,mode,median_ms,min_ms,max_ms,rays_per_second,launches_per_frame,time_relative_to_persistent\n";
+            for (const auto& r : csv_rows) o.bytes += r + "\n";
+        }
+    }
+}
+
 }  // namespace
 
 int run_bench(const BenchArgs& a) {
@@ -288,15 +302,7 @@ int run_bench(const BenchArgs& a) {
             }
         }
     }
-    for (auto& o : outputs) {
-        if (o.flag == "--json") o.bytes = json_file_text(out);
-        if (o.flag == "--plot") o.bytes = plot_png(out);
-        if (o.flag == "--csv") {
-            o.bytes =
-                "scene,width,height,spp,max_depth,mode,median_ms,min_ms,max_ms,rays_per_second,launches_per_frame,time_relative_to_persistent\n";
-            for (const auto& r : csv_rows) o.bytes += r + "\n";
-        }
-    }
+    encode_outputs(outputs, out, csv_rows);
     write_outputs(outputs, inputs);
     return 0;
 }

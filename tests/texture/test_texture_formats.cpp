@@ -607,7 +607,11 @@ TEST(TextureFloat, ExrAttributesAreCheckedAgainstTheFileSize) {
                         "cannot read EXR: attribute 'comments' claims 2147483648 bytes, more than the 2000");
     // A multi-part header's second part is walked too.
     std::string multi("\x76\x2f\x31\x01\x02\x10\x00\x00", 8);
-    multi += std::string("name\0string\0\x01\x00\x00\x00" "a", 17) + std::string("\0", 1);
+    multi += std::string(
+                 "name\0string\0\x01\x00\x00\x00"
+                 "a",
+                 17) +
+             std::string("\0", 1);
     multi += std::string("big\0string\0\xff\xff\xff\x7f", 15) + std::string(100, 'x');
     EXPECT_DECODE_ERROR("a.exr", multi, "attribute 'big' claims 2147483647 bytes");
 }
