@@ -5,7 +5,9 @@
 //   - images are decoded by pkrt's texture decoders (texture_loader.cpp), not tinygltf's stb_image;
 //   - before tinygltf sees the file, the .glb container and the buffers, buffer views and images of the
 //     JSON are checked: tinygltf 2.7 reads an image's buffer view without checking its range, and
-//     copies a zero-length GLB buffer through vector::at;
+//     copies a zero-length GLB buffer through vector::at; the JSON's nesting is limited (tinygltf's
+//     conversion to its values recurses), the types of the properties it reads are checked (it drops a
+//     wrongly typed one for its default), and the bytes of all files read count against a budget;
 //   - accessors are read only here, each checked against its buffer view and buffer first, and sparse
 //     accessors are applied here (tinygltf 2.7 parses `sparse` but leaves the values alone).
 // The checks before tinygltf and its callbacks are in gltf_input.cpp; this file reads the model it built,
