@@ -21,6 +21,7 @@
 #include "render/progress.h"
 #include "render/scene/scene.h"
 #include "render/setup.h"
+#include "render/stats.h"
 #include "render/scene/render_limits.h"
 
 namespace pkrt {
@@ -310,7 +311,7 @@ nlohmann::json report_point(const BenchArgs& a, const BenchPoint& p, const std::
 // Every file asked for, written only once all of them are ready (and none is an input).
 void write_bench_files(const nlohmann::json& out, BenchFiles& files) {
     for (auto& o : files.outputs) {
-        if (o.flag == "--json") o.bytes = out.dump(2) + "\n";
+        if (o.flag == "--json") o.bytes = json_file_text(out);
         if (o.flag == "--plot") o.bytes = plot_png(out);
         if (o.flag == "--csv") {
             o.bytes =

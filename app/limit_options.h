@@ -23,6 +23,10 @@ inline void add_limit_options(CLI::App* app, LoadLimits* limits) {
     app->add_option("--max-pixels", limits->max_pixels, "Most pixels of one image (about 64 bytes each)")
         ->check(CLI::Range(uint64_t(1), most))
         ->capture_default_str();
+    app->add_option("--max-asset-bytes", limits->max_asset_bytes,
+                    "Most bytes of glTF files, buffers and images a scene may read")
+        ->check(CLI::Range(uint64_t(1), most))
+        ->capture_default_str();
     app->add_option("--max-polygon-corners", limits->max_polygon_corners, "Most corners of one OBJ polygon")
         ->check(CLI::Range(uint64_t(3), uint64_t(1) << 24))
         ->capture_default_str();

@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/bench.h"
+#include "app/info.h"
 #include "app/sequence_cli.h"
 #include "render/sequence.h"
 #include "app/bvh_options.h"
@@ -90,8 +91,10 @@ void check_outputs_before_render(const RenderArgs& a, const std::string& output,
     if (!a.spp_map.empty()) outputs.push_back({"--spp-map", a.spp_map, {}});
     // The reference is an input like the scene's files: no output may overwrite it.
     p.inputs = scene.inputs;
+    if (p.camera_path) p.inputs.insert(p.inputs.end(), p.camera_path->inputs.begin(), p.camera_path->inputs.end());
     if (!a.reference.empty()) p.inputs.push_back({a.reference, pkrt::check_input_file(a.reference)});
     pkrt::check_outputs(outputs, p.inputs);
+    if (p.camera_path) pkrt::check_frame_outputs(a.output, a.hdr, a.frames, p.inputs);
     if (!a.reference.empty())
         p.reference =
             pkrt::read_reference_exr(a.reference, w ? w : scene.defaults.width, h ? h : scene.defaults.height);
@@ -236,7 +239,7 @@ int run_render(const RenderArgs& a, pkrt::Ranks& ranks) {
     pkrt::Backend* backend = p.backend.get();
     std::vector<pkrt::OutputFile>& outputs = p.outputs;
     if (p.camera_path) {
-        pkrt::SequenceOutputs seq{a.output, a.hdr, a.stats, a.exposure, scene.inputs};
+        pkrt::SequenceOutputs seq{a.output, a.hdr, a.stats, a.exposure, p.inputs};
         return pkrt::run_sequence(*backend, scene, rs, *p.camera_path, a.frames, seq, a.quiet);
     }
     const uint64_t pixels = static_cast<uint64_t>(rs.width) * rs.height;
@@ -317,30 +320,6 @@ int run_render(const RenderArgs& a, pkrt::Ranks& ranks) {
         std::fprintf(stderr, "pkrt: wrote %s%s%s%s%s%s%s\n", a.output.c_str(), a.hdr.empty() ? "" : ", ", a.hdr.c_str(),
                      a.stats.empty() ? "" : ", ", a.stats.c_str(), a.spp_map.empty() ? "" : ", ", a.spp_map.c_str());
     }
-    return 0;
-}
-
-int run_info() {
-    std::printf("pkrt %s\n", PKRT_VERSION);
-    std::printf("build: %s, C++ %ld, CUDA backend %s", PKRT_BUILD_TYPE, static_cast<long>(__cplusplus),
-                pkrt::cuda_built() ? "built" : "not built");
-    if (pkrt::cuda_built()) std::printf(" (architectures %s)", pkrt::cuda_build_architectures().c_str());
-    std::printf("\n");
-    std::printf("CPU threads: %u\n", std::thread::hardware_concurrency());
-    std::string why;
-    auto devices = pkrt::cuda_devices(&why);
-    if (devices.empty()) {
-        std::printf("CUDA devices: none (%s)\n", why.c_str());
-    } else {
-        for (const auto& d : devices) {
-            std::printf("CUDA device %d: %s, sm_%d%d, %d SMs, %.1f GiB, driver %d.%d, runtime %d.%d\n", d.index,
-                        d.name.c_str(), d.major, d.minor, d.multiprocessors, d.memory_bytes / 1073741824.0,
-                        d.driver_version / 1000, (d.driver_version % 1000) / 10, d.runtime_version / 1000,
-                        (d.runtime_version % 1000) / 10);
-        }
-    }
-    std::printf("default backend: %s\n", devices.empty() ? "cpu" : "cuda");
-    std::printf("MPI: %s\n", pkrt::mpi_description().c_str());
     return 0;
 }
 
@@ -468,7 +447,7 @@ int run_command(int argc, char** argv, pkrt::Ranks& ranks, std::string& error) {
         if (!ranks.lead()) {
             // Only `render` is split across ranks; rank 0 runs the others alone.
         } else if (info->parsed()) {
-            return run_info();
+            return pkrt::run_info();
         } else if (help_settings->parsed()) {
             std::printf("pkrt render|bench --set KEY=VALUE (CUDA backend; repeatable):\n%s",
                         pkrt::settings_help().c_str());

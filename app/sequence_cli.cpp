@@ -33,6 +33,16 @@ void check_sequence_flags(int frames, const std::string& camera_path, const std:
     if (!hdr.empty()) check_frame_pattern(hdr, "--hdr");
 }
 
+void check_frame_outputs(const std::string& png_pattern, const std::string& hdr_pattern, int frames,
+                         const std::vector<SceneInput>& inputs) {
+    // Every frame's names, not only the first's: frame 7 of -o k%d.png may be the key file k7.png.
+    for (int i = 0; i < frames; ++i) {
+        std::vector<OutputFile> frame = {{"-o", frame_path(png_pattern, i), {}}};
+        if (!hdr_pattern.empty()) frame.push_back({"--hdr", frame_path(hdr_pattern, i), {}});
+        check_outputs(frame, inputs);
+    }
+}
+
 int run_sequence(Backend& backend, const Scene& scene, const RenderSettings& settings, const CameraPath& path,
                  int frames, const SequenceOutputs& out, bool quiet) {
     Progress progress("sequence", static_cast<uint64_t>(settings.width) * settings.height * settings.spp * frames,
@@ -93,7 +103,7 @@ int run_sequence(Backend& backend, const Scene& scene, const RenderSettings& set
             {"render_loop",
              {{"rendering_s", timing.render}, {"own_work_s", timing.host}, {"handing_to_writers_s", timing.done}}},
             {"writers", {{"threads", writers}, {"busy_s", writing}}}};
-        write_outputs({{"--stats", out.stats, j.dump(2) + "\n"}}, out.inputs);
+        write_outputs({{"--stats", out.stats, json_file_text(j)}}, out.inputs);
     }
     if (!quiet) {
         std::fprintf(

@@ -17,6 +17,11 @@ namespace pkrt {
 void check_sequence_flags(int frames, const std::string& camera_path, const std::string& output,
                           const std::string& hdr);
 
+// Throws Error when a frame's -o or --hdr name is one of the inputs (the key file included): before the
+// render, for every frame.
+void check_frame_outputs(const std::string& png_pattern, const std::string& hdr_pattern, int frames,
+                         const std::vector<SceneInput>& inputs);
+
 struct SequenceOutputs {
     std::string png_pattern, hdr_pattern, stats;
     float exposure = 0.0f;

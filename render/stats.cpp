@@ -170,7 +170,11 @@ nlohmann::json to_json(const RenderStats& s) {
     return j;
 }
 
-std::string stats_json_text(const RenderStats& stats) { return to_json(stats).dump(2) + "\n"; }
+std::string json_file_text(const nlohmann::json& j) {
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+std::string stats_json_text(const RenderStats& stats) { return json_file_text(to_json(stats)); }
 
 void write_stats_json(const std::string& path, const RenderStats& stats) {
     write_file_atomically(path, stats_json_text(stats));

@@ -91,5 +91,8 @@ struct RenderStats {
 nlohmann::json to_json(const RenderStats& stats);
 void write_stats_json(const std::string& path, const RenderStats& stats);
 std::string stats_json_text(const RenderStats& stats);
+// Every JSON file pkrt writes (--stats, bench --json), indented: a file name that is not UTF-8 is written
+// with U+FFFD for its stray bytes, where nlohmann would throw after the whole render.
+std::string json_file_text(const nlohmann::json& j);
 
 }  // namespace pkrt

@@ -24,6 +24,7 @@
 
 #include "render/error.h"
 #include "render/texture/exr_rgb.h"
+#include "render/texture/texture_decoders.h"
 #include "kernels/shading/texture.h"
 #include "render/image/output_files.h"
 
@@ -291,25 +292,21 @@ void check_reference_path(const std::string& path) {
 
 Image read_reference_exr(const std::string& path, int width, int height) {
     check_reference_path(path);
-    check_input_file(path);
+    // The reference is read as an EXR texture is: through read_input_file, its header walked before
+    // OpenEXR sees it, and R, G and B required (a Y-only file would be compared with black).
+    FloatImage exr;
+    decode_openexr(
+        read_input_file(path, "no such file"),
+        [&](uint64_t w, uint64_t h) {
+            if (w != static_cast<uint64_t>(width) || h != static_cast<uint64_t>(height))
+                throw Error(path + ": the reference is " + std::to_string(w) + "x" + std::to_string(h) +
+                            ", the render " + std::to_string(width) + "x" + std::to_string(height));
+        },
+        exr);
     Image img;
-    try {
-        Imf::InputFile file(path.c_str());
-        Imath::Box2i dw = file.header().dataWindow();
-        long long w = static_cast<long long>(dw.max.x) - dw.min.x + 1,
-                  h = static_cast<long long>(dw.max.y) - dw.min.y + 1;
-        if (w != width || h != height)
-            throw Error(path + ": the reference is " + std::to_string(w) + "x" + std::to_string(h) + ", the render " +
-                        std::to_string(width) + "x" + std::to_string(height));
-        img.width = width;
-        img.height = height;
-        img.pixels.resize(static_cast<size_t>(width) * height);
-        read_exr_rgb(file, img.pixels.data());
-    } catch (const Error&) {
-        throw;
-    } catch (const std::exception& e) {
-        throw Error(path + ": cannot read EXR: " + e.what());
-    }
+    img.width = width;
+    img.height = height;
+    img.pixels = std::move(exr.texels);
     size_t bad = 0;
     for (const Vec3& p : img.pixels) bad += all_finite(p) ? 0 : 1;
     if (bad) throw Error(path + ": the reference has " + std::to_string(bad) + " pixels that are NaN or infinite");

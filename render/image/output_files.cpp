@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 
@@ -37,14 +38,59 @@ int register_temp(const std::string& name) {
 
 void unregister_temp(int slot) { g_temp_used[slot].store(false); }
 
-extern "C" void remove_temps_and_exit(int sig) {
+// One signal policy for every thread that writes outputs: SIGINT or SIGTERM removes the temporary files
+// and exits, except while some thread renames a set of outputs into place (a frame's PNG and EXR), which
+// it completes first, so that no set is left half new. The thread that ends the last such set exits for
+// the signal. Blocking the signal in the renaming thread alone would not do: the kernel hands it to any
+// other thread, which would exit mid-set.
+std::atomic<int> g_renaming{0};     // threads inside a set of renames
+std::atomic<int> g_signal_seen{0};  // the first SIGINT or SIGTERM, 0 for none
+
+[[noreturn]] void remove_temps_and_exit_now() {
     for (int i = 0; i < kSlots; ++i)
         if (g_temp_used[i].load()) ::unlink(g_temp_names[i]);
-    ::_exit(128 + sig);
+    ::_exit(128 + g_signal_seen.load());
 }
 
-// ".NAME.pkrt-PID.tmp" beside the target: the PID tells a later run whether its writer is gone.
-std::string temp_prefix(const fs::path& target) { return "." + target.filename().string() + ".pkrt-"; }
+extern "C" void remove_temps_and_exit(int sig) {
+    int none = 0;
+    g_signal_seen.compare_exchange_strong(none, sig);
+    // Sequentially consistent with begin_renames: either the renamer sees the signal, or this sees it.
+    if (g_renaming.load() == 0) remove_temps_and_exit_now();
+}
+
+void end_renames() {
+    if (g_renaming.fetch_sub(1) == 1 && g_signal_seen.load() != 0) remove_temps_and_exit_now();
+}
+
+void begin_renames() {
+    g_renaming.fetch_add(1);
+    if (g_signal_seen.load() == 0) return;
+    // A signal came first: rename nothing, and wait for the thread that exits for it.
+    end_renames();
+    for (;;) ::pause();
+}
+
+struct RenameSet {
+    RenameSet() { begin_renames(); }
+    ~RenameSet() { end_renames(); }
+    RenameSet(const RenameSet&) = delete;
+    RenameSet& operator=(const RenameSet&) = delete;
+};
+
+// ".NAME.pkrt-" beside the target, the PID and ".tmp" or ".old.tmp" after it: the PID tells a later run
+// whether its writer is gone. A name too long for that (NAME_MAX is 255 bytes; the additions take up to
+// 25) keeps its first bytes and a hash of the whole, so that any legal name has a temporary name.
+std::string temp_prefix(const fs::path& target) {
+    std::string name = target.filename().string();
+    constexpr size_t kMaxPrefix = 255 - 10 - 8;  // PIDs of up to 10 digits, ".old.tmp"
+    if (name.size() + 7 <= kMaxPrefix) return "." + name + ".pkrt-";
+    uint64_t h = 1469598103934665603ull;  // FNV-1a
+    for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    return "." + name.substr(0, kMaxPrefix - 24) + "." + hex + ".pkrt-";
+}
 
 std::string temp_name(const fs::path& target) {
     return (target.parent_path() / (temp_prefix(target) + std::to_string(::getpid()) + ".tmp")).string();
@@ -95,11 +141,17 @@ bool write_all(int fd, const std::string& bytes) {
 }  // namespace
 
 std::string output_target(const std::string& path) {
-    std::error_code ec;
-    if (!fs::is_symlink(fs::symlink_status(path, ec))) return path;
-    fs::path t = fs::weakly_canonical(path, ec);
-    if (ec) throw Error(path + ": cannot resolve the symbolic link: " + ec.message());
-    return t.string();
+    // Link by link, not weakly_canonical: that stops at a dangling link and would have the link replaced.
+    std::string p = path;
+    for (int hops = 0; hops < 40; ++hops) {
+        struct stat st {};
+        if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p;
+        std::error_code ec;
+        fs::path to = fs::read_symlink(p, ec);
+        if (ec) throw Error(path + ": cannot resolve the symbolic link: " + ec.message());
+        p = to.is_absolute() ? to.string() : (fs::path(p).parent_path() / to).string();
+    }
+    throw Error(path + ": symlink loop");
 }
 
 void check_outputs(const std::vector<OutputFile>& outputs, const std::vector<SceneInput>& inputs) {
@@ -158,15 +210,7 @@ void write_outputs(const std::vector<OutputFile>& outputs, const std::vector<Sce
     }
     // All written: rename each into place (atomic per file on POSIX file systems). SIGINT and SIGTERM
     // wait until all are renamed, so a signal never leaves some outputs new and others old.
-    sigset_t block, old_mask;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    ::pthread_sigmask(SIG_BLOCK, &block, &old_mask);
-    struct Unblock {
-        sigset_t* mask;
-        ~Unblock() { ::pthread_sigmask(SIG_SETMASK, mask, nullptr); }
-    } unblock{&old_mask};
+    RenameSet renaming;
     // A rename can still fail (the target became a directory, the disk went read-only): the outputs
     // already renamed are then put back as they were, from a hard link to each old file kept until the
     // end, and the new ones that had no old file are removed.
@@ -207,7 +251,10 @@ void write_outputs(const std::vector<OutputFile>& outputs, const std::vector<Sce
 void install_output_signal_handlers() {
     struct sigaction sa {};
     sa.sa_handler = remove_temps_and_exit;
+    sa.sa_flags = SA_RESTART;  // the handler returns while renames are under way
     sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGTERM);
     ::sigaction(SIGINT, &sa, nullptr);
     ::sigaction(SIGTERM, &sa, nullptr);
 }

@@ -1,9 +1,11 @@
 // Outputs are all-or-nothing: every file a command writes is encoded in memory, checked against every
 // input (by device and inode, so a hard link or ../ path to the scene is caught), written to a sibling
 // temporary file and renamed into place only when all of them were written. A SIGINT or SIGTERM meanwhile
-// removes the temporary files and exits 130 or 143; a temporary file left by a process that no longer
+// removes the temporary files and exits 130 or 143, on whichever thread it arrives, but only once no
+// thread is renaming a set of outputs into place (so a sequence's frame is never left half new); a temporary file left by a process that no longer
 // exists (killed by SIGKILL, a power cut) is removed by the next write of the same output.
-// An output that is a symbolic link is written through: the link's target is replaced, the link kept.
+// An output that is a symbolic link is written through: the link's target is replaced (or created, for a
+// dangling link), the link kept. Temporary names fit beside any name of up to 255 bytes.
 #pragma once
 
 #include <string>

@@ -3,18 +3,21 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "render/error.h"
+#include "render/scene/input_file.h"
+#include "render/scene/json_input.h"
 
 namespace pkrt {
 
 namespace {
 
 using nlohmann::json;
+
+// 100,000 keys (the most a file may hold) of a few hundred bytes each.
+constexpr uint64_t kMaxKeyFileBytes = uint64_t(64) << 20;
 
 Vec3 rotate_about(Vec3 v, Vec3 axis, float radians) {
     axis = normalize(axis);
@@ -47,7 +50,7 @@ public:
         for (auto it = j.begin(); it != j.end(); ++it)
             if (it.key() != "time" && it.key() != "eye" && it.key() != "look_at" && it.key() != "up" &&
                 it.key() != "fov")
-                fail(where, "unknown key '" + it.key() + "' (time, eye, look_at, up, fov)");
+                fail(where, "unknown key '" + json_excerpt(it.key()) + "' (time, eye, look_at, up, fov)");
         for (const char* required : {"time", "eye", "look_at"})
             if (!j.contains(required)) fail(where, std::string("needs '") + required + "'");
         CameraKey k;
@@ -70,18 +73,13 @@ private:
     std::string file_;
 };
 
-std::vector<CameraKey> read_keys(const std::string& file, const CameraSpec& base) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw Error("--camera-path " + file + ": cannot open the key file");
-    std::stringstream text;
-    text << in.rdbuf();
+// The key file is an input like the scene's files (read_input_file: a regular file of sane size, its
+// identity kept so that no output replaces it).
+std::vector<CameraKey> read_keys(const std::string& file, const CameraSpec& base, std::vector<SceneInput>* inputs) {
+    InputFile in = read_input_file(file, "cannot open the key file (no such file)", kMaxKeyFileBytes);
+    inputs->push_back({file, in.id});
     KeyReader r(file);
-    json j;
-    try {
-        j = json::parse(text.str(), nullptr, true, true);
-    } catch (const json::exception& e) {
-        throw Error(file + ": not valid JSON: " + e.what());
-    }
+    json j = parse_json_file(file, in.bytes.data(), in.bytes.size(), /*comments=*/true);
     if (!j.is_object() || !j.contains("keys") || j.size() != 1)
         r.fail("top level", "must be an object with one key, 'keys'");
     const json& keys = j["keys"];
@@ -135,9 +133,12 @@ CameraPath parse_camera_path(const std::string& spec, const CameraSpec& scene_ca
             std::string deg = spec.substr(6);
             char* end = nullptr;
             double d = std::strtod(deg.c_str(), &end);
-            if (deg.empty() || end != deg.c_str() + deg.size() || !std::isfinite(d) || d == 0.0 ||
+            // Below a thousandth of a degree a float orbit moves the eye by less than its rounding (1e-50 is
+            // even zero as a float): every frame would be the same image.
+            if (deg.empty() || end != deg.c_str() + deg.size() || !std::isfinite(d) || std::fabs(d) < 1e-3 ||
                 std::fabs(d) > 36000.0)
-                throw Error("--camera-path " + spec + ": orbit:DEGREES takes a non-zero number of degrees up to 36000");
+                throw Error("--camera-path " + spec +
+                            ": orbit:DEGREES takes a number of degrees between 0.001 and 36000 (or their negatives)");
             p.degrees = static_cast<float>(d);
         }
         Vec3 arm = scene_camera.eye - scene_camera.look_at;
@@ -147,7 +148,7 @@ CameraPath parse_camera_path(const std::string& spec, const CameraSpec& scene_ca
         return p;
     }
     p.orbit = false;
-    p.keys = read_keys(spec, scene_camera);
+    p.keys = read_keys(spec, scene_camera, &p.inputs);
     return p;
 }
 

@@ -25,6 +25,7 @@ struct CameraPath {
     bool orbit = true;
     float degrees = 360.0f;
     std::vector<CameraKey> keys;
+    std::vector<SceneInput> inputs;  // the key file: an input no output may replace
 };
 
 // Throws Error("--camera-path SPEC: ...") or, for a key file, Error("FILE: keys[i].eye: ...").

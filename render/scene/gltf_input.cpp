@@ -6,6 +6,7 @@
 // can be read (and fuzzed) on its own.
 #include "render/scene/gltf_input.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <filesystem>
@@ -16,6 +17,7 @@
 
 #include "render/error.h"
 #include "render/scene/input_file.h"
+#include "render/scene/json_input.h"
 #include "render/scene/loaders.h"
 
 namespace pkrt::gltf {
@@ -159,20 +161,33 @@ template <class F> void for_each_object(const json& doc, const char* key, std::s
 }  // namespace
 
 // What tinygltf would otherwise read unchecked: buffer lengths, buffer view ranges, URIs.
-void check_json(const std::string& path, const char* text, size_t size, bool glb, uint64_t bin_size) {
-    if (std::memchr(text, '\0', size)) throw Error(path + ": invalid JSON: NUL byte");
-    json doc;
+void charge_asset_bytes(Scene& scene, const std::string& file, uint64_t bytes) {
+    check_asset_budget(scene.limits, file, scene.asset_bytes, bytes);
+    scene.asset_bytes += bytes;
+}
+
+InputFile read_asset_file(Scene& scene, const std::string& path, const std::string& not_found) {
+    const uint64_t left = scene.limits.max_asset_bytes - std::min(scene.asset_bytes, scene.limits.max_asset_bytes);
+    InputFile f;
     try {
-        doc = json::parse(text, text + size);
-    } catch (const json::exception& e) {
-        std::string what = e.what();
-        auto pos = what.find("] ");
-        throw Error(path + ": invalid JSON: " + (pos == std::string::npos ? what : what.substr(pos + 2)));
+        f = read_input_file(path, not_found, left);
+    } catch (const InputTooLarge& big) {
+        charge_asset_bytes(scene, path, big.size);  // over the budget: throws the budget's message
+        throw;
     }
+    charge_asset_bytes(scene, path, f.bytes.size());
+    scene.inputs.push_back({path, f.id});
+    return f;
+}
+
+void check_json(const std::string& path, const char* text, size_t size, bool glb, uint64_t bin_size,
+                const Scene& scene) {
+    json doc = parse_json_file(path, text, size, /*comments=*/false);
     if (!doc.is_object()) throw Error(path + ": invalid glTF: the top level is not an object");
     std::string where;
     try {
         std::vector<uint64_t> buffer_len;
+        uint64_t external = 0;  // bytes of the buffers in files of their own, each read whole
         for_each_object(doc, "buffers", where, [&](size_t i, const json& o) {
             uint64_t len = 0;
             if (!get_index(o, "byteLength", &len) || len == 0)
@@ -182,6 +197,7 @@ void check_json(const std::string& path, const char* text, size_t size, bool glb
                 if (!o["uri"].is_string()) throw std::invalid_argument("uri must be a string");
                 check_uri(path, where, o["uri"].get<std::string>(),
                           {"application/octet-stream", "application/gltf-buffer"});
+                if (o["uri"].get<std::string>().rfind("data:", 0) != 0) external += len;
             } else if (!glb || i != 0) {
                 throw std::invalid_argument("has no uri (only a .glb's first buffer may use its BIN chunk)");
             } else if (len > bin_size) {
@@ -218,9 +234,13 @@ void check_json(const std::string& path, const char* text, size_t size, bool glb
                 check_uri(path, where, o["uri"].get<std::string>(), {"image/png", "image/jpeg"});
             }
         });
+        // Before any is read: tinygltf reads a buffer's file whole before comparing its size.
+        where = "buffers";
+        check_asset_budget(scene.limits, path + ": buffers", scene.asset_bytes, external);
     } catch (const std::invalid_argument& e) {
         throw Error(path + ": " + where + ": " + e.what());
     }
+    check_schema(path, doc);
 }
 
 // ---- tinygltf's callbacks ----
@@ -253,8 +273,7 @@ bool fs_read(std::vector<unsigned char>* out, std::string* err, const std::strin
     else if (!(why = uri_problem(uri)).empty()) why = "URI '" + uri + "' " + why;
     try {
         if (!why.empty()) throw Error(why);
-        InputFile f = read_input_file(joined, "no such file (the model refers to it)");
-        c->scene.inputs.push_back({f.path, f.id});
+        InputFile f = read_asset_file(c->scene, joined, "no such file (the model refers to it)");
         out->assign(f.bytes.begin(), f.bytes.end());
         return true;
     } catch (const std::exception& e) {

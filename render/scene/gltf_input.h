@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
+#include "render/scene/input_file.h"
 #include "render/scene/scene.h"
 
 namespace tinygltf {
@@ -24,8 +27,20 @@ struct GlbChunks {
 // throws Error naming `path`.
 GlbChunks check_glb(const std::string& path, const std::string& b);
 
-// What tinygltf would otherwise read unchecked: buffer lengths, buffer view ranges, URIs.
-void check_json(const std::string& path, const char* text, size_t size, bool glb, uint64_t bin_size);
+// What tinygltf would otherwise read unchecked: buffer lengths (their sum within the scene's budget of
+// asset bytes), buffer view ranges, URIs, then the types of the properties tinygltf reads (check_schema).
+void check_json(const std::string& path, const char* text, size_t size, bool glb, uint64_t bin_size,
+                const Scene& scene);
+
+// The types and sizes of the glTF properties tinygltf reads (gltf_schema.cpp); throws Error naming the
+// property's JSON path.
+void check_schema(const std::string& path, const nlohmann::json& doc);
+
+// Charges `bytes` read from `file` to the scene's budget of glTF asset bytes; throws Error when over it.
+void charge_asset_bytes(Scene& scene, const std::string& file, uint64_t bytes);
+
+// read_input_file within what is left of that budget, charged to it and recorded as a scene input.
+InputFile read_asset_file(Scene& scene, const std::string& path, const std::string& not_found);
 
 // Shared by tinygltf's callbacks (their `user` pointer) and load_gltf.
 struct Context {

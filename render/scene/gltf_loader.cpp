@@ -5,7 +5,9 @@
 //   - images are decoded by pkrt's texture decoders (texture_loader.cpp), not tinygltf's stb_image;
 //   - before tinygltf sees the file, the .glb container and the buffers, buffer views and images of the
 //     JSON are checked: tinygltf 2.7 reads an image's buffer view without checking its range, and
-//     copies a zero-length GLB buffer through vector::at;
+//     copies a zero-length GLB buffer through vector::at; the JSON's nesting is limited (tinygltf's
+//     conversion to its values recurses), the types of the properties it reads are checked (it drops a
+//     wrongly typed one for its default), and the bytes of all files read count against a budget;
 //   - accessors are read only here, each checked against its buffer view and buffer first, and sparse
 //     accessors are applied here (tinygltf 2.7 parses `sparse` but leaves the values alone).
 // The checks before tinygltf and its callbacks are in gltf_input.cpp; this file reads the model it built,
@@ -26,6 +28,7 @@
 #include "render/error.h"
 #include "render/scene/gltf_input.h"
 #include "render/scene/input_file.h"
+#include "render/scene/json_input.h"
 #include "render/scene/loaders.h"
 #include "render/scene/gltf_reader.h"
 #include "render/scene/mesh_builder.h"
@@ -101,10 +104,11 @@ namespace gltf {
 
 void Reader::load() {
     for (const auto& e : m_.extensionsRequired)
-        if (!kSupportedExtensions.count(e)) fail("requires extension " + e + ", which pkrt does not support");
+        if (!kSupportedExtensions.count(e))
+            fail("requires extension " + json_excerpt(e) + ", which pkrt does not support");
     std::string unsupported;
     for (const auto& e : m_.extensionsUsed)
-        if (!kSupportedExtensions.count(e)) unsupported += (unsupported.empty() ? "" : ", ") + e;
+        if (!kSupportedExtensions.count(e)) unsupported += (unsupported.empty() ? "" : ", ") + json_excerpt(e);
     if (!unsupported.empty()) warn("ignoring unsupported extensions: " + unsupported);
 
     material_slot_.assign(m_.materials.size(), -1);
@@ -200,7 +204,7 @@ void Reader::load() {
                 if (coverage < 1.0f || out.albedo_texture >= 0)
                     set_material_cutout(scene_, material_slot_[i], out.albedo_texture, coverage, 0.0f);
             } else if (gm.alphaMode != "OPAQUE" && !gm.alphaMode.empty()) {
-                fail(where + ": alphaMode '" + gm.alphaMode + "' is not OPAQUE, MASK or BLEND");
+                fail(where + ": alphaMode '" + json_excerpt(gm.alphaMode) + "' is not OPAQUE, MASK or BLEND");
             }
         }
     }
@@ -422,8 +426,7 @@ void Reader::add_primitive(const tinygltf::Primitive& p, const glm::dmat4& xf, i
 }  // namespace gltf
 
 size_t load_gltf(Scene& scene, const std::string& path, const GltfOptions& options) {
-    InputFile file = read_input_file(path);
-    scene.inputs.push_back({path, file.id});
+    InputFile file = gltf::read_asset_file(scene, path, "no such file");
     const std::string& b = file.bytes;
     bool glb = b.size() >= 4 && b.compare(0, 4, "glTF") == 0;
     size_t json_offset = 0, json_size = b.size();
@@ -435,7 +438,7 @@ size_t load_gltf(Scene& scene, const std::string& path, const GltfOptions& optio
         bin_size = c.bin_size;
     }
     if (b.size() >= (uint64_t(1) << 32)) throw Error(path + ": larger than 4 GiB (glTF's limit)");
-    check_json(path, b.data() + json_offset, json_size, glb, bin_size);
+    check_json(path, b.data() + json_offset, json_size, glb, bin_size, scene);
 
     std::string dir = std::filesystem::path(path).parent_path().string();
     Context ctx{scene, path, dir.empty() ? "." : dir, "", {}};

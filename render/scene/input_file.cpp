@@ -52,7 +52,8 @@ InputFile read_input_file(const std::string& path, const std::string& not_found,
     struct stat st {};
     Fd f = open_regular(path, not_found, &st);
     if (static_cast<uint64_t>(st.st_size) > max_bytes)
-        throw Error(path + ": larger than " + std::to_string(max_bytes) + " bytes");
+        throw InputTooLarge(path + ": larger than " + std::to_string(max_bytes) + " bytes",
+                            static_cast<uint64_t>(st.st_size));
     InputFile in;
     in.path = path;
     in.id = {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};

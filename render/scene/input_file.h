@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <string>
 
+#include "render/error.h"
+
 namespace pkrt {
 
 struct FileIdentity {
@@ -21,6 +23,13 @@ struct InputFile {
     std::string path;
     FileIdentity id;
     std::string bytes;
+};
+
+// What read_input_file throws for a file over its `max_bytes`, so that a caller with a budget of its
+// own can say which budget.
+struct InputTooLarge : Error {
+    uint64_t size;
+    InputTooLarge(const std::string& message, uint64_t bytes) : Error(message), size(bytes) {}
 };
 
 // Throws Error "<path>: <not_found>" when it does not exist, else "<path>: is a directory",

@@ -42,6 +42,10 @@ void check_texel_budget(const LoadLimits& limits, const std::string& what, uint6
     check(what, used, more, limits.max_texels, "texels", kBytesPerTexel, "--max-texels");
 }
 
+void check_asset_budget(const LoadLimits& limits, const std::string& what, uint64_t used, uint64_t more) {
+    check(what, used, more, limits.max_asset_bytes, "bytes of glTF files, buffers and images", 1, "--max-asset-bytes");
+}
+
 void check_pixel_budget(const LoadLimits& limits, const std::string& what, int width, int height) {
     check(what, 0, static_cast<uint64_t>(width) * static_cast<uint64_t>(height), limits.max_pixels, "pixels",
           kBytesPerPixel, "--max-pixels", "the image");

@@ -1,7 +1,7 @@
 // Resource limits of one scene, so that a small hostile file cannot make pkrt allocate without bound:
-// total triangles (OBJ faces, sphere subdivisions, quads), total texels, and corners per OBJ polygon
+// total triangles (OBJ faces, sphere subdivisions, quads), total texels, bytes of glTF assets, and corners per OBJ polygon
 // (the OBJ library's ear clipping is quadratic in them), and pixels per image. Each is checked before the memory is allocated;
-// the flags --max-triangles, --max-texels and --max-polygon-corners raise them (README.md, "Limits").
+// the flags --max-triangles, --max-texels, --max-asset-bytes and --max-polygon-corners raise them (README.md, "Limits").
 #pragma once
 
 #include <cstdint>
@@ -18,6 +18,9 @@ struct LoadLimits {
     uint64_t max_texels = uint64_t(256) << 20;   // 1 GiB of RGBA8
     uint64_t max_polygon_corners = 256;          // ear clipping is quadratic: the cost at 256 is in BENCHMARKS.md
     uint64_t max_pixels = uint64_t(64) << 20;    // 8192 x 8192: 4 GiB of host memory at kBytesPerPixel
+    // glTF files, their buffers and images, all counted: tinygltf keeps a copy of each buffer a file names,
+    // so 150 buffers naming one 64 MB file would take 9.6 GB.
+    uint64_t max_asset_bytes = uint64_t(4) << 30;
     MissingTextures missing_textures = MissingTextures::kError;  // a policy beside the limits, read by the same loaders
 };
 
@@ -47,6 +50,7 @@ std::string format_bytes(uint64_t bytes);
 // Throw Error naming `what` (a file, or a JSON key) when `used + more` exceeds the limit.
 void check_triangle_budget(const LoadLimits& limits, const std::string& what, uint64_t used, uint64_t more);
 void check_texel_budget(const LoadLimits& limits, const std::string& what, uint64_t used, uint64_t more);
+void check_asset_budget(const LoadLimits& limits, const std::string& what, uint64_t used, uint64_t more);
 // The same for an image of width x height: the frame buffers grow with it, the scene's budgets do not cover them.
 void check_pixel_budget(const LoadLimits& limits, const std::string& what, int width, int height);
 

@@ -74,6 +74,7 @@ struct Scene {
     std::string source;              // file it came from, for messages
     LoadLimits limits;               // checked by the loaders as the scene grows
     std::vector<SceneInput> inputs;  // every file read: scene, OBJ, MTL, textures, environment map
+    uint64_t asset_bytes = 0;        // of glTF files, buffers and images read, against limits.max_asset_bytes
     CameraSpec camera;
     std::vector<NamedCamera> cameras;  // the files' own cameras (glTF), in file order
     RenderDefaults defaults;

@@ -13,6 +13,7 @@
 #include "render/scene/asset_path.h"
 #include "render/error.h"
 #include "render/scene/input_file.h"
+#include "render/scene/json_input.h"
 #include "render/scene/loaders.h"
 #include "render/scene/material_maps.h"
 #include "render/scene/mesh_builder.h"
@@ -39,7 +40,7 @@ public:
         for (auto it = obj.begin(); it != obj.end(); ++it) {
             bool known = false;
             for (const char* k : keys) known = known || it.key() == k;
-            if (!known) fail(where, "unknown key '" + it.key() + "'");
+            if (!known) fail(where, "unknown key '" + json_excerpt(it.key()) + "'");
         }
     }
 
@@ -295,21 +296,7 @@ glm::mat4 read_transform(const Reader& r, const json& j, const std::string& wher
 
 Scene load_scene_json(const InputFile& file, const LoadLimits& limits) {
     const std::string& path = file.path;
-    // nlohmann's lexer takes a NUL byte for the end of the input and would ignore what follows.
-    size_t nul = file.bytes.find('\0');
-    if (nul != std::string::npos) throw Error(path + ": invalid JSON: NUL byte at offset " + std::to_string(nul));
-    json doc;
-    try {
-        // Parsed from the whole file as one string: anything after the document (garbage, a NUL byte) is
-        // an error.
-        doc = json::parse(file.bytes.begin(), file.bytes.end(), nullptr, true, /*ignore_comments=*/true);
-    } catch (const json::exception& e) {
-        // Syntax errors and number overflows alike. nlohmann's text: "[json.exception.parse_error.101]
-        // parse error at line 3, column 5: ..." or "[json.exception.out_of_range.406] number overflow ...".
-        std::string what = e.what();
-        auto pos = what.find("] ");
-        throw Error(path + ": invalid JSON: " + (pos == std::string::npos ? what : what.substr(pos + 2)));
-    }
+    json doc = parse_json_file(path, file.bytes.data(), file.bytes.size(), /*comments=*/true);
     Reader r(path);
     r.only_keys(doc, "top level", {"camera", "render", "environment", "materials", "meshes"});
     Scene scene;
@@ -326,9 +313,9 @@ Scene load_scene_json(const InputFile& file, const LoadLimits& limits) {
         if (!mats.is_object()) r.fail("materials", "must be an object of name: material");
         for (auto it = mats.begin(); it != mats.end(); ++it) {
             named[it.key()] = static_cast<int32_t>(scene.materials.size());
-            scene.materials.push_back(read_material(r, it.value(), "materials." + it.key(), scene, path));
+            scene.materials.push_back(read_material(r, it.value(), "materials." + json_excerpt(it.key()), scene, path));
             scene.material_names.push_back(it.key());
-            read_cutout(r, it.value(), "materials." + it.key(), scene, path, named[it.key()]);
+            read_cutout(r, it.value(), "materials." + json_excerpt(it.key()), scene, path, named[it.key()]);
         }
     }
     if (!doc.contains("meshes")) r.fail("top level", "no \"meshes\": nothing to render");
@@ -344,7 +331,7 @@ Scene load_scene_json(const InputFile& file, const LoadLimits& limits) {
         if (m.contains("material")) {
             std::string name = r.string(m["material"], where + ".material");
             auto it = named.find(name);
-            if (it == named.end()) r.fail(where + ".material", "no material named '" + name + "'");
+            if (it == named.end()) r.fail(where + ".material", "no material named '" + json_excerpt(name) + "'");
             mat = it->second;
         }
         int kinds = 0;

@@ -35,6 +35,43 @@ private:
     uint64_t pos_ = 0;
 };
 
+// The header's attributes against the file's size, before OpenEXR reads them: the library allocates
+// an attribute's claimed size first (a 2 KB file claiming a 2^31-byte attribute cost 2.1 GB before its
+// error). Each attribute is a name, a type name (NUL-terminated) and a 32-bit size; a header ends with an
+// empty name, and a multi-part file's headers with one more.
+void check_exr_header(const std::string& b, const std::string& path) {
+    if (b.size() < 8 || !(b[0] == 0x76 && b[1] == 0x2f && b[2] == 0x31 && b[3] == 0x01))
+        throw Error(path + ": cannot read EXR: not an OpenEXR file");
+    const bool multipart = (uint8_t(b[5]) & 0x10) != 0;  // version field bit 12
+    size_t at = 8;
+    auto text = [&](const char* what) {
+        size_t end = b.find('\0', at);
+        if (end == std::string::npos)
+            throw Error(path + ": cannot read EXR: truncated header (in an attribute's " + what + ")");
+        std::string t = b.substr(at, end - at);
+        at = end + 1;
+        return t;
+    };
+    for (;;) {
+        std::string name = text("name");
+        if (name.empty()) {
+            if (!multipart || at >= b.size() || b[at] == '\0') return;
+            continue;  // the next part's header
+        }
+        text("type");
+        if (b.size() - at < 4)
+            throw Error(path + ": cannot read EXR: truncated header (attribute '" + name.substr(0, 64) + "')");
+        uint32_t size = uint32_t(uint8_t(b[at])) | uint32_t(uint8_t(b[at + 1])) << 8 |
+                        uint32_t(uint8_t(b[at + 2])) << 16 | uint32_t(uint8_t(b[at + 3])) << 24;
+        at += 4;
+        if (size > b.size() - at)
+            throw Error(path + ": cannot read EXR: attribute '" + name.substr(0, 64) + "' claims " +
+                        std::to_string(size) + " bytes, more than the " + std::to_string(b.size() - at) +
+                        " left in the file");
+        at += size;
+    }
+}
+
 }  // namespace
 
 bool is_openexr(const std::string& b) {
@@ -47,6 +84,7 @@ void decode_openexr(const InputFile& f, const SizeCheck& check, FloatImage& out)
         // chunk tables for them.
         Imf::Header::setMaxImageSize(kMaxTextureSide, kMaxTextureSide);
         Imf::Header::setMaxTileSize(kMaxTextureSide, kMaxTextureSide);
+        check_exr_header(f.bytes, f.path);
         MemoryStream stream(f.bytes, f.path);
         Imf::InputFile file(stream);
         const Imath::Box2i dw = file.header().dataWindow();

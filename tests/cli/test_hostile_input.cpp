@@ -14,6 +14,8 @@
 
 #include <cstring>
 
+#include <nlohmann/json.hpp>
+
 #include "render/error.h"
 #include "render/scene/loaders.h"
 #include "render/scene/scene.h"
@@ -505,6 +507,16 @@ TEST(HostileInput, JsonIsStrict) {
     EXPECT_LOAD_ERROR(
         dir.write("up.json", R"({"camera": {"eye": [0, 5, 0], "up": [0, 1, 0]}, "meshes": [{"sphere": {}}]})"),
         "camera.up: must not be parallel");
+    // A key given twice is refused, not last-wins; an unknown key is quoted in part, not echoed whole.
+    EXPECT_LOAD_ERROR(dir.write("twice.json", R"({"meshes": [], "meshes": [{"sphere": {}}]})"),
+                      "invalid JSON: key 'meshes' appears twice in one object");
+    std::string big = load_error(dir.write("big.json", "{\"" + std::string(10 << 20, 'k') + "\": 1}"));
+    EXPECT_NE(big.find("unknown key 'kkkk"), std::string::npos) << big.substr(0, 200);
+    EXPECT_LT(big.size(), 500u);
+    std::string name = load_error(dir.write("bigmat.json", R"({"materials": {")" + std::string(1 << 20, 'm') +
+                                                               R"(": {"bogus": 1}}, "meshes": [{"sphere": {}}]})"));
+    EXPECT_NE(name.find("unknown key 'bogus'"), std::string::npos) << name.substr(0, 200);
+    EXPECT_LT(name.size(), 500u);
 }
 
 // ---- 4. Data lost or left behind ----
@@ -540,9 +552,9 @@ TEST(HostileInput, OutputsNeverOverwriteInputs) {
 TEST(HostileInput, OutputsAreAllOrNothing) {
     TempDir dir;
     dir.write("in_s.json", kSphere);
-    // The EXR's temporary name is too long for the file system: it fails after the PNG was encoded, and
+    // The EXR's name is too long for the file system (256 bytes): its rename fails after the PNG's, and
     // no PNG may be left behind.
-    std::string hdr = std::string(245, 'h') + ".exr";
+    std::string hdr = std::string(252, 'h') + ".exr";
     expect_clean_failure(dir, "render in_s.json --res 8x8 --spp 1 -q -o out.png --hdr " + hdr, 1, hdr);
     EXPECT_FALSE(fs::exists(dir.file("out.png")));
 }
@@ -672,4 +684,130 @@ TEST(HostileInput, ImageSizeIsBudgetedBeforeRendering) {
                          "--max-pixels");
     RunResult r = run_pkrt("render in_s.json --res 16x16 --max-pixels 1000 --spp 1 -q -o out.png", dir.path().string());
     EXPECT_EQ(r.code, 0) << r.err;
+}
+
+// ---- Issue 33: keyframe files, glTF's nesting and bytes, output names and links ----
+
+namespace {
+const std::string kKeys = R"({"keys": [{"time": 0, "eye": [0, 0, 4], "look_at": [0, 0, 0]}]})";
+const std::string kSequence = "render in_s.json --backend cpu --res 8x8 --spp 1 -q --frames 2 ";
+}  // namespace
+
+TEST(HostileInput, KeyframeFilesAreCheckedInputs) {
+    TempDir dir;
+    dir.write("in_s.json", kSphere);
+    ASSERT_EQ(::mkfifo(dir.file("in_fifo.json").c_str(), 0600), 0);
+    expect_clean_failure(dir, kSequence + "--camera-path in_fifo.json -o f%d.png", 1,
+                         "in_fifo.json: is not a regular file");
+    expect_clean_failure(dir, kSequence + "--camera-path /dev/zero -o f%d.png", 1, "/dev/zero: is not a regular file");
+    fs::create_directory(dir.file("in_d"));
+    expect_clean_failure(dir, kSequence + "--camera-path in_d -o f%d.png", 1, "in_d: is a directory");
+    dir.write("in_garbage.json", kKeys + std::string("\0garbage", 8));
+    expect_clean_failure(dir, kSequence + "--camera-path in_garbage.json -o f%d.png", 1,
+                         "in_garbage.json: invalid JSON: NUL byte at offset");
+    dir.write("in_trailing.json", kKeys + " {}");
+    expect_clean_failure(dir, kSequence + "--camera-path in_trailing.json -o f%d.png", 1,
+                         "in_trailing.json: invalid JSON: ");
+    dir.write("in_twice.json", R"({"keys": [], "keys": [{"time": 0, "eye": [0, 0, 4], "look_at": [0, 0, 0]}]})");
+    expect_clean_failure(dir, kSequence + "--camera-path in_twice.json -o f%d.png", 1, "key 'keys' appears twice");
+    dir.write("in_bad.json", "{\"keys\": [");
+    RunResult r = run_pkrt(kSequence + "--camera-path in_bad.json -o f%d.png", dir.path().string());
+    EXPECT_EQ(r.err.find("json.exception"), std::string::npos) << "pkrt's words, not the library's: " << r.err;
+    // The key file is an input: no output replaces it, by its name, a hard link or a frame's number.
+    std::string keys = dir.write("in_k.json", kKeys);
+    expect_clean_failure(dir, kSequence + "--camera-path in_k.json -o f%d.png --stats in_k.json", 1,
+                         "--stats in_k.json: is the input in_k.json");
+    fs::create_hard_link(keys, dir.file("in_hard.json"));
+    expect_clean_failure(dir, kSequence + "--camera-path in_k.json -o f%d.png --stats in_hard.json", 1,
+                         "is the input in_k.json");
+    dir.write("in_k1.png", kKeys);
+    expect_clean_failure(dir, kSequence + "--camera-path in_k1.png -o in_k%d.png", 1,
+                         "-o in_k1.png: is the input in_k1.png");
+    EXPECT_EQ(read_text(dir.file("in_k1.png")), kKeys);
+    // 1e-50 degrees is not zero as a double, but is as a float: every frame would be the same.
+    expect_clean_failure(dir, kSequence + "--camera-path orbit:1e-50 -o f%d.png", 1, "orbit:DEGREES");
+}
+
+TEST(HostileInput, DeeplyNestedGltfIsRefusedEverywhere) {
+    TempDir dir;
+    std::string deep = std::string(15000, '[') + std::string(15000, ']');
+    dir.write("in_deep.gltf", R"({"asset": {"version": "2.0"}, "extras": )" + deep + "}");
+    expect_clean_failure(dir, "render in_deep.gltf --backend cpu -o out.png", 1, "nested deeper than 128 levels");
+    dir.write("in_deep.json", R"({"meshes": [{"gltf": "in_deep.gltf"}]})");
+    expect_clean_failure(dir, "render in_deep.json --backend cpu -o out.png", 1, "nested deeper than 128 levels");
+    expect_clean_failure(dir, "bench in_deep.gltf --backend cpu --res 8x8 --repeat 1 --warmup 0 -q", 1,
+                         "nested deeper than 128 levels");
+    dir.write("in_deepscene.json", R"({"meshes": [{"sphere": {}}], "x": )" + deep + "}");
+    expect_clean_failure(dir, "render in_deepscene.json --backend cpu -o out.png", 1, "nested deeper than 128 levels");
+}
+
+TEST(HostileInput, GltfBytesAreBudgetedAcrossBuffers) {
+    TempDir dir;
+    // 150 buffers naming one 64 MB file: refused from their declared lengths, before any is read.
+    std::string buffers;
+    for (int i = 0; i < 150; ++i)
+        buffers += std::string(i ? ", " : "") + R"({"byteLength": 67108864, "uri": "in.bin"})";
+    dir.write("in.bin", "tiny");
+    dir.write("in_many.gltf", R"({"asset": {"version": "2.0"}, "buffers": [)" + buffers + "]}");
+    expect_clean_failure(dir, "render in_many.gltf --backend cpu -o out.png", 1, "raise it with --max-asset-bytes");
+    // A buffer's file larger than what is left of the budget is not read whole.
+    dir.write("in_big.bin", std::string(1 << 20, 'x'));
+    dir.write("in_one.gltf", R"({"asset": {"version": "2.0"}, "buffers": [{"byteLength": 60, "uri": "in_big.bin"}]})");
+    expect_clean_failure(dir, "render in_one.gltf --backend cpu --max-asset-bytes 100000 -o out.png", 1,
+                         "in_big.bin: the scene would have");
+}
+
+TEST(HostileInput, JsonOutputsTakeNamesThatAreNotUtf8) {
+    TempDir dir;
+    std::string scene = "in_\xff\xfe.json", reference = "in_\xff.exr";
+    dir.write(scene, kSphere);
+    const std::string render = "render " + shell_quote(scene) + " --backend cpu --res 8x8 --spp 1 -q ";
+    RunResult r = run_pkrt(render + "-o ref.png --hdr ref.exr", dir.path().string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    fs::rename(dir.file("ref.exr"), dir.file(reference));
+    // The reference's name goes into the statistics: writing them failed after the whole render.
+    r = run_pkrt(render + "-o out.png --stats out.json --reference " + shell_quote(reference), dir.path().string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(nlohmann::json::accept(read_text(dir.file("out.json"))));
+    r = run_pkrt("bench " + shell_quote(scene) + " --backend cpu --res 8x8 --repeat 1 --warmup 0 -q --json b.json",
+                 dir.path().string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(nlohmann::json::accept(read_text(dir.file("b.json"))));
+}
+
+TEST(HostileInput, OutputNamesUpToTheLongestLegalOneAreWritten) {
+    TempDir dir;
+    dir.write("in_s.json", kSphere);
+    for (size_t len : {250, 255}) {
+        std::string name = std::string(len - 4, 'n') + ".png";
+        RunResult r = run_pkrt("render in_s.json --backend cpu --res 8x8 --spp 1 -q -o " + name + " --hdr " +
+                                   std::string(len - 4, 'h') + ".exr",
+                               dir.path().string());
+        EXPECT_EQ(r.code, 0) << r.err;
+        EXPECT_EQ(read_text(dir.file(name)).substr(1, 3), "PNG");
+        // Twice: the second write replaces the first through the kept old file's name.
+        r = run_pkrt("render in_s.json --backend cpu --res 8x8 --spp 1 -q -o " + name, dir.path().string());
+        EXPECT_EQ(r.code, 0) << r.err;
+        std::string pattern = std::string(len - 5, 'f') + "%d.png";  // frames 0 and 1: len bytes
+        r = run_pkrt(kSequence + "--camera-path orbit -o " + pattern, dir.path().string());
+        EXPECT_EQ(r.code, 0) << r.err;
+        EXPECT_TRUE(fs::exists(dir.file(std::string(len - 5, 'f') + "1.png")));
+    }
+    for (const auto& e : dir.entries()) EXPECT_NE(e.find(".tmp"), e.size() - 4) << "left behind: " << e;
+}
+
+TEST(HostileInput, DanglingOutputSymlinksKeepTheLink) {
+    TempDir dir;
+    dir.write("in_s.json", kSphere);
+    fs::create_symlink("target.png", dir.file("link.png"));
+    RunResult r = run_pkrt("render in_s.json --backend cpu --res 8x8 --spp 1 -q -o link.png", dir.path().string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir.file("link.png")))) << "the link stays";
+    EXPECT_EQ(read_text(dir.file("target.png")).substr(1, 3), "PNG") << "its target gets the image";
+    // A link into a folder that does not exist: one error before the render, the link untouched.
+    TempDir other;
+    other.write("in_s.json", kSphere);
+    fs::create_symlink("in_missing/target.png", other.file("in_link.png"));
+    expect_clean_failure(other, "render in_s.json --backend cpu -o in_link.png", 1, "does not exist");
+    EXPECT_TRUE(fs::is_symlink(fs::symlink_status(other.file("in_link.png"))));
 }

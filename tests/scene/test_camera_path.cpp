@@ -117,7 +117,7 @@ TEST(CameraPath, BadPathsAreOneClearError) {
     f = file("bad5.json", R"({"keys": []})");
     EXPECT_EQ(error_of(f), f + ": keys: must be a non-empty array");
     f = file("bad6.json", R"({"keys": [{"time": 0, "eye": [0,0,1], "look_at": [0,0,0]}]} trailing)");
-    EXPECT_NE(error_of(f).find("not valid JSON"), std::string::npos);
+    EXPECT_NE(error_of(f).find(f + ": invalid JSON: "), std::string::npos);
     f = file("bad7.json", R"({"keys": [{"time": 2, "eye": [0,0,1], "look_at": [0,0,0]}]})");
     EXPECT_EQ(error_of(f), f + ": keys[0].time: must be between 0 and 1");
 }

@@ -526,6 +526,63 @@ std::vector<Hostile> hostile_files() {
     std::string views_not_array = gltf_text(ok);
     views_not_array.replace(views_not_array.find(R"("bufferViews": [)"), 16, R"("bufferViews": 7, "unused": [)");
     h.push_back({"views_not_array", "in.gltf", views_not_array, ": bufferViews: must be an array"});
+    // Wrongly typed or sized properties, which tinygltf drops for their defaults without a word (issue 33).
+    auto edited = [&](const std::string& from, const std::string& to) {
+        std::string text = gltf_text(ok);
+        size_t at = text.find(from);
+        EXPECT_NE(at, std::string::npos) << from;
+        return text.replace(at, from.size(), to);
+    };
+    const std::string tex = R"("baseColorTexture": {"index": 0})";
+    const struct {
+        const char *name, *from, *to, *needle;
+    } typed[] = {
+        {"base_colour_of_3", tex.c_str(), R"("baseColorFactor": [1, 0, 0])",
+         "materials[0].pbrMetallicRoughness.baseColorFactor: must be an array of 4 numbers"},
+        {"metallic_string", tex.c_str(), R"("metallicFactor": "abc")",
+         "materials[0].pbrMetallicRoughness.metallicFactor: must be a number"},
+        {"roughness_null", tex.c_str(), R"("roughnessFactor": null)",
+         "materials[0].pbrMetallicRoughness.roughnessFactor: must be a number"},
+        {"translation_strings", R"({"mesh": 0})", R"({"mesh": 0, "translation": ["a", "b", "c"]})",
+         "nodes[0].translation: must be an array of 3 numbers"},
+        {"rotation_of_3", R"({"mesh": 0})", R"({"mesh": 0, "rotation": [0, 0, 1]})",
+         "nodes[0].rotation: must be an array of 4 numbers"},
+        {"children_string", R"({"mesh": 0})", R"({"mesh": 0, "children": "1"})",
+         "nodes[0].children: must be an array of non-negative integers"},
+        {"mesh_string", R"({"mesh": 0})", R"({"mesh": "0"})", "nodes[0].mesh: must be a non-negative integer"},
+        {"indices_string", R"("material": 0})", R"("material": 0, "indices": "1"})",
+         "meshes[0].primitives[0].indices: must be a non-negative integer"},
+        {"material_negative", R"("material": 0})", R"("material": -1})",
+         "meshes[0].primitives[0].material: must be a non-negative integer"},
+        {"attribute_string", R"("POSITION": 0)", R"("POSITION": "0")",
+         "meshes[0].primitives[0].attributes.POSITION: must be a non-negative integer"},
+        {"scene_string", R"("scene": 0)", R"("scene": "0")", ": scene: must be a non-negative integer"},
+        {"component_type_string", R"("componentType": 5126, "count": 3, "type": "VEC2")",
+         R"("componentType": "5126", "count": 3, "type": "VEC2")",
+         "accessors[1].componentType: must be a non-negative"},
+        {"texture_source_float", R"("source": 0)", R"("source": 0.5)", "textures[0].source: must be a non-negative"},
+        {"tex_coord_string", tex.c_str(), R"("baseColorTexture": {"index": 0, "texCoord": "1"})",
+         "baseColorTexture.texCoord: must be a non-negative integer"},
+        {"texture_without_index", tex.c_str(), R"("baseColorTexture": {"texCoord": 0})",
+         "baseColorTexture.index: is required"},
+        {"double_sided_string", R"("materials": [{)", R"("materials": [{"doubleSided": "yes", )",
+         "materials[0].doubleSided: must be true or false"},
+    };
+    for (const auto& t : typed) h.push_back({t.name, "in.gltf", edited(t.from, t.to), t.needle});
+    // Nesting that overflowed tinygltf's recursive conversion of JSON to its values (a crash), in extras
+    // of a .gltf and extensions of a .glb alike.
+    std::string deep = std::string(20000, '[') + std::string(20000, ']');
+    h.push_back({"deep_extras", "in.gltf", edited(R"({"mesh": 0})", R"({"mesh": 0, "extras": )" + deep + "}"),
+                 "invalid JSON: nested deeper than 128 levels"});
+    std::string deep_glb = [&] {
+        std::string text = edited(R"({"mesh": 0})", R"({"mesh": 0, "extensions": {"X": )" + deep + "}}");
+        std::string uri_part = R"(, "uri": ")" + ok.buffer_uri + "\"";
+        text.replace(text.find(uri_part), uri_part.size(), "");
+        return glb(text, triangle_bin());
+    }();
+    h.push_back({"deep_glb_extensions", "in.glb", deep_glb, "invalid JSON: nested deeper than 128 levels"});
+    h.push_back({"duplicate_key", "in.gltf", edited(R"("scene": 0)", R"("scene": 0, "scene": 1)"),
+                 "invalid JSON: key 'scene' appears twice in one object"});
     return h;
 }
 }  // namespace

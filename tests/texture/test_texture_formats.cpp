@@ -13,6 +13,7 @@
 #include "kernels/shading/texture.h"
 #include "render/backend.h"
 #include "render/error.h"
+#include "render/image/image.h"
 #include "render/scene/loaders.h"
 #include "render/scene/scene.h"
 #include "tests/cli/test_cli_util.h"
@@ -595,6 +596,43 @@ TEST(TextureFloat, FloatTexelsCountAtTheirWeight) {
     EXPECT_DECODE_ERROR("a.hdr", b.substr(0, b.size() - 1), "truncated HDR pixel data");
     EXPECT_DECODE_ERROR("a.hdr", hdr(40000, 1, ""), "texture of 40000x1 is larger than 32768 on a side");
     EXPECT_DECODE_ERROR("a.exr", std::string("\x76\x2f\x31\x01garbage", 11), "cannot read EXR");
+}
+
+// An attribute that claims more bytes than the file holds is refused from the header: OpenEXR allocated
+// the claimed 2 GB before its own error (issue 33).
+TEST(TextureFloat, ExrAttributesAreCheckedAgainstTheFileSize) {
+    std::string b("\x76\x2f\x31\x01\x02\x00\x00\x00", 8);
+    b += std::string("comments\0string\0", 16) + std::string("\x00\x00\x00\x80", 4) + std::string(2000, 'x');
+    EXPECT_DECODE_ERROR("a.exr", b,
+                        "cannot read EXR: attribute 'comments' claims 2147483648 bytes, more than the 2000");
+    // A multi-part header's second part is walked too.
+    std::string multi("\x76\x2f\x31\x01\x02\x10\x00\x00", 8);
+    multi += std::string(
+                 "name\0string\0\x01\x00\x00\x00"
+                 "a",
+                 17) +
+             std::string("\0", 1);
+    multi += std::string("big\0string\0\xff\xff\xff\x7f", 15) + std::string(100, 'x');
+    EXPECT_DECODE_ERROR("a.exr", multi, "attribute 'big' claims 2147483647 bytes");
+}
+
+// A --reference is read as an EXR texture is: a file with only a Y channel is refused, not compared
+// against black (issue 33).
+TEST(TextureFloat, ReferenceNeedsRgbChannels) {
+    TempDir dir;
+    const std::string path = dir.file("y.exr");
+    {
+        Imf::Rgba px[2] = {Imf::Rgba(0.5f, 0.5f, 0.5f, 1.0f), Imf::Rgba(0.5f, 0.5f, 0.5f, 1.0f)};
+        Imf::RgbaOutputFile out(path.c_str(), 2, 1, Imf::WRITE_Y);
+        out.setFrameBuffer(px, 1, 2);
+        out.writePixels(1);
+    }
+    try {
+        read_reference_exr(path, 2, 1);
+        ADD_FAILURE() << "a Y-only reference was accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find(path + ": EXR has no R channel"), std::string::npos) << e.what();
+    }
 }
 
 // ---- End to end ----
