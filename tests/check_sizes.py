@@ -7,8 +7,7 @@ when it finds anything, listing each as PATH:LINE: what. Functions are found by 
 heuristic: comments, strings and preprocessor lines are blanked first, a `{` at namespace or class scope
 whose header ends in `)` (then const/override/noexcept/-> type) opens a function, and its length is the
 lines between its braces. Structs, classes, enums, namespaces and initialiser braces are scopes, not
-functions; lambdas and blocks inside a function count as part of it. What it finds in ALLOWED is listed
-as a note and does not fail the check.
+functions; lambdas and blocks inside a function count as part of it.
 """
 import argparse
 import pathlib
@@ -20,8 +19,6 @@ FOLDERS = ("app", "render", "kernels")
 SCOPE = re.compile(r"\b(struct|class|union|enum|namespace)\b|extern\s*\"C\"")
 FUNCTION_TAIL = re.compile(r"\)\s*((const|override|final|noexcept(\s*\([^)]*\))?|mutable|volatile|&|&&)\s*)*"
                            r"(->\s*[\w:<>,\s*&]+)?\s*$")
-# Being split (issue 29): reported, not fatal, until the work on them lands. Nothing else may join.
-ALLOWED = {"render/cuda/cuda_backend.cpp", "app/pkrt_main.cpp"}
 CONTROL = re.compile(r"^\s*(if|for|while|switch|catch|do|else|try)\b")
 
 
@@ -136,32 +133,25 @@ def main():
     args = ap.parse_args()
     root = pathlib.Path(args.root)
     problems = []
-    allowed = []
     for folder in FOLDERS:
         for path in sorted((root / folder).rglob("*")):
             if path.suffix not in EXTENSIONS or not path.is_file():
                 continue
             rel = path.relative_to(root)
-            found = allowed if rel.as_posix() in ALLOWED else problems
             text = path.read_text(encoding="utf-8", errors="replace")
             lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
             if lines > args.max_file:
-                found.append(f"{rel}:1: {lines} lines (at most {args.max_file})")
+                problems.append(f"{rel}:1: {lines} lines (at most {args.max_file})")
             for first, body, header in functions(text):
                 if body > args.max_function:
                     name = re.sub(r"\s*\(.*", "", header).split()[-1] if header else "?"
-                    found.append(f"{rel}:{first}: function {name}: {body} lines (at most {args.max_function})")
-    for p in allowed:
-        print(f"{p} [allowed: being split, issue 29]")
+                    problems.append(f"{rel}:{first}: function {name}: {body} lines (at most {args.max_function})")
     for p in problems:
         print(p)
     if problems:
         print(f"check_sizes: {len(problems)} over the limits", file=sys.stderr)
         return 1
-    if allowed:
-        print(f"check_sizes: within the limits but for {len(allowed)} allowed (being split, issue 29)", file=sys.stderr)
-    else:
-        print("check_sizes: every file and function within the limits", file=sys.stderr)
+    print("check_sizes: every file and function within the limits", file=sys.stderr)
     return 0
 
 

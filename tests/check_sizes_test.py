@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks tests/check_sizes.py on made-up trees: it fails on a file over 500 lines or a function over 150
-anywhere outside its ALLOWED paths, exactly at the limits it passes, and the allowed paths are notes only."""
+anywhere, and passes exactly at the limits."""
 import pathlib
 import subprocess
 import sys
@@ -50,13 +50,10 @@ def main():
         write(long_function, "kernels/b.cu", "\n" + function(151))
         expect(long_function, 1, ["kernels/b.cu:2: function f: 151 lines"])
 
-        # The allowed paths are listed but pass; a file of the same name elsewhere does not.
-        allowed = tmp / "allowed"
-        write(allowed, "app/pkrt_main.cpp", "// line\n" * 501)
-        write(allowed, "render/cuda/cuda_backend.cpp", function(200))
-        expect(allowed, 0, ["app/pkrt_main.cpp:1: 501 lines", "[allowed: being split, issue 29]"])
-        write(allowed, "app/viewer/pkrt_main.cpp", "// line\n" * 501)
-        expect(allowed, 1, ["app/viewer/pkrt_main.cpp:1: 501 lines"], ["app/viewer/pkrt_main.cpp:1: 501 lines ["])
+        # No path is exempt: the files once split under issue 29 are held to the limits like any other.
+        exempt = tmp / "exempt"
+        write(exempt, "app/pkrt_main.cpp", "// line\n" * 501)
+        expect(exempt, 1, ["app/pkrt_main.cpp:1: 501 lines"])
     print("check_sizes_test: ok")
     return 0
 

@@ -11,6 +11,8 @@
 
 #include "render/cuda/device_scene.h"
 #include "render/cuda/frame_stats.h"
+#include "render/cuda/gpu_adaptive.h"
+#include "render/cuda/gpu_framebuffer.h"
 #include "render/cuda/scheduler.h"
 
 namespace pkrt {
@@ -63,7 +65,7 @@ public:
     }
 
     void reset(int width, int height) override {
-        adaptive_ = AdaptiveState{};  // rounds left unfinished end here
+        adaptive_.stop();  // rounds left unfinished end here
         if (device_held() && width == width_ && height == height_) {
             // The next frame clears the framebuffer before its samples, behind the frames still queued
             // (a memset would be a kernel, and wait for the holder's grid forever).
@@ -75,15 +77,7 @@ public:
         if (width != width_ || height != height_) release_device_holder();  // it renders into the buffers that go
         width_ = width;
         height_ = height;
-        radiance_.allocate(3 * n);
-        samples_.allocate(n);
-        if (n <= kPinnedReadPixels) {
-            resolve_radiance_.allocate(3 * n);
-            resolve_samples_.allocate(n);
-        } else {  // pinning gigabytes may fail where pageable memory would not
-            resolve_radiance_.release();
-            resolve_samples_.release();
-        }
+        fb_.resize(n);
         display_valid_ = false;
         clear_next_ = true;
         block_ = 1;
@@ -91,59 +85,14 @@ public:
         clear_now();
     }
 
-    // begin_adaptive: the framebuffer's halves, the device's state for the first round (every pixel at
-    // min_spp), and the rounds' settings. kernel_plans: its paths are the kernel's to read from the plan.
+    // begin_adaptive: the framebuffer's halves, and the rounds' state. kernel_plans: its paths are the
+    // kernel's to read from the plan.
     void start_adaptive(const RenderSettings& rs, const AdaptiveSettings& as, bool kernel_plans) {
-        const AdaptiveRule rule = as.rule();
-        const size_t n = static_cast<size_t>(width_) * height_;
-        adaptive_ = AdaptiveState{};
+        adaptive_.stop();
         adaptive_framebuffer();
-        work_.allocate(n);
-        tile_class_.allocate(static_cast<size_t>(adaptive_tiles(width_)) * adaptive_tiles(height_));
-        adaptive_dev_.allocate(1);
-        AdaptiveDevice& init = *adaptive_host_.host();
-        init = AdaptiveDevice{};
-        init.rule = rule;
-        init.width = width_;
-        init.height = height_;
-        init.work = work_.get();
-        init.tile_class = tile_class_.get();
-        init.fb = DeviceFramebuffer{radiance_.get(), samples_.get()};
-        init.plan.pixels[0] = static_cast<uint32_t>(n);
-        for (int k = 1; k <= kAdaptiveClasses; ++k)
-            init.plan.first_path[k] = static_cast<unsigned long long>(n) * rule.min_spp;
-        check(cudaMemcpyAsync(adaptive_dev_.get(), &init, sizeof(AdaptiveDevice), cudaMemcpyHostToDevice, stream_),
-              "adaptive state");
-        check(cudaStreamSynchronize(stream_), "adaptive state");
+        adaptive_.start(rs, as, kernel_plans, width_, height_, framebuffer(), stream_);
         odd_valid_ = true;
         block_ = 1;
-        adaptive_.on = true;
-        adaptive_.first = true;
-        adaptive_.paths = kernel_plans ? 0 : static_cast<unsigned long long>(n) * rule.min_spp;
-        adaptive_.rule = rule;
-        adaptive_.round = rs;
-        adaptive_.round.preview = 1;
-        adaptive_.tiles = static_cast<uint32_t>(adaptive_tiles(width_) * adaptive_tiles(height_));
-        adaptive_.step = rule.min_spp;
-    }
-
-    void read_adaptive_state() {
-        check(cudaMemcpyAsync(adaptive_host_.host(), adaptive_dev_.get(), sizeof(AdaptiveDevice),
-                              cudaMemcpyDeviceToHost, stream_),
-              "adaptive state");
-        check(cudaStreamSynchronize(stream_), "adaptive state");
-    }
-
-    // The round that `log` ends: its tiles and step were the last log's news.
-    AdaptiveStep adaptive_step(const AdaptiveRoundLog& log) {
-        AdaptiveStep step;
-        step.tiles_sampled = adaptive_.tiles;
-        step.samples_per_tile = adaptive_.step;
-        step.converged_pixels = log.converged_pixels;
-        step.more = log.next_paths > 0;
-        adaptive_.tiles = log.tiles;
-        adaptive_.step = log.next_step;
-        return step;
     }
 
     // An adaptive render's framebuffer: two halves (even- and odd-numbered samples, kernels/adaptive.h),
@@ -152,11 +101,7 @@ public:
         size_t n = static_cast<size_t>(width_) * height_;
         drain();
         release_device_holder();  // it renders into the buffers that go
-        radiance_.allocate(6 * n);
-        samples_.allocate(2 * n);
-        check(cudaMemsetAsync(radiance_.get(), 0, 6 * n * sizeof(float), stream_), "clear framebuffer");
-        check(cudaMemsetAsync(samples_.get(), 0, 2 * n * sizeof(uint32_t), stream_), "clear framebuffer");
-        check(cudaStreamSynchronize(stream_), "clear framebuffer");
+        fb_.split(n, stream_);
         clear_next_ = false;
         display_valid_ = false;
     }
@@ -212,7 +157,6 @@ protected:
         display_valid_ = false;
     }
 
-public:
 private:
     // One frame on the scheduler of its mode, queued; end_accumulate waits for the oldest.
     void begin_accumulate(const RenderSettings& rs, uint32_t first_sample, uint32_t samples) {
@@ -236,16 +180,10 @@ private:
         f.stream = stream_;
         f.scene = dscene_.view();
         f.record = make_frame_record(camera_, width_, height_, rs, first_sample, samples, ++epoch_);
-        odd_valid_ = odd_valid_ && adaptive_.on;  // a frame outside the rounds adds no odd sums
-        if (adaptive_.on) {                       // a round of accumulate_adaptive
-            f.record.plan = &adaptive_dev_.get()->plan;
-            f.record.work = adaptive_.first ? nullptr : work_.get();
-            f.record.plan_paths = adaptive_.paths;  // 0 where the kernel reads the plan
-            f.adaptive = adaptive_dev_.get();
-            f.job_flags |= kJobAdaptive;
-        }
+        odd_valid_ = odd_valid_ && adaptive_.on();  // a frame outside the rounds adds no odd sums
+        if (adaptive_.on()) adaptive_.attach(f);
         if (clear_next_) f.job_flags |= kJobClear;
-        f.want_image = queue_ahead_ && !adaptive_.on;
+        f.want_image = queue_ahead_ && !adaptive_.on();
         // A preview renders a smaller image into the framebuffer's first pixels; every reading of it
         // shows them as blocks (the resident kernel's pack does so itself).
         block_ = std::max(1, rs.preview);
@@ -303,18 +241,17 @@ public:
         bool more = true;
         while (ended < queued || more) {
             while (more && static_cast<int>(queued - ended) < s.max_outstanding()) {
-                begin_accumulate(adaptive_.round, 0, adaptive_.rule.min_spp);
-                adaptive_.first = false;
+                begin_accumulate(adaptive_.round(), 0, adaptive_.min_spp());
+                adaptive_.round_queued();
                 ++queued;
             }
             end_accumulate(stats);
-            read_adaptive_state();
-            const AdaptiveRoundLog& log = adaptive_host_.host()->log[ended++ % kAdaptiveLogRounds];
+            const AdaptiveRoundLog& log = adaptive_.read(stream_).log[ended++ % kAdaptiveLogRounds];
             if (log.paths == 0) {
                 more = false;
                 continue;
             }
-            if (!rounds.record(adaptive_step(log), stats.samples)) more = false;
+            if (!rounds.record(adaptive_.step(log), stats.samples)) more = false;
         }
         release_device_holder();  // the halves' sum is a kernel
         end_adaptive();
@@ -330,29 +267,24 @@ public:
 
 protected:
     void begin_adaptive_round() override {
-        if (!adaptive_.on) throw Error("internal: an adaptive round without begin_adaptive");
-        begin_accumulate(adaptive_.round, 0, adaptive_.rule.min_spp);
-        check(launch_adaptive_scan(adaptive_dev_.get(), width_, height_, stream_), "adaptive scan");
+        if (!adaptive_.on()) throw Error("internal: an adaptive round without begin_adaptive");
+        begin_accumulate(adaptive_.round(), 0, adaptive_.min_spp());
+        adaptive_.scan(width_, height_, stream_);
     }
 
     AdaptiveStep end_adaptive_round(RenderStats& stats) override {
-        if (!adaptive_.on) throw Error("internal: an adaptive round without begin_adaptive");
+        if (!adaptive_.on()) throw Error("internal: an adaptive round without begin_adaptive");
         end_accumulate(stats);
-        read_adaptive_state();
-        const AdaptiveDevice& state = *adaptive_host_.host();
-        AdaptiveStep step = adaptive_step(state.log[adaptive_.ended++ % kAdaptiveLogRounds]);
-        adaptive_.first = false;
-        adaptive_.paths = state.plan.first_path[kAdaptiveClasses];
-        return step;
+        return adaptive_.end_round(stream_);
     }
 
 public:
     void end_adaptive() override {
-        if (!adaptive_.on) return;
+        if (!adaptive_.on()) return;
         drain();
         check(launch_adaptive_combine(framebuffer(), width_, height_, stream_), "adaptive combine");
         check(cudaStreamSynchronize(stream_), "adaptive combine");
-        adaptive_ = AdaptiveState{};
+        adaptive_.stop();
     }
 
     using Backend::accumulation;  // the copy-returning one beside the override below
@@ -365,7 +297,8 @@ public:
         }
         if (clear_next_) return std::vector<uint32_t>(out.size(), 0u);  // the clear is still to come
         if (block_ > 1) return accumulation().counts;
-        read_back(out.data(), samples_.get(), out.size() * sizeof(uint32_t), "read samples");
+        after_frame();
+        fb_.read_counts(out.data(), 0, out.size(), display_stream_);
         add_odd_counts(out);
         return out;
     }
@@ -417,31 +350,14 @@ public:
             a.sums.assign(3 * n, 0.0f);
             a.counts.assign(n, 0u);
         } else {
-            // Through the pinned copies where there are some, else straight into `a`'s pageable memory.
-            bool pinned = resolve_radiance_.get() != nullptr;
-            if (!pinned) {
-                a.sums.resize(3 * n);
-                a.counts.resize(n);
-            }
-            float* sums = pinned ? resolve_radiance_.get() : a.sums.data();
-            uint32_t* counts = pinned ? resolve_samples_.get() : a.counts.data();
             after_frame();
-            check(
-                cudaMemcpyAsync(sums, radiance_.get(), 3 * n * sizeof(float), cudaMemcpyDeviceToHost, display_stream_),
-                "read framebuffer");
-            check(
-                cudaMemcpyAsync(counts, samples_.get(), n * sizeof(uint32_t), cudaMemcpyDeviceToHost, display_stream_),
-                "read framebuffer");
-            check(cudaStreamSynchronize(display_stream_), "read framebuffer");
-            if (pinned) {
-                a.sums.assign(sums, sums + 3 * n);
-                a.counts.assign(counts, counts + n);
-            }
+            fb_.read(a, n, display_stream_);
         }
         a.odd_sums.clear();
         if (odd_valid_) {  // an adaptive render's second half
             a.odd_sums.resize(3 * n);
-            read_back(a.odd_sums.data(), radiance_.get() + 3 * n, 3 * n * sizeof(float), "read odd sums");
+            after_frame();
+            fb_.read_sums(a.odd_sums.data(), n, n, display_stream_);
             if (odd_half() && !clear_next_) {  // between adaptive rounds the first half holds the even samples alone
                 for (size_t i = 0; i < 3 * n; ++i) a.sums[i] += a.odd_sums[i];
                 add_odd_counts(a.counts);
@@ -465,15 +381,16 @@ private:
     // frames are writing.
     bool showing_snapshot() const { return queue_ahead_ && display_valid_ && shown_image_ && device_held(); }
 
-    DeviceFramebuffer framebuffer() const { return DeviceFramebuffer{radiance_.get(), samples_.get()}; }
+    DeviceFramebuffer framebuffer() const { return fb_.view(); }
     // Between adaptive rounds the odd-numbered samples are in the framebuffer's second half, this many
     // pixels on; 0 otherwise.
-    size_t odd_half() const { return adaptive_.on ? static_cast<size_t>(width_) * height_ : 0; }
+    size_t odd_half() const { return adaptive_.on() ? static_cast<size_t>(width_) * height_ : 0; }
     // Between adaptive rounds: the second half's counts added to `counts` (the first half's).
     void add_odd_counts(std::vector<uint32_t>& counts) const {
         if (!odd_half()) return;
         std::vector<uint32_t> odd(counts.size());
-        read_back(odd.data(), samples_.get() + counts.size(), odd.size() * sizeof(uint32_t), "read samples");
+        after_frame();
+        fb_.read_counts(odd.data(), counts.size(), odd.size(), display_stream_);
         for (size_t i = 0; i < counts.size(); ++i) counts[i] += odd[i];
     }
 
@@ -481,10 +398,7 @@ private:
     void clear_now() {
         if (!clear_next_) return;
         quit_resident_kernels();  // another backend's: a memset is a kernel
-        size_t n = static_cast<size_t>(width_) * height_;
-        check(cudaMemsetAsync(radiance_.get(), 0, 3 * n * sizeof(float), stream_), "clear framebuffer");
-        check(cudaMemsetAsync(samples_.get(), 0, n * sizeof(uint32_t), stream_), "clear framebuffer");
-        check(cudaStreamSynchronize(stream_), "clear framebuffer");
+        fb_.clear(static_cast<size_t>(width_) * height_, stream_);
         clear_next_ = false;
         display_valid_ = false;
     }
@@ -508,12 +422,6 @@ private:
     // The display stream's work waits for the last frame's work (a no-op before the first frame).
     void after_frame() const { check(cudaStreamWaitEvent(display_stream_, submitted_, 0), "cudaStreamWaitEvent"); }
 
-    void read_back(void* dst, const void* src, size_t bytes, const char* what) const {
-        after_frame();
-        check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, display_stream_), what);
-        check(cudaStreamSynchronize(display_stream_), what);
-    }
-
     // Frames still in flight when the buffers or scene change under them: wait, drop their counters.
     void drain() {
         finish_outstanding();  // the protocol's frames
@@ -533,16 +441,10 @@ private:
     uint32_t epoch_ = 0;
     DeviceScene dscene_;
     int width_ = 0, height_ = 0;
-    DeviceArray<float> radiance_;
-    DeviceArray<uint32_t> samples_;
+    GpuFramebuffer fb_;
     DeviceArray<FrameRecord> frame_;
     DeviceArray<GpuCounters> counters_;
     const float* shown_image_ = nullptr;  // the last ended frame's packed image (FrameOutcome::image)
-    // accumulation()'s copies of the framebuffer, up to 3840x2160 (beyond, it reads into pageable
-    // memory); allocated with it (pinned allocations and frees are kept away from a running resident grid).
-    static constexpr size_t kPinnedReadPixels = size_t{3840} * 2160;
-    mutable PinnedArray<float> resolve_radiance_;
-    mutable PinnedArray<uint32_t> resolve_samples_;
     bool display_valid_ = false;
     bool queue_ahead_ = false;
     bool clear_next_ = false;  // reset() asked for a clear the next frame makes
@@ -553,24 +455,9 @@ private:
     GpuScheduler* pending_ = nullptr;
     unsigned long long paths_ = 0;
     double ns_per_path_ = 6.0;  // first frames: a large GPU on a large scene (BENCHMARKS.md)
-    // Adaptive sampling (accumulate_adaptive): the rounds' state on the device and its copy here, the
-    // work list, the scan's verdict per tile.
-    struct AdaptiveState {
-        bool on = false;
-        bool first = false;            // the first round: every pixel, no work list
-        unsigned long long paths = 0;  // the round's paths where the host knows them (0: the kernel plans)
-        AdaptiveRule rule{};
-        RenderSettings round;          // the rounds' frames
-        uint32_t tiles = 0, step = 0;  // the next round's tiles and largest step
-        uint32_t ended = 0;            // rounds ended
-    };
-    AdaptiveState adaptive_;
+    GpuAdaptiveRounds adaptive_;
     bool last_cancelled_ = false;  // the last ended frame stopped before all its samples
     bool odd_valid_ = false;       // the framebuffer's second half holds this image's odd sums
-    DeviceArray<AdaptiveDevice> adaptive_dev_;
-    PinnedHost<AdaptiveDevice> adaptive_host_;
-    DeviceArray<WorkPixel> work_;
-    DeviceArray<int> tile_class_;
 };
 
 }  // namespace

@@ -1,0 +1,61 @@
+#include "render/cuda/gpu_framebuffer.h"
+
+namespace pkrt::cuda {
+
+void GpuFramebuffer::resize(size_t n) {
+    radiance_.allocate(3 * n);
+    samples_.allocate(n);
+    if (n <= kPinnedReadPixels) {
+        pinned_radiance_.allocate(3 * n);
+        pinned_samples_.allocate(n);
+    } else {
+        pinned_radiance_.release();
+        pinned_samples_.release();
+    }
+}
+
+void GpuFramebuffer::split(size_t n, cudaStream_t stream) {
+    radiance_.allocate(6 * n);
+    samples_.allocate(2 * n);
+    clear(2 * n, stream);
+}
+
+void GpuFramebuffer::clear(size_t n, cudaStream_t stream) {
+    check(cudaMemsetAsync(radiance_.get(), 0, 3 * n * sizeof(float), stream), "clear framebuffer");
+    check(cudaMemsetAsync(samples_.get(), 0, n * sizeof(uint32_t), stream), "clear framebuffer");
+    check(cudaStreamSynchronize(stream), "clear framebuffer");
+}
+
+// Through the pinned copies where there are some, else straight into `a`'s pageable memory.
+void GpuFramebuffer::read(Accumulation& a, size_t n, cudaStream_t stream) const {
+    bool pinned = pinned_radiance_.get() != nullptr && pinned_radiance_.size() >= 3 * n;
+    if (!pinned) {
+        a.sums.resize(3 * n);
+        a.counts.resize(n);
+    }
+    float* sums = pinned ? pinned_radiance_.get() : a.sums.data();
+    uint32_t* counts = pinned ? pinned_samples_.get() : a.counts.data();
+    check(cudaMemcpyAsync(sums, radiance_.get(), 3 * n * sizeof(float), cudaMemcpyDeviceToHost, stream),
+          "read framebuffer");
+    check(cudaMemcpyAsync(counts, samples_.get(), n * sizeof(uint32_t), cudaMemcpyDeviceToHost, stream),
+          "read framebuffer");
+    check(cudaStreamSynchronize(stream), "read framebuffer");
+    if (pinned) {
+        a.sums.assign(sums, sums + 3 * n);
+        a.counts.assign(counts, counts + n);
+    }
+}
+
+void GpuFramebuffer::read_counts(uint32_t* out, size_t first, size_t n, cudaStream_t stream) const {
+    check(cudaMemcpyAsync(out, samples_.get() + first, n * sizeof(uint32_t), cudaMemcpyDeviceToHost, stream),
+          "read samples");
+    check(cudaStreamSynchronize(stream), "read samples");
+}
+
+void GpuFramebuffer::read_sums(float* out, size_t first, size_t n, cudaStream_t stream) const {
+    check(cudaMemcpyAsync(out, radiance_.get() + 3 * first, 3 * n * sizeof(float), cudaMemcpyDeviceToHost, stream),
+          "read sums");
+    check(cudaStreamSynchronize(stream), "read sums");
+}
+
+}  // namespace pkrt::cuda

@@ -1,0 +1,39 @@
+// The CUDA backend's framebuffer (sums of radiance and sample counts per pixel, kernels/gpu/gpu_records.h)
+// and its read-back. An adaptive render's has two halves: even-numbered samples at pixel p, odd ones at
+// p + pixels (kernels/adaptive.h). Reads are synchronous on the stream given, which the caller has made
+// wait for the frames that write the pixels.
+#pragma once
+
+#include "render/cuda/device_memory.h"
+#include "render/image/image.h"
+#include "kernels/gpu/gpu_records.h"
+
+namespace pkrt::cuda {
+
+class GpuFramebuffer {
+public:
+    // One image of n pixels, not cleared; with pinned copies for read(), up to kPinnedReadPixels
+    // (pinning gigabytes may fail where pageable memory would not).
+    void resize(size_t n);
+    // An adaptive render's two halves of n pixels each, cleared.
+    void split(size_t n, cudaStream_t stream);
+    // The first n pixels cleared.
+    void clear(size_t n, cudaStream_t stream);
+    DeviceFramebuffer view() const { return DeviceFramebuffer{radiance_.get(), samples_.get()}; }
+
+    // The first n pixels' sums and counts into a.sums and a.counts.
+    void read(Accumulation& a, size_t n, cudaStream_t stream) const;
+    void read_counts(uint32_t* out, size_t first, size_t n, cudaStream_t stream) const;
+    void read_sums(float* out, size_t first, size_t n, cudaStream_t stream) const;
+
+private:
+    static constexpr size_t kPinnedReadPixels = size_t{3840} * 2160;
+    DeviceArray<float> radiance_;
+    DeviceArray<uint32_t> samples_;
+    // read()'s copies, allocated with the framebuffer (pinned allocations and frees are kept away from a
+    // running resident grid).
+    mutable PinnedArray<float> pinned_radiance_;
+    mutable PinnedArray<uint32_t> pinned_samples_;
+};
+
+}  // namespace pkrt::cuda
