@@ -230,8 +230,8 @@ RenderSettings point_settings(const BenchArgs& a, const SetupOptions& so, const 
     return setup_settings(point, scene, std::nullopt);
 }
 
-// Warm-up, then the modes interleaved (A B C A B C ...) so slow drift hits all alike. A resident kernel
-// holds the GPU between its frames, so it cannot share rounds with the others: its frames run as one
+// Warm-up, then the modes interleaved (A B C A B C ...) so slow drift hits all alike. A mode whose kernel
+// holds the GPU between its frames (resident) cannot share rounds with the others: its frames run as one
 // block after them, on the same samples.
 void measure(const BenchArgs& a, RenderSettings rs, const BenchPoint& p, std::vector<ModeRun>& runs) {
     char label[256];
@@ -252,7 +252,11 @@ void measure(const BenchArgs& a, RenderSettings rs, const BenchPoint& p, std::ve
         }
         progress.add(1);
     };
-    auto blocked = [](const ModeRun& r) { return r.mode == SchedulerMode::kResident; };
+    auto blocked = [&](const ModeRun& r) {
+        RenderSettings s = rs;
+        s.mode = r.mode;
+        return r.backend->holds_device(s);
+    };
     for (int i = 0; i < a.warmup + a.repeat; ++i)
         for (auto& r : runs)
             if (!blocked(r)) frame(r, i, static_cast<uint32_t>(i) * a.spp);

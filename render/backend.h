@@ -94,6 +94,18 @@ public:
     // Frames of one image that may be outstanding at once for frames of these settings (at least 1).
     // Above 1, frames that cancel() stopped leave room for one more: a new view queued behind them.
     int capacity(const RenderSettings& settings) const { return std::max(1, max_outstanding(settings)); }
+    // Frames of these settings keep a kernel on the device between them (resident): a caller that
+    // alternates settings would end and restart it at every frame, so it runs such frames apart.
+    virtual bool holds_device(const RenderSettings& settings) const {
+        (void)settings;
+        return false;
+    }
+    // Adaptive rounds one at a time (begin_adaptive, FrameRequest::adaptive_round) run with these
+    // settings; where not, only accumulate_adaptive runs them (the kernel plans its rounds itself).
+    virtual bool rounds_one_at_a_time(const RenderSettings& settings) const {
+        (void)settings;
+        return true;
+    }
     int outstanding() const { return static_cast<int>(outstanding_.size()); }
     // The oldest outstanding frame's ticket, 0 when none is.
     FrameTicket oldest() const { return outstanding_.empty() ? 0 : outstanding_.front().ticket; }

@@ -75,7 +75,9 @@ public:
     uint32_t samples() const { return next_sample_; }
     // This image is rendered in adaptive rounds (set_adaptive, and a mode that runs them).
     bool adaptive() const { return adaptive_.has_value() && !adaptive_refused(); }
-    bool adaptive_refused() const { return adaptive_.has_value() && settings_.mode == SchedulerMode::kResident; }
+    bool adaptive_refused() const {
+        return adaptive_.has_value() && backend_ && !backend_->rounds_one_at_a_time(settings_);
+    }
     // The rounds ended: no tile needs samples (or every one is at max_spp).
     bool converged() const { return adaptive_done_; }
     double converged_fraction() const { return converged_fraction_; }

@@ -151,6 +151,13 @@ protected:
         return queue_ahead_ ? std::max(1, cuda::max_outstanding(rs.mode.value_or(SchedulerMode::kPersistent)) - 1) : 1;
     }
 
+    bool holds_device(const RenderSettings& rs) const override {
+        return holds_device_between_frames(rs.mode.value_or(SchedulerMode::kPersistent));
+    }
+    bool rounds_one_at_a_time(const RenderSettings& rs) const override {
+        return !plans_rounds(rs.mode.value_or(SchedulerMode::kPersistent));
+    }
+
     void release_device() override {
         drain();
         release_device_holder();
@@ -258,7 +265,7 @@ public:
     }
 
     void begin_adaptive(const RenderSettings& rs, const AdaptiveSettings& as) override {
-        if (select(rs.mode.value_or(SchedulerMode::kPersistent)).plans_rounds())
+        if (!rounds_one_at_a_time(rs))
             throw Error(
                 "adaptive rounds one at a time do not run in resident mode (its kernel queues them itself: pkrt render "
                 "--target-error); use persistent, relaunch, graph or megakernel");

@@ -5,6 +5,10 @@ namespace pkrt::cuda {
 
 int max_outstanding(SchedulerMode mode) { return mode == SchedulerMode::kResident ? kResidentRingSlots - 1 : 1; }
 
+bool holds_device_between_frames(SchedulerMode mode) { return mode == SchedulerMode::kResident; }
+
+bool plans_rounds(SchedulerMode mode) { return mode == SchedulerMode::kResident; }
+
 std::unique_ptr<GpuScheduler> make_scheduler(SchedulerMode mode, const GpuDevice& device,
                                              const SchedulerOptions& options) {
     switch (mode) {

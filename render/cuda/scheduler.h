@@ -116,8 +116,12 @@ private:
     bool queued_ = false;
 };
 
-// The frames a scheduler of `mode` keeps queued (its max_outstanding()), known before one is made.
+// What a scheduler of `mode` is, known before one is made: the frames it keeps queued
+// (max_outstanding()), whether it holds the device between frames while it runs (holds_device()), and
+// whether its kernel plans adaptive rounds (plans_rounds()).
 int max_outstanding(SchedulerMode mode);
+bool holds_device_between_frames(SchedulerMode mode);
+bool plans_rounds(SchedulerMode mode);
 std::unique_ptr<GpuScheduler> make_scheduler(SchedulerMode mode, const GpuDevice& device,
                                              const SchedulerOptions& options);
 
