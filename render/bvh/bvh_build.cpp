@@ -101,8 +101,7 @@ private:
     int bin_of(float c, float lo, float hi) const {
         float extent = hi - lo;
         if (!(extent > 0.0f)) return 0;
-        int b = static_cast<int>(static_cast<float>(opt_.bins) * ((c - lo) / extent));
-        return std::clamp(b, 0, opt_.bins - 1);
+        return centroid_bin(c, lo, extent, opt_.bins);
     }
 
     void make_children(int32_t node, uint32_t mid, int depth, bool allow_task) {

@@ -9,6 +9,16 @@
 
 namespace pkrt {
 
+// The bin of centroid coordinate c among `bins` over [lo, lo + extent], extent > 0. Clamped as a float,
+// before the conversion: near the float range c - lo or the extent overflows to infinity and the ratio
+// is NaN or huge, which converted to int is undefined (the PLY fuzzer found one such mesh).
+inline int centroid_bin(float c, float lo, float extent, int bins) {
+    float t = static_cast<float>(bins) * ((c - lo) / extent);
+    if (!(t > 0.0f)) return 0;
+    if (t >= static_cast<float>(bins - 1)) return bins - 1;
+    return static_cast<int>(t);
+}
+
 struct Aabb {
     Vec3 lo{kInfinity, kInfinity, kInfinity};
     Vec3 hi{-kInfinity, -kInfinity, -kInfinity};

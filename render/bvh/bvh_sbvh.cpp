@@ -192,7 +192,7 @@ private:
             Aabb bins[kBins];
             int counts[kBins] = {};
             for (const Ref& r : refs) {
-                int b = std::clamp(static_cast<int>(kBins * ((centroid(r)[axis] - lo) / extent)), 0, kBins - 1);
+                int b = centroid_bin(centroid(r)[axis], lo, extent, kBins);
                 bins[b].grow(r.box);
                 ++counts[b];
             }
@@ -273,7 +273,7 @@ private:
         for (const Ref& r : refs) cb.grow(centroid(r));
         float lo = cb.lo[s.axis], extent = cb.hi[s.axis] - lo;
         for (const Ref& r : refs) {
-            int b = std::clamp(static_cast<int>(kBins * ((centroid(r)[s.axis] - lo) / extent)), 0, kBins - 1);
+            int b = centroid_bin(centroid(r)[s.axis], lo, extent, kBins);
             (b < s.bin ? left : right).push_back(r);
         }
     }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <glm/glm.hpp>
 #include <vector>
 
@@ -576,5 +577,38 @@ TEST(Presplit, SplitLightsRenderTheSame) {
                 seed_diff += std::pow(a.pixels[i][c] - noise.pixels[i][c], 2.0);
             }
         EXPECT_LT(diff, 0.01 * seed_diff) << what << ": split and unsplit renders differ beyond ties";
+    }
+}
+
+// Centroids near the float range: c - lo and the extent overflow to infinity, and the bin's ratio is
+// NaN or infinite. It must land in a bin (converted to int first, it was undefined behaviour: the PLY
+// fuzzer's reproducer tests/fuzz/crashes/ply/bvh-bin-of-overflowing-centroid.ply).
+TEST(BvhBins, OverflowingCentroidsLandInABin) {
+    const float big = 3.0e38f, inf = std::numeric_limits<float>::infinity();
+    EXPECT_EQ(centroid_bin(0.5f, 0.0f, 1.0f, 32), 16);
+    EXPECT_EQ(centroid_bin(1.0f, 0.0f, 1.0f, 32), 31);
+    EXPECT_EQ(centroid_bin(-1.0f, 0.0f, 1.0f, 32), 0);
+    EXPECT_EQ(centroid_bin(big, -big, inf, 32), 0);    // inf / inf
+    EXPECT_EQ(centroid_bin(big, -big, 1.0f, 32), 31);  // inf
+    EXPECT_EQ(centroid_bin(std::nanf(""), 0.0f, 1.0f, 32), 0);
+    // A mesh spanning the float range builds both ways, every triangle in exactly one leaf.
+    std::vector<TriVerts> tris;
+    for (int i = 0; i < 40; ++i) {
+        float x = (i % 2 ? big : -big) * (1.0f - 0.01f * static_cast<float>(i));
+        TriVerts t{};
+        t.v0 = {x, 0.0f, 0.0f};
+        t.v1 = {x, 1.0f, 0.0f};
+        t.v2 = {x, 0.0f, 1.0f};
+        tris.push_back(t);
+    }
+    for (bool spatial : {false, true}) {
+        BvhBuildOptions o;
+        o.spatial_splits = spatial;
+        BinaryBvh b = build_bvh(tris, o);
+        std::vector<int> seen(tris.size(), 0);
+        for (const BinaryBvhNode& n : b.nodes)
+            if (n.is_leaf())
+                for (uint32_t k = n.first; k < n.first + n.count; ++k) ++seen[b.order[k]];
+        for (size_t i = 0; i < tris.size(); ++i) EXPECT_EQ(seen[i], 1) << "triangle " << i << ", spatial " << spatial;
     }
 }
