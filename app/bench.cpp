@@ -12,12 +12,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/limit_options.h"
 #include "render/backend.h"
 #include "render/devices.h"
 #include "render/error.h"
 #include "render/image/image.h"
 #include "render/image/output_files.h"
 #include "render/image/plot.h"
+#include "render/log.h"
 #include "render/progress.h"
 #include "render/scene/scene.h"
 #include "render/setup.h"
@@ -193,8 +195,7 @@ Scene load_bench_scene(const BenchArgs& a, SetupOptions& so, const std::string& 
     };
     std::vector<std::string> warnings;
     Scene scene = setup_scene(so, path, &warnings);
-    if (!a.quiet)
-        for (const auto& warning : warnings) std::fprintf(stderr, "pkrt bench: warning: %s\n", warning.c_str());
+    for (const auto& warning : warnings) log_warning("%s", warning.c_str());
     return scene;
 }
 
@@ -236,8 +237,7 @@ RenderSettings point_settings(const BenchArgs& a, const SetupOptions& so, const 
 void measure(const BenchArgs& a, RenderSettings rs, const BenchPoint& p, std::vector<ModeRun>& runs) {
     char label[256];
     std::snprintf(label, sizeof label, "%s %dx%d d%d", p.scene_path.c_str(), p.width, p.height, p.depth);
-    Progress progress(label, static_cast<uint64_t>(a.warmup + a.repeat) * runs.size(), "frames",
-                      a.quiet ? nullptr : stderr);
+    Progress progress(label, static_cast<uint64_t>(a.warmup + a.repeat) * runs.size(), "frames", progress_stream());
     auto frame = [&](ModeRun& r, int i, uint32_t sample) {
         rs.mode = r.mode;
         RenderStats st;
@@ -330,7 +330,7 @@ void write_bench_files(const nlohmann::json& out, BenchFiles& files) {
 
 int run_bench(const BenchArgs& a) {
     BenchSetup setup = prepare_bench(a);
-    if (!a.quiet) std::fprintf(stderr, "pkrt bench: %s\n", setup.why.c_str());
+    log_info("%s", setup.why.c_str());
     nlohmann::json out = bench_header(a, setup);
     if (a.micro) out["microbenchmarks"] = run_microbenchmarks();
     BenchFiles files = bench_files(a);
@@ -350,6 +350,32 @@ int run_bench(const BenchArgs& a) {
     }
     write_bench_files(out, files);
     return 0;
+}
+
+CLI::App* add_bench_command(CLI::App& app, BenchArgs* a) {
+    CLI::App* bench = app.add_subcommand("bench", "Compare scheduler modes on the same frames (interleaved)");
+    bench->add_option("scenes", a->scenes, "Scenes (.json, .obj, .ply, .gltf or .glb)")->required();
+    bench->add_option("--modes", a->modes, "Modes, comma separated (default: all of the backend's)")->delimiter(',');
+    bench->add_option("--res", a->resolutions, "Resolutions WxH, comma separated (default: the scene's)")
+        ->delimiter(',');
+    bench->add_option("--max-depth", a->depths, "Maximum depths, comma separated (default: the scene's)")
+        ->delimiter(',');
+    bench->add_option("--spp", a->spp, "Samples per pixel per frame")->capture_default_str();
+    bench->add_option("--repeat", a->repeat, "Measured frames per mode")->capture_default_str();
+    bench->add_option("--warmup", a->warmup, "Unmeasured frames per mode first")->capture_default_str();
+    bench->add_option("--backend", a->backend, "auto, cpu or cuda")->capture_default_str();
+    bench->add_option("--devices", a->devices, "CUDA devices: all, or indices as 0,1 (one image on all of them)");
+    add_bvh_options(bench, &a->bvh);
+    bench->add_option("--set", a->set,
+                      "Scheduler setting KEY=VALUE for experiments (repeatable; see pkrt help-settings)");
+    bench->add_option("--json", a->json, "Write every measurement as JSON");
+    bench->add_option("--csv", a->csv, "Write one row per scene, resolution, depth and mode as CSV");
+    bench->add_option("--plot", a->plot, "Write a PNG chart of ms/frame against resolution, one line per mode");
+    bench->add_flag("--micro", a->micro, "Also run launch, graph, barrier, atomic and queue microbenchmarks");
+    add_run_options(bench, &a->run);
+    add_limit_options(bench, &a->limits);
+
+    return bench;
 }
 
 }  // namespace pkrt

@@ -4,7 +4,10 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "app/bvh_options.h"
+#include "app/run_options.h"
 #include "render/scene/load_limits.h"
 
 namespace pkrt {
@@ -25,9 +28,12 @@ struct BenchArgs {
     std::string csv;
     std::string plot;
     bool micro = false;  // launch/graph/barrier/atomic/queue microbenchmarks first (CUDA only)
-    bool quiet = false;
+    RunOptions run;      // -q, -v, --log-level, -j
     LoadLimits limits;
 };
+
+// Adds the `bench` subcommand to `app`, its flags filling `args`.
+CLI::App* add_bench_command(CLI::App& app, BenchArgs* args);
 
 int run_bench(const BenchArgs& args);
 

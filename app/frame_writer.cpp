@@ -2,10 +2,12 @@
 
 #include <algorithm>
 
+#include "render/cpu/parallel.h"
+
 namespace pkrt {
 
 unsigned frame_writer_threads() {
-    unsigned cores = std::thread::hardware_concurrency();
+    unsigned cores = worker_count();
     return std::clamp(cores > 1 ? cores - 1 : 1u, 1u, 16u);
 }
 

@@ -12,6 +12,7 @@
 #include "render/error.h"
 #include "render/image/image.h"
 #include "render/image/output_files.h"
+#include "render/log.h"
 #include "render/progress.h"
 #include "render/sequence.h"
 #include "render/stats.h"
@@ -33,20 +34,20 @@ void check_sequence_flags(int frames, const std::string& camera_path, const std:
     if (!hdr.empty()) check_frame_pattern(hdr, "--hdr");
 }
 
-void check_frame_outputs(const std::string& png_pattern, const std::string& hdr_pattern, int frames,
+void check_frame_outputs(const std::string& image_pattern, const std::string& hdr_pattern, int frames,
                          const std::vector<SceneInput>& inputs) {
     // Every frame's names, not only the first's: frame 7 of -o k%d.png may be the key file k7.png.
     for (int i = 0; i < frames; ++i) {
-        std::vector<OutputFile> frame = {{"-o", frame_path(png_pattern, i), {}}};
+        std::vector<OutputFile> frame = {{"-o", frame_path(image_pattern, i), {}}};
         if (!hdr_pattern.empty()) frame.push_back({"--hdr", frame_path(hdr_pattern, i), {}});
         check_outputs(frame, inputs);
     }
 }
 
 int run_sequence(Backend& backend, const Scene& scene, const RenderSettings& settings, const CameraPath& path,
-                 int frames, const SequenceOutputs& out, bool quiet) {
+                 int frames, const SequenceOutputs& out) {
     Progress progress("sequence", static_cast<uint64_t>(settings.width) * settings.height * settings.spp * frames,
-                      "samples", quiet ? nullptr : stderr);
+                      "samples", progress_stream());
     auto t0 = std::chrono::steady_clock::now();
     std::atomic<int> written{0};
     RenderStats total;
@@ -78,8 +79,8 @@ int run_sequence(Backend& backend, const Scene& scene, const RenderSettings& set
                         std::lock_guard<std::mutex> lock(spares_mutex);
                         spares.push_back(std::move(acc));
                     }
-                    std::vector<OutputFile> files = {
-                        {"-o", frame_path(out.png_pattern, index), encode_png(image, out.exposure)}};
+                    std::vector<OutputFile> files = {{"-o", frame_path(out.image_pattern, index), {}}};
+                    files[0].bytes = encode_image(files[0].path, image, out.exposure);
                     if (!out.hdr_pattern.empty()) {
                         std::string hdr = frame_path(out.hdr_pattern, index);
                         files.push_back({"--hdr", hdr, encode_image(hdr, image)});
@@ -105,25 +106,23 @@ int run_sequence(Backend& backend, const Scene& scene, const RenderSettings& set
             {"writers", {{"threads", writers}, {"busy_s", writing}}}};
         write_outputs({{"--stats", out.stats, json_file_text(j)}}, out.inputs);
     }
-    if (!quiet) {
-        std::fprintf(
-            stderr,
-            "pkrt: %d frames of %dx%d, %d spp in %.3f s: %.2f frames/s (image files included), %s mode, %llu kernel launches\n",
+    {
+        log_info(
+            "%d frames of %dx%d, %d spp in %.3f s: %.2f frames/s (image files included), %s mode, %llu kernel launches",
             written.load(), settings.width, settings.height, settings.spp, seconds,
             written.load() / (seconds > 0 ? seconds : 1e-9), total.mode.c_str(),
             static_cast<unsigned long long>(total.kernel_launches));
         // Which side set the pace: the GPU (render), the loop's own work, or the writers (done blocks
         // while every writer is busy).
-        std::fprintf(
-            stderr,
-            "pkrt: render loop: %.0f ms rendering (queueing, waiting for frames), %.0f ms of its own work per frame, "
-            "%.0f ms handing frames to the writers; writers busy %.0f ms of %u x %.0f ms\n",
+        log_info(
+            "render loop: %.0f ms rendering (queueing, waiting for frames), %.0f ms of its own work per frame, "
+            "%.0f ms handing frames to the writers; writers busy %.0f ms of %u x %.0f ms",
             1e3 * timing.render, 1e3 * timing.host, 1e3 * timing.done, 1e3 * writing, writers, 1e3 * seconds);
         if (total.nonfinite_samples)
-            std::fprintf(stderr, "pkrt: warning: %llu samples were NaN or infinite and were dropped\n",
-                         static_cast<unsigned long long>(total.nonfinite_samples));
-        std::fprintf(stderr, "pkrt: wrote %s .. %s%s%s\n", frame_path(out.png_pattern, 0).c_str(),
-                     frame_path(out.png_pattern, frames - 1).c_str(), out.stats.empty() ? "" : ", ", out.stats.c_str());
+            log_warning("%llu samples were NaN or infinite and were dropped",
+                        static_cast<unsigned long long>(total.nonfinite_samples));
+        log_info("wrote %s .. %s%s%s", frame_path(out.image_pattern, 0).c_str(),
+                 frame_path(out.image_pattern, frames - 1).c_str(), out.stats.empty() ? "" : ", ", out.stats.c_str());
     }
     return 0;
 }

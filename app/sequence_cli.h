@@ -19,17 +19,17 @@ void check_sequence_flags(int frames, const std::string& camera_path, const std:
 
 // Throws Error when a frame's -o or --hdr name is one of the inputs (the key file included): before the
 // render, for every frame.
-void check_frame_outputs(const std::string& png_pattern, const std::string& hdr_pattern, int frames,
+void check_frame_outputs(const std::string& image_pattern, const std::string& hdr_pattern, int frames,
                          const std::vector<SceneInput>& inputs);
 
 struct SequenceOutputs {
-    std::string png_pattern, hdr_pattern, stats;
+    std::string image_pattern, hdr_pattern, stats;  // -o (any image type), --hdr, --stats
     float exposure = 0.0f;
     std::vector<SceneInput> inputs;  // never overwritten
 };
 
-// Renders and writes the sequence; prints progress and a summary unless quiet. Returns the exit code.
+// Renders and writes the sequence, with progress and a summary (info). Returns the exit code.
 int run_sequence(Backend& backend, const Scene& scene, const RenderSettings& settings, const CameraPath& path,
-                 int frames, const SequenceOutputs& out, bool quiet);
+                 int frames, const SequenceOutputs& out);
 
 }  // namespace pkrt

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "render/bvh/bvh_presplit.h"
+#include "render/cpu/parallel.h"
 #include "render/error.h"
 #include "kernels/traversal/bvh.h"
 
@@ -69,7 +70,7 @@ class SbvhBuilder {
 public:
     SbvhBuilder(const std::vector<TriVerts>& tris, const BvhBuildOptions& opt) : tris_(tris), opt_(opt) {
         parallel_depth_ = 0;
-        for (unsigned t = std::max(1u, std::thread::hardware_concurrency()); t > 1; t /= 2) ++parallel_depth_;
+        for (unsigned t = worker_count(); t > 1; t /= 2) ++parallel_depth_;
     }
 
     BinaryBvh run() {

@@ -22,7 +22,9 @@ public:
     explicit CpuBackend(unsigned threads) : threads_(threads == 0 ? worker_count() : threads) {}
 
     std::string name() const override { return "cpu"; }
-    std::string device() const override { return std::to_string(threads_) + " CPU threads"; }
+    std::string device() const override {
+        return std::to_string(threads_) + (threads_ == 1 ? " CPU thread" : " CPU threads");
+    }
     void set_scene(const Scene& scene) override {
         scene_ = &scene;
         camera_ = scene.camera;

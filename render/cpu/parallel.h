@@ -1,4 +1,4 @@
-// Minimal fork-join over all cores: the CPU backend and the BVH build need nothing fancier, and a
+// Minimal fork-join over the cores pkrt may use: the CPU backend and the BVH build need nothing fancier, and a
 // dependency-free helper keeps the host code portable.
 #pragma once
 
@@ -10,10 +10,22 @@
 
 namespace pkrt {
 
+namespace detail {
+inline std::atomic<unsigned> worker_limit{0};
+}
+
+// The threads host work may use (-j/--threads): the CPU backend, BVH builds, a sequence's writers.
+// 0 gives back every core.
+inline void set_worker_count(unsigned n) { detail::worker_limit = n; }
+
 inline unsigned worker_count() {
+    if (unsigned limit = detail::worker_limit.load()) return limit;
     unsigned n = std::thread::hardware_concurrency();
     return n == 0 ? 1 : n;
 }
+
+// Whether -j/--threads chose the count (then MPI ranks do not divide the host's cores among them).
+inline bool worker_count_chosen() { return detail::worker_limit.load() != 0; }
 
 // Calls fn(worker, begin, end) on contiguous chunks of [0, n) grabbed dynamically by `workers` threads.
 template <class Fn> void parallel_chunks(size_t n, size_t chunk, Fn&& fn, unsigned workers = worker_count()) {

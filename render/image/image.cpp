@@ -226,6 +226,7 @@ std::string encode_image(const std::string& path, const Image& image, float expo
     if (ext == ".png") return encode_png(image, exposure_stops);
     if (ext == ".exr") return encode_exr(image);
     if (ext == ".pfm") return encode_pfm(image);
+    if (ext == ".hdr") return encode_hdr(image);
     throw Error(path + ": unknown image type '" + ext + "'");
 }
 

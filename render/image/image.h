@@ -1,4 +1,4 @@
-// Linear RGB float images and their files: tone-mapped sRGB PNG, linear OpenEXR and PFM. Encoders give
+// Linear RGB float images and their files: tone-mapped sRGB PNG, linear OpenEXR, PFM and Radiance HDR. Encoders give
 // the file's bytes, for write_outputs (output_files.h: all of a command's outputs or none); writers go
 // through a temporary file in the target's directory and rename it into place, so a failed or
 // interrupted write never leaves a half-written output behind.
@@ -49,14 +49,18 @@ void write_png(const std::string& path, const Image& image, float exposure_stops
 void write_png_rgb8(const std::string& path, int width, int height, const std::vector<unsigned char>& rgb);
 void write_exr(const std::string& path, const Image& image);
 void write_pfm(const std::string& path, const Image& image);
-// By extension: .png, .exr or .pfm.
+// By extension, as encode_image.
 void write_image(const std::string& path, const Image& image);
 
 std::string encode_png(const Image& image, float exposure_stops = 0.0f);
 std::string encode_png_rgb8(int width, int height, const std::vector<unsigned char>& rgb);
 std::string encode_exr(const Image& image);
 std::string encode_pfm(const Image& image);
-// By the extension of `path`: .png (with the exposure), .exr or .pfm.
+std::string encode_hdr(const Image& image);  // Radiance RGBE (.hdr)
+// The image files pkrt writes, by extension: every one (-o), and the linear ones (--hdr).
+inline const std::vector<std::string> kImageExtensions = {".png", ".exr", ".pfm", ".hdr"};
+inline const std::vector<std::string> kLinearImageExtensions = {".exr", ".pfm", ".hdr"};
+// By the extension of `path`: .png (with the exposure), .exr, .pfm or .hdr (linear radiance, no exposure).
 std::string encode_image(const std::string& path, const Image& image, float exposure_stops = 0.0f);
 
 Image read_pfm(const std::string& path);

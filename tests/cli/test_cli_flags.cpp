@@ -1,0 +1,147 @@
+// The conventional flags end to end: -o by its extension (the encoding told by magic bytes), -j/--threads
+// honoured, -q / -v / --log-level filtering what pkrt says.
+#include <gtest/gtest.h>
+#include <stb_image.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "render/image/image.h"
+#include "tests/cli/test_cli_util.h"
+
+using namespace pkrt_test;
+
+namespace {
+
+const std::string kCornell = std::string(PKRT_SCENES_DIR) + "/cornell.json";
+const std::string kSmall = "render " + shell_quote(kCornell) + " --backend cpu --res 16x12 --spp 2 --seed 3";
+
+std::string head(const std::string& path, size_t n) { return read_text(path).substr(0, n); }
+
+}  // namespace
+
+TEST(CliFlags, OutputEncodingFollowsTheExtension) {
+    TempDir dir;
+    const std::string cwd = dir.path().string();
+    for (const char* name : {"a.png", "a.exr", "a.pfm", "a.hdr", "A.EXR"})
+        ASSERT_EQ(run_pkrt(kSmall + " -q -o " + name, cwd).code, 0) << name;
+    EXPECT_EQ(head(dir.file("a.png"), 8), std::string("\x89PNG\r\n\x1a\n", 8));
+    EXPECT_EQ(head(dir.file("a.exr"), 4), std::string("\x76\x2f\x31\x01", 4));
+    EXPECT_EQ(head(dir.file("A.EXR"), 4), std::string("\x76\x2f\x31\x01", 4));
+    EXPECT_EQ(head(dir.file("a.pfm"), 3), "PF\n");
+    EXPECT_EQ(head(dir.file("a.hdr"), 10), "#?RADIANCE");
+    // -o given: no default pkrt.png beside the outputs.
+    EXPECT_FALSE(std::filesystem::exists(dir.file("pkrt.png")));
+
+    // The linear outputs hold the same radiance: EXR and PFM exactly, RGBE to its 8-bit mantissa.
+    pkrt::Image exr = pkrt::read_exr(dir.file("a.exr")), pfm = pkrt::read_pfm(dir.file("a.pfm"));
+    int w = 0, h = 0, c = 0;
+    float* rgbe = stbi_loadf(dir.file("a.hdr").c_str(), &w, &h, &c, 3);
+    ASSERT_NE(rgbe, nullptr);
+    ASSERT_EQ(w, 16);
+    ASSERT_EQ(h, 12);
+    ASSERT_EQ(exr.pixels.size(), pfm.pixels.size());
+    double lit = 0;
+    for (size_t i = 0; i < exr.pixels.size(); ++i)
+        for (int k = 0; k < 3; ++k) {
+            float e = exr.pixels[i][k];
+            EXPECT_EQ(e, pfm.pixels[i][k]);
+            float max = std::max({exr.pixels[i].x, exr.pixels[i].y, exr.pixels[i].z});
+            EXPECT_NEAR(rgbe[3 * i + k], e, max / 128.0f + 1e-30f) << "pixel " << i;
+            lit += e;
+        }
+    stbi_image_free(rgbe);
+    EXPECT_GT(lit, 0.0);
+
+    // The exposure is the PNG's: a linear -o is radiance, whatever --exposure says.
+    ASSERT_EQ(run_pkrt(kSmall + " -q --exposure 3 -o b.exr", cwd).code, 0);
+    EXPECT_EQ(read_text(dir.file("b.exr")), read_text(dir.file("a.exr")));
+}
+
+TEST(CliFlags, UnknownOutputTypesAndHdrAsPngAreRefused) {
+    TempDir dir;
+    expect_clean_failure(dir, kSmall + " -o in.jpg", 1,
+                         "-o in.jpg: unsupported file type '.jpg' (use .png, .exr, .pfm, .hdr)");
+    expect_clean_failure(dir, kSmall + " -o in.png --hdr in2.png", 1,
+                         "--hdr in2.png: unsupported file type '.png' (use .exr, .pfm, .hdr)");
+}
+
+TEST(CliFlags, SequenceFramesTakeTheirEncodingFromThePattern) {
+    TempDir dir;
+    RunResult r = run_pkrt(kSmall + " -q --frames 2 --camera-path orbit:10 -o f%d.exr", dir.path().string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    for (const char* f : {"f0.exr", "f1.exr"}) EXPECT_EQ(head(dir.file(f), 4), std::string("\x76\x2f\x31\x01", 4)) << f;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("pkrt.png")));
+}
+
+TEST(CliFlags, ThreadCountIsHonoured) {
+    TempDir dir;
+    for (int n : {1, 3}) {
+        RunResult r = run_pkrt(kSmall + " -q -o a.png --stats s.json -j " + std::to_string(n), dir.path().string());
+        ASSERT_EQ(r.code, 0) << r.err;
+        auto stats = nlohmann::json::parse(read_text(dir.file("s.json")));
+        EXPECT_EQ(stats["device"].get<std::string>(), std::to_string(n) + (n == 1 ? " CPU thread" : " CPU threads"));
+    }
+    // The image does not depend on the threads that rendered it.
+    ASSERT_EQ(run_pkrt(kSmall + " -q -o one.exr --threads 1", dir.path().string()).code, 0);
+    ASSERT_EQ(run_pkrt(kSmall + " -q -o two.exr --threads 2", dir.path().string()).code, 0);
+    EXPECT_EQ(read_text(dir.file("one.exr")), read_text(dir.file("two.exr")));
+    TempDir clean;
+    expect_clean_failure(clean, kSmall + " -o in.png -j 0", 2, "--threads");
+    expect_clean_failure(clean, kSmall + " -o in.png -j many", 2, "--threads");
+}
+
+TEST(CliFlags, LogLevelsFilterWhatIsSaid) {
+    TempDir dir;
+    // A PLY with vertex colours warns that they are ignored.
+    dir.write("inwarns.ply",
+              "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+              "property uchar red\nproperty uchar green\nproperty uchar blue\nelement face 1\n"
+              "property list uchar int vertex_indices\nend_header\n0 0 0 1 2 3\n1 0 0 4 5 6\n0 1 0 7 8 9\n3 0 1 2\n");
+    const std::string render = "render inwarns.ply --backend cpu --res 8x8 --spp 1 -o a.png ";
+    const std::string cwd = dir.path().string();
+    const std::string warning = "pkrt: warning: inwarns.ply:", wrote = "pkrt: wrote a.png", debug = "pkrt: debug: ";
+
+    RunResult info = run_pkrt(render, cwd);
+    ASSERT_EQ(info.code, 0) << info.err;
+    EXPECT_NE(info.err.find(warning), std::string::npos) << info.err;
+    EXPECT_NE(info.err.find(wrote), std::string::npos) << info.err;
+    EXPECT_EQ(info.err.find(debug), std::string::npos) << info.err;
+
+    for (const char* flags : {"-v", "--verbose", "--log-level debug", "--log-level DEBUG"}) {
+        RunResult r = run_pkrt(render + flags, cwd);
+        ASSERT_EQ(r.code, 0) << r.err;
+        EXPECT_NE(r.err.find("pkrt: debug: settings: 8x8, 1 spp"), std::string::npos) << flags << ": " << r.err;
+        EXPECT_NE(r.err.find(wrote), std::string::npos) << flags;
+    }
+    for (const char* flags : {"-q", "--quiet", "--log-level warning"}) {
+        RunResult r = run_pkrt(render + flags, cwd);
+        ASSERT_EQ(r.code, 0) << r.err;
+        EXPECT_EQ(count_lines(r.err), 1) << flags << ": " << r.err;  // the warning alone
+        EXPECT_NE(r.err.find(warning), std::string::npos) << flags << ": " << r.err;
+    }
+    RunResult quiet = run_pkrt(render + "--log-level error", cwd);
+    ASSERT_EQ(quiet.code, 0) << quiet.err;
+    EXPECT_EQ(quiet.err, "");
+    // Errors print at every level.
+    RunResult failed = run_pkrt("render missing.obj --log-level error", cwd);
+    EXPECT_EQ(failed.code, 1);
+    EXPECT_NE(failed.err.find("pkrt: error: "), std::string::npos) << failed.err;
+
+    std::filesystem::remove(dir.file("a.png"));
+    expect_clean_failure(dir, render + "--log-level loud", 1,
+                         "--log-level loud: unknown level (use error, warning, info or debug)");
+    expect_clean_failure(dir, render + "-q -v", 2, "--quiet excludes --verbose");
+}
+
+TEST(CliFlags, BenchTakesTheSameRunFlags) {
+    TempDir dir;
+    RunResult r = run_pkrt("bench " + shell_quote(kCornell) +
+                               " --backend cpu --res 8x8 --repeat 1 --warmup 0 -j 1 --log-level error --json b.json",
+                           dir.path().string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    auto j = nlohmann::json::parse(read_text(dir.file("b.json")));
+    EXPECT_NE(j.dump().find("1 CPU thread"), std::string::npos);
+}
