@@ -4,6 +4,7 @@
 #include <string>
 #include <thread>
 
+#include "render/data_dir.h"
 #include "render/devices.h"
 #include "render/distributed/distributed.h"
 
@@ -34,6 +35,7 @@ int run_info() {
     }
     std::printf("default backend: %s\n", devices.empty() ? "cpu" : "cuda");
     std::printf("MPI: %s\n", mpi_description().c_str());
+    std::printf("data directory: %s\n", data_dir().c_str());
     return 0;
 }
 

@@ -1,4 +1,4 @@
-// `pkrt info`: the build configuration and the CUDA devices found.
+// `pkrt info`: the build configuration, the CUDA devices found and the data directory in use.
 #pragma once
 
 namespace pkrt {

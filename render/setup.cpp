@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "render/data_dir.h"
 #include "render/error.h"
 #include "render/scene/loaders.h"
 #include "render/scene/render_limits.h"
@@ -18,7 +19,7 @@ std::string format_number(float v) {
 
 }  // namespace
 
-std::string default_scene_path() { return PKRT_SCENES_DIR "/cornell.json"; }
+std::string default_scene_path() { return scenes_dir() + "/cornell.json"; }
 
 void check_setup_options(const SetupOptions& o) {
     if (o.spp) limits::check_range("--spp", *o.spp, 1, limits::kMaxSpp);

@@ -17,7 +17,7 @@
 
 namespace pkrt {
 
-// The Cornell box of scenes/: the scene of a render given none.
+// The Cornell box of scenes_dir() (render/data_dir.h): the scene of a render given none.
 std::string default_scene_path();
 
 struct SetupOptions {

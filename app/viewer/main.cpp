@@ -5,12 +5,13 @@
 #include <new>
 
 #include "app/viewer/options.h"
+#include "render/data_dir.h"
 #include "render/error.h"
 #include "app/viewer/viewer_app.h"
 
 int main(int argc, char** argv) {
     pkrt::viewer::ViewerOptions options;
-    options.shaders = PKRT_SHADERS_DIR;
+    options.shaders = pkrt::shaders_dir();
     int code = pkrt::viewer::parse_options(argc, argv, &options);
     if (code >= 0) return code;
     try {
