@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "render/log.h"
+
 namespace pkrt::viewer {
 
 double median_of(std::vector<double> v) {
@@ -42,10 +44,9 @@ void ViewChangeTimer::print(double display_frame_ms) const {
     if (latencies_ms_.empty()) return;
     std::vector<double> v = latencies_ms_;
     std::sort(v.begin(), v.end());
-    std::fprintf(
-        stderr,
-        "pkrt-viewer: camera change to its first image on screen: median %.3f ms, max %.3f ms over %zu changes "
-        "(display frame %.3f ms); medians of its parts: %.3f ms until its frame is queued, %.3f ms until it is done\n",
+    log_info(
+        "camera change to its first image on screen: median %.3f ms, max %.3f ms over %zu changes "
+        "(display frame %.3f ms); medians of its parts: %.3f ms until its frame is queued, %.3f ms until it is done",
         median_of(v), v.back(), v.size(), display_frame_ms, median_of(queued_ms_), median_of(done_ms_));
 }
 

@@ -7,6 +7,7 @@
 #include "app/viewer/options.h"
 #include "render/data_dir.h"
 #include "render/error.h"
+#include "render/log.h"
 #include "app/viewer/viewer_app.h"
 
 int main(int argc, char** argv) {
@@ -19,11 +20,11 @@ int main(int argc, char** argv) {
         pkrt::viewer::ViewerApp app(options);
         return app.run();
     } catch (const pkrt::Error& e) {
-        std::fprintf(stderr, "pkrt-viewer: error: %s\n", e.what());
+        pkrt::log_error("%s", e.what());
     } catch (const std::bad_alloc&) {
-        std::fprintf(stderr, "pkrt-viewer: error: out of memory\n");
+        pkrt::log_error("out of memory");
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "pkrt-viewer: error: %s\n", e.what());
+        pkrt::log_error("%s", e.what());
     }
     return 1;
 }

@@ -17,6 +17,7 @@
 namespace pkrt::viewer {
 
 int parse_options(int argc, char** argv, ViewerOptions* o) {
+    set_log_program("pkrt-viewer");
     CLI::App app{"pkrt-viewer: interactive progressive path tracing with live scheduler statistics"};
     std::string res;
     app.add_option("scene", o->scene, "Scene file (.json, .obj, .ply, .gltf or .glb); default: the Cornell box");
@@ -44,6 +45,7 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
                    "PNG for --frames/--script, and the name P uses (default pkrt-screenshot-N.png)");
     app.add_option("--shaders", o->shaders, "Directory with display.vert and display.frag")->capture_default_str();
     pkrt::add_limit_options(&app, &o->limits);
+    pkrt::add_run_options(&app, &o->run);
     app.add_option("--script", o->script, "Drive the viewer from a script of input events (see app/viewer/script.h)");
     app.add_option("--interop", o->interop,
                    "CUDA-GL interop: texture (CUDA writes it) or buffer (a pixel buffer GL copies)")
@@ -58,7 +60,13 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
     } catch (const CLI::CallForHelp& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
-        std::fprintf(stderr, "pkrt-viewer: error: %s (see pkrt-viewer --help)\n", e.what());
+        log_error("%s (see pkrt-viewer --help)", e.what());
+        return 2;
+    }
+    try {
+        apply_run_options(o->run);
+    } catch (const Error& e) {
+        log_error("%s", e.what());
         return 2;
     }
     // Explicit values are checked as given; 0 is only the "not given" default.
@@ -69,7 +77,7 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
         try {
             parse_resolution(res, &o->width, &o->height, limits::kMinWindowSide, limits::kMaxWindowSide);
         } catch (const Error& e) {
-            std::fprintf(stderr, "pkrt-viewer: error: %s\n", e.what());
+            log_error("%s", e.what());
             return 2;
         }
     }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "app/bvh_options.h"
+#include "app/run_options.h"
 #include "render/scene/load_limits.h"
 #include "render/setup.h"
 
@@ -34,6 +35,7 @@ struct ViewerOptions {
     std::string script;               // scripted input (tests)
     std::string interop = "texture";  // CUDA-GL interop: texture (written through a surface) | buffer (pixel buffer)
     LoadLimits limits;                // resource limits of every scene opened
+    RunOptions run;                   // -q, -v, --log-level, -j
     std::vector<std::string> set;     // --set KEY=VALUE scheduler settings, as for pkrt render
     std::string devices;              // --devices: CUDA devices, as for pkrt render
 };

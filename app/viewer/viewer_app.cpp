@@ -13,6 +13,7 @@
 #include "app/viewer/gl_interop.h"
 #include "app/viewer/gl_window.h"
 #include "render/devices.h"
+#include "render/log.h"
 #include "render/error.h"
 
 namespace pkrt::viewer {
@@ -33,7 +34,7 @@ ViewerApp::ViewerApp(const ViewerOptions& options) : options_(options) {
     std::string scene_path = options_.scene.empty() ? default_scene_path() : options_.scene;
     std::vector<std::string> warnings;
     scene_ = std::make_unique<Scene>(setup_scene(setup, scene_path, &warnings));
-    for (const auto& warning : warnings) std::fprintf(stderr, "pkrt-viewer: warning: %s\n", warning.c_str());
+    for (const auto& warning : warnings) log_warning("%s", warning.c_str());
     scene_name_ = file_name(scene_path);
 
     if (!options_.script.empty()) script_ = std::make_unique<ScriptRunner>(parse_script(options_.script));
@@ -41,7 +42,7 @@ ViewerApp::ViewerApp(const ViewerOptions& options) : options_(options) {
     std::optional<SchedulerMode> mode;
     std::string why;
     backend_ = setup_backend(setup, &mode, &why);
-    std::fprintf(stderr, "pkrt-viewer: %s\n", why.c_str());
+    log_info("%s", why.c_str());
     backends_ = {"cpu"};
     std::string no_cuda;
     if (cuda_built() && !cuda_devices(&no_cuda).empty()) backends_.push_back("cuda");
@@ -70,8 +71,7 @@ ViewerApp::ViewerApp(const ViewerOptions& options) : options_(options) {
         h = std::max(16, static_cast<int>(h * shrink));
     }
     window_ = std::make_unique<GlWindow>(w, h, "pkrt-viewer - " + scene_name_, !batch_);
-    std::fprintf(stderr, "pkrt-viewer: OpenGL %d.%d core: %s\n", window_->gl_major(), window_->gl_minor(),
-                 window_->context_description().c_str());
+    log_info("OpenGL %d.%d core: %s", window_->gl_major(), window_->gl_minor(), window_->context_description().c_str());
 
     // Our callbacks first: ImGui's backend then installs its own and chains to these.
     install_input_callbacks();
@@ -155,7 +155,7 @@ void ViewerApp::switch_backend(const std::string& kind) {
 void ViewerApp::open_scene(const std::string& path) {
     std::vector<std::string> warnings;
     auto scene = std::make_unique<Scene>(setup_scene(setup_options(options_), path, &warnings));
-    for (const auto& warning : warnings) std::fprintf(stderr, "pkrt-viewer: warning: %s\n", warning.c_str());
+    for (const auto& warning : warnings) log_warning("%s", warning.c_str());
     compare_.cancel();
     progressive_.set_scene(scene.get());  // the backend moves to the new scene before the old one is freed
     scene_ = std::move(scene);
@@ -171,7 +171,7 @@ void ViewerApp::open_scene(const std::string& path) {
 
 void ViewerApp::set_status(const std::string& message, bool warn) {
     status_ = message;
-    if (warn) std::fprintf(stderr, "pkrt-viewer: warning: %s\n", message.c_str());
+    if (warn) log_warning("%s", message.c_str());
 }
 
 void ViewerApp::window_size(int* width, int* height) const { glfwGetWindowSize(window_->handle(), width, height); }

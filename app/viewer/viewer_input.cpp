@@ -11,6 +11,7 @@
 #include "app/viewer/screenshot.h"
 #include "app/viewer/viewer_app.h"
 #include "kernels/traversal/bvh_traverse.h"
+#include "render/log.h"
 
 namespace pkrt::viewer {
 
@@ -158,7 +159,7 @@ void ViewerApp::focus_at(double x, double y) {
     camera_changed();
     char msg[96];
     std::snprintf(msg, sizeof msg, "focus distance %.6g", static_cast<double>(distance));
-    std::fprintf(stderr, "pkrt-viewer: %s\n", msg);
+    log_info("%s", msg);
     set_status(msg, false);
 }
 

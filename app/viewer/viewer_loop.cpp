@@ -18,6 +18,7 @@
 #include "app/viewer/screenshot.h"
 #include "app/viewer/viewer_app.h"
 #include "render/error.h"
+#include "render/log.h"
 
 namespace pkrt::viewer {
 
@@ -74,30 +75,28 @@ int ViewerApp::run() {
 }
 
 void ViewerApp::report_batch_run(int frames, int warmup, double seconds, const FrameTimes& times) const {
-    std::fprintf(stderr,
-                 "pkrt-viewer: %d frames at %dx%d, %s mode: %.1f fps over the last %d (median render %.3f ms, "
-                 "waited for it %.3f ms, display transfer %.3f ms via %s)\n",
-                 frames, progressive_.width(), progressive_.height(),
-                 backend_->mode_label(progressive_.settings()).c_str(), (frames - warmup) / seconds, frames - warmup,
-                 median_of(times.render), median_of(times.wait), median_of(times.upload), upload_->path().c_str());
-    std::fprintf(stderr, "pkrt-viewer: display transfer, median ms: map %.3f, pack %.3f, unmap %.3f, GL copy %.3f\n",
-                 median_of(times.map), median_of(times.pack), median_of(times.unmap), median_of(times.gl_copy));
-    std::fprintf(stderr, "pkrt-viewer: kernel launches per displayed frame: %.3f (%llu over %d)\n",
-                 static_cast<double>(launches_) / (frames - warmup), launches_, frames - warmup);
+    log_info(
+        "%d frames at %dx%d, %s mode: %.1f fps over the last %d (median render %.3f ms, "
+        "waited for it %.3f ms, display transfer %.3f ms via %s)",
+        frames, progressive_.width(), progressive_.height(), backend_->mode_label(progressive_.settings()).c_str(),
+        (frames - warmup) / seconds, frames - warmup, median_of(times.render), median_of(times.wait),
+        median_of(times.upload), upload_->path().c_str());
+    log_info("display transfer, median ms: map %.3f, pack %.3f, unmap %.3f, GL copy %.3f", median_of(times.map),
+             median_of(times.pack), median_of(times.unmap), median_of(times.gl_copy));
+    log_info("kernel launches per displayed frame: %.3f (%llu over %d)",
+             static_cast<double>(launches_) / (frames - warmup), launches_, frames - warmup);
 }
 
 void ViewerApp::finish_batch_run(int frames) {
     take_screenshot(options_.screenshot);
-    std::fprintf(stderr, "pkrt-viewer: %d frames, %u spp at %dx%d; wrote %s\n", frames, progressive_.samples(),
-                 progressive_.width(), progressive_.height(), options_.screenshot.c_str());
+    log_info("%d frames, %u spp at %dx%d; wrote %s", frames, progressive_.samples(), progressive_.width(),
+             progressive_.height(), options_.screenshot.c_str());
     if (progressive_.adaptive())
-        std::fprintf(
-            stderr,
-            "pkrt-viewer: stop when converged: %s after %u rounds, %.1f%% of pixels at the target error %g or at max spp\n",
-            progressive_.converged() ? "converged" : "still converging", progressive_.rounds(),
-            100.0 * progressive_.converged_fraction(), static_cast<double>(view_.target_error));
+        log_info("stop when converged: %s after %u rounds, %.1f%% of pixels at the target error %g or at max spp",
+                 progressive_.converged() ? "converged" : "still converging", progressive_.rounds(),
+                 100.0 * progressive_.converged_fraction(), static_cast<double>(view_.target_error));
     else if (progressive_.adaptive_refused())
-        std::fprintf(stderr, "pkrt-viewer: stop when converged: not in resident mode; every pixel sampled alike\n");
+        log_info("stop when converged: not in resident mode; every pixel sampled alike");
 }
 
 void ViewerApp::frame() {

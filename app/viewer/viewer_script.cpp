@@ -13,6 +13,7 @@
 #include "app/viewer/screenshot.h"
 #include "app/viewer/viewer_app.h"
 #include "render/progress.h"
+#include "render/log.h"
 
 namespace pkrt::viewer {
 
@@ -69,14 +70,13 @@ void ViewerApp::report_comparison() {
     }
     if (!compare_.result()) return;
     const CompareResult& res = *compare_.result();
-    std::fprintf(stderr, "pkrt-viewer: compare: %s\n", res.description.c_str());
-    std::fprintf(stderr, "pkrt-viewer:   %-11s %12s %19s %10s %10s %12s\n", "mode",
-                 res.gpu_timed ? "median GPU ms" : "median ms", "min-max ms", "rays/s", "launches",
-                 ("vs " + res.base_mode).c_str());
+    log_info("compare: %s", res.description.c_str());
+    log_info("  %-11s %12s %19s %10s %10s %12s", "mode", res.gpu_timed ? "median GPU ms" : "median ms", "min-max ms",
+             "rays/s", "launches", ("vs " + res.base_mode).c_str());
     for (const auto& row : res.rows)
-        std::fprintf(stderr, "pkrt-viewer:   %-11s %12.3f %9.3f-%-9.3f %10s %10.0f %11.2fx\n", row.mode.c_str(),
-                     row.median_ms, row.min_ms, row.max_ms, Progress::format_rate(row.rays_per_s).c_str(),
-                     row.launches_per_frame, row.speedup_of_base);
+        log_info("  %-11s %12.3f %9.3f-%-9.3f %10s %10.0f %11.2fx", row.mode.c_str(), row.median_ms, row.min_ms,
+                 row.max_ms, Progress::format_rate(row.rays_per_s).c_str(), row.launches_per_frame,
+                 row.speedup_of_base);
     set_status("comparison done", false);
 }
 
