@@ -89,6 +89,23 @@ void report_render(const PreparedRender& p, const std::string& scene_path, const
               rs.max_depth, rs.seed, p.backend->name().c_str(), p.backend->device().c_str());
 }
 
+// --time-limit and --checkpoint: one image on one rank (a sequence writes each frame as it completes).
+void check_long_render_flags(const RenderArgs& a, const Ranks& ranks, bool sequence) {
+    const bool time_limit = a.time_limit_set && a.adaptive.time_limit_s > 0.0, checkpoint = a.checkpoint_s > 0.0;
+    if (!std::isfinite(a.adaptive.time_limit_s) || a.adaptive.time_limit_s < 0.0)
+        throw Error("--time-limit: must be a number of seconds, 0 or more (0: none)");
+    if (!std::isfinite(a.checkpoint_s) || a.checkpoint_s < 0.0)
+        throw Error("--checkpoint: must be a number of seconds, 0 or more (0: none)");
+    const char* flag = time_limit ? "--time-limit" : checkpoint ? "--checkpoint" : nullptr;
+    if (!flag) return;
+    if (sequence) throw Error(std::string(flag) + ": not with --frames (a sequence writes each frame as it completes)");
+    if (ranks.size() > 1)
+        throw Error(std::string(flag) + ": not supported across MPI ranks (" + std::to_string(ranks.size()) +
+                    " ranks)");
+    if (checkpoint && a.target_error_set)
+        throw Error("--checkpoint: not with --target-error (adaptive rounds write their image at the end)");
+}
+
 PreparedRender prepare_render(const RenderArgs& a, Ranks& ranks) {
     PreparedRender p;
     // Rank 0 checks and writes the outputs and prints; the other ranks only render.
@@ -123,12 +140,12 @@ PreparedRender prepare_render(const RenderArgs& a, Ranks& ranks) {
     } else {
         const char* flag = a.min_spp_set        ? "--min-spp"
                            : a.max_spp_set      ? "--max-spp"
-                           : a.time_limit_set   ? "--time-limit"
                            : !a.spp_map.empty() ? "--spp-map"
                                                 : nullptr;
         if (flag) throw Error(std::string(flag) + ": only with --target-error (adaptive sampling)");
     }
     if (!a.reference.empty() && sequence) throw Error("--reference: not with --frames (it measures one image)");
+    check_long_render_flags(a, ranks, sequence);
     if (!a.reference.empty() && lead) check_reference_path(a.reference);
     int w = 0, h = 0;
     if (!a.res.empty()) parse_resolution(a.res, &w, &h);
@@ -181,7 +198,7 @@ void report_result(const RenderArgs& a, const RenderSettings& rs, const RenderSt
     double s = st.seconds > 0 ? st.seconds : 1e-9;
     char spp[64];
     if (st.adaptive.enabled) std::snprintf(spp, sizeof spp, "%.1f spp on average", st.adaptive.mean_spp);
-    else std::snprintf(spp, sizeof spp, "%d spp", rs.spp);
+    else std::snprintf(spp, sizeof spp, "%d spp", st.spp);
     log_info("%dx%d, %s, max depth %d in %.3f s: %s samples/s, %s rays/s (%s extension + %s shadow rays)", rs.width,
              rs.height, spp, rs.max_depth, st.seconds, Progress::format_rate(st.samples / s).c_str(),
              Progress::format_rate(st.total_rays() / s).c_str(),
@@ -196,6 +213,8 @@ void report_result(const RenderArgs& a, const RenderSettings& rs, const RenderSt
             ad.rounds.size(), ad.mean_spp, ad.least_spp, ad.most_spp,
             ad.time_limit_hit ? "; stopped by --time-limit" : "");
     }
+    if (st.time_limit_hit)
+        log_info("stopped by --time-limit: every pixel got %d of the %d spp asked for", st.spp, st.spp_requested);
     if (!st.reference.empty()) log_info("relMSE against %s: %.4e", st.reference.c_str(), st.rel_mse);
     for (const auto& d : st.devices)
         log_info("GPU %d (%s): %.1f%% of the paths, %llu chunks, %.1f ms of GPU time (%s)", d.index, d.device.c_str(),
@@ -223,6 +242,36 @@ void report_result(const RenderArgs& a, const RenderSettings& rs, const RenderSt
                     static_cast<unsigned long long>(st.nonfinite_samples));
     log_info("wrote %s%s%s%s%s%s%s", a.output.c_str(), a.hdr.empty() ? "" : ", ", a.hdr.c_str(),
              a.stats.empty() ? "" : ", ", a.stats.c_str(), a.spp_map.empty() ? "" : ", ", a.spp_map.c_str());
+}
+
+// The image outputs (-o, --hdr) of `image`, encoded.
+void encode_images(const RenderArgs& a, const Image& image, std::vector<OutputFile>& outputs) {
+    for (auto& o : outputs) {
+        if (o.flag == "-o") o.bytes = encode_image(o.path, image, a.exposure);
+        if (o.flag == "--hdr") o.bytes = encode_image(o.path, image);
+    }
+}
+
+// A non-adaptive render's time limit, and its checkpoints: the image outputs written whole, every
+// --checkpoint seconds and at SIGUSR1, so that a render stopped later leaves the last of them.
+PassControl long_render_control(const RenderArgs& a, const RenderSettings& rs, const std::vector<OutputFile>& outputs,
+                                const std::vector<SceneInput>& inputs) {
+    PassControl c;
+    if (rs.adaptive) return c;  // its rounds have their own time limit
+    c.time_limit_s = a.adaptive.time_limit_s;
+    c.checkpoint_s = a.checkpoint_s;
+    install_checkpoint_signal_handler();
+    c.checkpoint_now = take_checkpoint_request;
+    c.checkpoint = [&a, &rs, outputs, &inputs](const Image& image, uint32_t spp) {
+        std::vector<OutputFile> files;
+        for (const OutputFile& o : outputs)
+            if (o.flag == "-o" || o.flag == "--hdr") files.push_back({o.flag, o.path, {}});
+        encode_images(a, image, files);
+        write_outputs(files, inputs);
+        log_info("checkpoint: wrote %s%s%s at %u of %d spp", files[0].path.c_str(), files.size() > 1 ? ", " : "",
+                 files.size() > 1 ? files[1].path.c_str() : "", spp, rs.spp);
+    };
+    return c;
 }
 
 }  // namespace
@@ -254,8 +303,9 @@ int run_render(const RenderArgs& a, Ranks& ranks) {
     const uint64_t pixels = static_cast<uint64_t>(rs.width) * rs.height;
     Progress progress(rs.adaptive ? "converged" : "rendering", rs.adaptive ? pixels : pixels * rs.spp,
                       rs.adaptive ? "pixels" : "samples", progress_stream());
+    PassControl control = long_render_control(a, rs, outputs, p.inputs);
     RenderOutput out = ranks.size() > 1 ? render_across_ranks(ranks, *backend, scene, rs, &progress)
-                                        : render_image(*backend, scene, rs, &progress);
+                                        : render_image(*backend, scene, rs, &progress, &control);
     if (!ranks.lead()) return 0;
 
     if (!a.reference.empty()) {
@@ -263,9 +313,8 @@ int run_render(const RenderArgs& a, Ranks& ranks) {
         out.stats.rel_mse = relative_mse(out.image, p.reference);
     }
     // All or nothing: a failed EXR leaves no PNG either.
+    encode_images(a, out.image, outputs);
     for (auto& o : outputs) {
-        if (o.flag == "-o") o.bytes = encode_image(o.path, out.image, a.exposure);
-        if (o.flag == "--hdr") o.bytes = encode_image(o.path, out.image);
         if (o.flag == "--stats") o.bytes = stats_json_text(out.stats);
         if (o.flag == "--spp-map")
             o.bytes =
@@ -320,10 +369,15 @@ CLI::App* add_render_command(CLI::App& app, RenderArgs* a) {
     CLI::Option* max_spp_opt =
         render->add_option("--max-spp", a->adaptive.max_spp, "Adaptive: samples no pixel goes beyond")
             ->capture_default_str();
+    render
+        ->add_option("--checkpoint", a->checkpoint_s,
+                     "Write the outputs every this many seconds while rendering (also at SIGUSR1; 0: never)")
+        ->capture_default_str();
     CLI::Option* time_limit_opt =
         render
             ->add_option("--time-limit", a->adaptive.time_limit_s,
-                         "Adaptive: stop after the round that passes this many seconds (0: none)")
+                         "Stop after the pass (adaptive: round) that passes this many seconds and write what was "
+                         "accumulated (0: none)")
             ->capture_default_str();
     render->add_option("--reference", a->reference,
                        "Measure the image's relMSE against this linear EXR of the same size (printed, and in --stats)");

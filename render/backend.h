@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -256,15 +257,28 @@ struct RenderOutput {
 
 // The statistics' description of a render (backend, mode, size, scene), before any counts.
 RenderStats describe_render(const Backend& backend, const Scene& scene, const RenderSettings& settings);
+// What a long render does between its passes, so that it is never lost (pkrt render --time-limit,
+// --checkpoint, SIGUSR1): every pixel has the same samples at a pass's end, so the image then is whole.
+struct PassControl {
+    double time_limit_s = 0.0;             // stop after the pass that passes it (0: none)
+    double checkpoint_s = 0.0;             // a checkpoint after the pass that passes each multiple of it (0: none)
+    std::function<bool()> checkpoint_now;  // polled after each pass: a checkpoint asked for (SIGUSR1)
+    // The image so far, `spp` samples a pixel (not called after the last pass: the render's end is).
+    std::function<void(const Image& image, uint32_t spp)> checkpoint;
+};
 // Samples [first_sample, first_sample + samples) of every pixel in passes of about a million paths, each
-// counted in progress (may be null) as it ends.
-void accumulate_passes(Backend& backend, const RenderSettings& settings, uint32_t first_sample, uint32_t samples,
-                       RenderStats& stats, Progress* progress);
-// The whole render: reset, passes of samples with progress, resolve. progress may be null.
-RenderOutput render_image(Backend& backend, const Scene& scene, const RenderSettings& settings, Progress* progress);
+// counted in progress (may be null) as it ends. Returns the samples a pixel got: fewer where control's
+// time limit stopped it.
+uint32_t accumulate_passes(Backend& backend, const RenderSettings& settings, uint32_t first_sample, uint32_t samples,
+                           RenderStats& stats, Progress* progress, const PassControl* control = nullptr);
+// The whole render: reset, passes of samples with progress, resolve. progress and control may be null;
+// where a time limit stopped it, stats.spp says the samples each pixel got and stats.time_limit_hit is set.
+RenderOutput render_image(Backend& backend, const Scene& scene, const RenderSettings& settings, Progress* progress,
+                          const PassControl* control = nullptr);
 // The same from another camera, leaving `progress` open (a sequence counts all its frames in one).
 // resolve = false: the output's accumulation instead of its image, in `spare`'s memory.
 RenderOutput render_view(Backend& backend, const Scene& scene, const CameraSpec& camera, const RenderSettings& settings,
-                         Progress* progress, bool resolve = true, Accumulation spare = {});
+                         Progress* progress, bool resolve = true, Accumulation spare = {},
+                         const PassControl* control = nullptr);
 
 }  // namespace pkrt

@@ -131,23 +131,49 @@ void check_mode(const Backend& backend, SchedulerMode mode, const std::string& f
     throw Error(flag + " " + mode_name(mode) + ": must be one of " + list);
 }
 
-void accumulate_passes(Backend& backend, const RenderSettings& rs, uint32_t first_sample, uint32_t samples,
-                       RenderStats& st, Progress* progress) {
+uint32_t accumulate_passes(Backend& backend, const RenderSettings& rs, uint32_t first_sample, uint32_t samples,
+                           RenderStats& st, Progress* progress, const PassControl* control) {
     // Passes of about a million paths (at least one sample each; more where several GPUs share them)
     // keep progress updates frequent without making passes so short that their overhead shows.
     uint64_t pixels = static_cast<uint64_t>(rs.width) * rs.height;
     uint32_t per_pass = static_cast<uint32_t>(std::clamp<uint64_t>(
         backend.paths_per_pass() / std::max<uint64_t>(1, pixels), 1, std::max<uint32_t>(samples, 1)));
+    auto t0 = std::chrono::steady_clock::now();
+    int checkpoints = 0;
+    const bool timed = control && (control->time_limit_s > 0.0 || control->checkpoint_s > 0.0);
+    double seconds_per_spp = 0.0;
     for (uint32_t s = 0; s < samples;) {
         uint32_t n = std::min<uint32_t>(per_pass, samples - s);
+        // A limit or checkpoint can act only between passes: the first pass of one sample measures the
+        // speed, and later passes last about a quarter second (or what is left of the time limit).
+        if (timed) {
+            double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            double budget = 0.25;
+            if (control->time_limit_s > 0.0) budget = std::min(budget, control->time_limit_s - elapsed);
+            uint32_t fit = seconds_per_spp > 0.0 ? static_cast<uint32_t>(std::min(1e9, budget / seconds_per_spp)) : 1;
+            n = std::clamp<uint32_t>(fit, 1, n);
+        }
+        auto pass_start = std::chrono::steady_clock::now();
         backend.accumulate(rs, first_sample + s, n, st);
+        seconds_per_spp = std::chrono::duration<double>(std::chrono::steady_clock::now() - pass_start).count() / n;
         s += n;
         if (progress) progress->add(pixels * n);
+        if (!control || s == samples) continue;
+        double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (control->time_limit_s > 0.0 && elapsed >= control->time_limit_s) return s;
+        bool due = control->checkpoint_s > 0.0 && elapsed >= control->checkpoint_s * (checkpoints + 1);
+        if (control->checkpoint_now && control->checkpoint_now()) due = true;
+        if (due && control->checkpoint) {
+            control->checkpoint(backend.resolve(), first_sample + s);
+            checkpoints = control->checkpoint_s > 0.0 ? static_cast<int>(elapsed / control->checkpoint_s) : 0;
+        }
     }
+    return samples;
 }
 
-RenderOutput render_image(Backend& backend, const Scene& scene, const RenderSettings& rs, Progress* progress) {
-    RenderOutput out = render_view(backend, scene, scene.camera, rs, progress);
+RenderOutput render_image(Backend& backend, const Scene& scene, const RenderSettings& rs, Progress* progress,
+                          const PassControl* control) {
+    RenderOutput out = render_view(backend, scene, scene.camera, rs, progress, true, {}, control);
     if (progress) progress->finish();
     return out;
 }
@@ -168,7 +194,7 @@ RenderStats describe_render(const Backend& backend, const Scene& scene, const Re
 }
 
 RenderOutput render_view(Backend& backend, const Scene& scene, const CameraSpec& camera, const RenderSettings& rs,
-                         Progress* progress, bool resolve, Accumulation spare) {
+                         Progress* progress, bool resolve, Accumulation spare, const PassControl* control) {
     RenderOutput out;
     out.stats = describe_render(backend, scene, rs);
     RenderStats& st = out.stats;
@@ -177,7 +203,14 @@ RenderOutput render_view(Backend& backend, const Scene& scene, const CameraSpec&
     backend.reset(rs.width, rs.height);
     auto t0 = std::chrono::steady_clock::now();
     if (rs.adaptive) backend.accumulate_adaptive(rs, *rs.adaptive, st.adaptive, st, progress);
-    else accumulate_passes(backend, rs, 0, static_cast<uint32_t>(rs.spp), st, progress);
+    else {
+        uint32_t done = accumulate_passes(backend, rs, 0, static_cast<uint32_t>(rs.spp), st, progress, control);
+        if (done < static_cast<uint32_t>(rs.spp)) {
+            st.spp_requested = rs.spp;
+            st.spp = static_cast<int>(done);
+            st.time_limit_hit = true;
+        }
+    }
     st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (rs.adaptive) st.adaptive.describe_counts(backend.sample_counts());
     if (resolve) out.image = backend.resolve();

@@ -70,6 +70,10 @@ nlohmann::json to_json(const RenderStats& s) {
     j["device"] = s.device;
     j["resolution"] = {s.width, s.height};
     j["spp"] = s.spp;
+    if (s.time_limit_hit) {
+        j["spp_requested"] = s.spp_requested;
+        j["time_limit_hit"] = true;
+    }
     j["max_depth"] = s.max_depth;
     j["seed"] = s.seed;
     j["seconds"] = s.seconds;

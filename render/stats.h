@@ -16,7 +16,9 @@ struct RenderStats {
     std::string backend;  // "cpu", "cuda"
     std::string mode;     // scheduler: "cpu-threads", or a SchedulerMode's name (render/mode.h)
     std::string device;
-    int width = 0, height = 0, spp = 0, max_depth = 0;
+    int width = 0, height = 0, spp = 0, max_depth = 0;  // spp: what every pixel got
+    int spp_requested = 0;                              // above spp where --time-limit stopped the render
+    bool time_limit_hit = false;
     uint32_t seed = 0;
     double seconds = 0.0;                           // wall time of the render itself (scene load and BVH excluded)
     uint64_t samples = 0;                           // camera paths traced (pixels x spp)

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -257,6 +258,25 @@ void install_output_signal_handlers() {
     sigaddset(&sa.sa_mask, SIGTERM);
     ::sigaction(SIGINT, &sa, nullptr);
     ::sigaction(SIGTERM, &sa, nullptr);
+}
+
+namespace {
+volatile std::sig_atomic_t g_checkpoint_requested = 0;
+void request_checkpoint(int) { g_checkpoint_requested = 1; }
+}  // namespace
+
+void install_checkpoint_signal_handler() {
+    struct sigaction sa {};
+    sa.sa_handler = request_checkpoint;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGUSR1, &sa, nullptr);
+}
+
+bool take_checkpoint_request() {
+    if (!g_checkpoint_requested) return false;
+    g_checkpoint_requested = 0;
+    return true;
 }
 
 }  // namespace pkrt

@@ -30,6 +30,10 @@ void write_outputs(const std::vector<OutputFile>& outputs, const std::vector<Sce
 
 // SIGINT and SIGTERM remove the temporary files being written, then exit 128 + signal.
 void install_output_signal_handlers();
+// SIGUSR1 asks a render for a checkpoint (its outputs written now) and does not stop it: once installed,
+// take_checkpoint_request() says whether one came since it was last asked.
+void install_checkpoint_signal_handler();
+bool take_checkpoint_request();
 
 // The file a write to `path` replaces: a symlink's final target, else the path itself.
 std::string output_target(const std::string& path);

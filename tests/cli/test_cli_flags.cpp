@@ -15,7 +15,8 @@ using namespace pkrt_test;
 namespace {
 
 const std::string kCornell = std::string(PKRT_SCENES_DIR) + "/cornell.json";
-const std::string kSmall = "render " + shell_quote(kCornell) + " --backend cpu --res 16x12 --spp 2 --seed 3";
+const std::string kBase = "render " + shell_quote(kCornell) + " --backend cpu --seed 3";
+const std::string kSmall = kBase + " --res 16x12 --spp 2";
 
 std::string head(const std::string& path, size_t n) { return read_text(path).substr(0, n); }
 
@@ -144,4 +145,74 @@ TEST(CliFlags, BenchTakesTheSameRunFlags) {
     EXPECT_EQ(r.err, "");
     auto j = nlohmann::json::parse(read_text(dir.file("b.json")));
     EXPECT_NE(j.dump().find("1 CPU thread"), std::string::npos);
+}
+
+TEST(CliLongRender, TimeLimitStopsEveryRenderAndSaysWhatEachPixelGot) {
+    TempDir dir;
+    RunResult r = run_pkrt(kBase + " --res 32x32 --spp 1000000 -j 1 --time-limit 0.5 -o a.exr --stats s.json",
+                           dir.path().string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto stats = nlohmann::json::parse(read_text(dir.file("s.json")));
+    const int spp = stats["spp"].get<int>();
+    EXPECT_GE(spp, 1);
+    EXPECT_LT(spp, 1000000);
+    EXPECT_TRUE(stats["time_limit_hit"].get<bool>());
+    EXPECT_EQ(stats["spp_requested"].get<int>(), 1000000);
+    EXPECT_EQ(stats["samples"].get<uint64_t>(), 32u * 32u * static_cast<uint64_t>(spp));  // every pixel alike
+    EXPECT_LT(stats["seconds"].get<double>(), 30.0);
+    EXPECT_NE(r.err.find("stopped by --time-limit: every pixel got " + std::to_string(spp) + " of the 1000000 spp"),
+              std::string::npos)
+        << r.err;
+    pkrt::Image image = pkrt::read_exr(dir.file("a.exr"));
+    double lit = 0;
+    for (const auto& p : image.pixels) lit += p.x + p.y + p.z;
+    EXPECT_GT(lit, 0.0);
+}
+
+TEST(CliLongRender, Sigusr1WritesACheckpointAndCtrlCKeepsIt) {
+    TempDir dir;
+    // SIGUSR1 once the render runs: a checkpoint appears while pkrt goes on; SIGINT then ends it (130)
+    // and the checkpoint stays whole, with no temporary file beside it.
+    dir.write("run.sh",
+              shell_quote(PKRT_BINARY) + " render " + shell_quote(kCornell) +
+                  " --backend cpu -j 1 --res 48x48 --spp 1000000 --time-limit 60 -o a.exr --hdr a.pfm 2>err &\n"
+                  "pid=$!\nsleep 1\nkill -USR1 $pid\n"
+                  "for i in $(seq 300); do [ -f a.exr ] && [ -f a.pfm ] && break; sleep 0.1; done\n"
+                  "sleep 0.3\nkill -0 $pid && echo running\nkill -INT $pid\nwait $pid\necho exit $?\n");
+    RunResult r = run_in("bash run.sh", dir.path().string());
+    EXPECT_NE(r.out.find("running"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("exit 130"), std::string::npos) << r.out;
+    std::string err = read_text(dir.file("err"));
+    EXPECT_NE(err.find("pkrt: checkpoint: wrote a.exr, a.pfm at "), std::string::npos) << err;
+    pkrt::Image exr = pkrt::read_exr(dir.file("a.exr")), pfm = pkrt::read_pfm(dir.file("a.pfm"));
+    ASSERT_EQ(exr.width, 48);
+    ASSERT_EQ(exr.pixels.size(), pfm.pixels.size());
+    for (size_t i = 0; i < exr.pixels.size(); ++i) ASSERT_EQ(exr.pixels[i].x, pfm.pixels[i].x) << i;
+    for (const auto& e : dir.entries()) EXPECT_TRUE(e == "a.exr" || e == "a.pfm" || e == "err" || e == "run.sh") << e;
+}
+
+TEST(CliLongRender, CheckpointsEverySoManySeconds) {
+    TempDir dir;
+    RunResult r = run_pkrt(kBase + " --res 48x48 --spp 1000000 -j 1 --time-limit 2 --checkpoint 0.4 -o a.png",
+                           dir.path().string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    size_t checkpoints = 0;
+    for (size_t at = r.err.find("pkrt: checkpoint: wrote a.png at "); at != std::string::npos;
+         at = r.err.find("pkrt: checkpoint: wrote a.png at ", at + 1))
+        ++checkpoints;
+    EXPECT_GE(checkpoints, 2u) << r.err;
+    EXPECT_LE(checkpoints, 6u) << r.err;
+}
+
+TEST(CliLongRender, BadLongRenderFlagsFailCleanly) {
+    TempDir dir;
+    expect_clean_failure(dir, kSmall + " -o in.png --checkpoint -1", 1, "--checkpoint: must be a number of seconds");
+    expect_clean_failure(dir, kSmall + " -o in.png --time-limit nan", 1, "--time-limit: must be a number of seconds");
+    expect_clean_failure(dir, kSmall + " -o in%d.png --frames 2 --camera-path orbit --checkpoint 5", 1,
+                         "--checkpoint: not with --frames");
+    expect_clean_failure(dir, kSmall + " -o in%d.png --frames 2 --camera-path orbit --time-limit 5", 1,
+                         "--time-limit: not with --frames");
+    expect_clean_failure(
+        dir, "render " + shell_quote(kCornell) + " --backend cpu --res 8x8 --target-error 0.1 -o in.png --checkpoint 5",
+        1, "--checkpoint: not with --target-error");
 }
