@@ -59,6 +59,14 @@ void Progress::finish() {
     draw(true);
 }
 
+void Progress::stop() {
+    if (!out_) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (finished_) return;
+    finished_ = true;
+    draw(true);
+}
+
 void Progress::draw(bool final_line) {
     double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     double frac = static_cast<double>(done_) / static_cast<double>(total_);

@@ -16,6 +16,8 @@ public:
     Progress(std::string label, uint64_t total, std::string unit, std::FILE* out = stderr);
     void add(uint64_t n);
     void finish();
+    // The work ended before its total (a time limit): the last line shows how far it got.
+    void stop();
     static std::string format_rate(double per_second);   // 1.23 M
     static std::string format_duration(double seconds);  // 1m05s
 

@@ -174,7 +174,8 @@ uint32_t accumulate_passes(Backend& backend, const RenderSettings& rs, uint32_t 
 RenderOutput render_image(Backend& backend, const Scene& scene, const RenderSettings& rs, Progress* progress,
                           const PassControl* control) {
     RenderOutput out = render_view(backend, scene, scene.camera, rs, progress, true, {}, control);
-    if (progress) progress->finish();
+    if (progress && out.stats.time_limit_hit) progress->stop();
+    else if (progress) progress->finish();
     return out;
 }
 

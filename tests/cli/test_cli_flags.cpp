@@ -163,6 +163,9 @@ TEST(CliLongRender, TimeLimitStopsEveryRenderAndSaysWhatEachPixelGot) {
     EXPECT_NE(r.err.find("stopped by --time-limit: every pixel got " + std::to_string(spp) + " of the 1000000 spp"),
               std::string::npos)
         << r.err;
+    // The progress line ends where the render stopped, not at 100%.
+    EXPECT_EQ(r.err.find("rendering 100%"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("took"), std::string::npos) << r.err;
     pkrt::Image image = pkrt::read_exr(dir.file("a.exr"));
     double lit = 0;
     for (const auto& p : image.pixels) lit += p.x + p.y + p.z;
