@@ -9,6 +9,7 @@
 #include "app/limit_options.h"
 #include "app/sequence_cli.h"
 #include "render/backend.h"
+#include "render/checkpoint.h"
 #include "render/distributed/sample_chunks.h"
 #include "render/error.h"
 #include "render/image/image.h"
@@ -37,6 +38,7 @@ struct PreparedRender {
     std::vector<OutputFile> outputs;        // rank 0's alone: the others write nothing
     std::vector<SceneInput> inputs;
     Image reference;
+    ResumePoint resume;  // --resume: the samples there already (none: spp 0)
 };
 
 // Before the render, so that an output naming an input (or another output) fails in a second: rank 0's
@@ -96,14 +98,19 @@ void check_long_render_flags(const RenderArgs& a, const Ranks& ranks, bool seque
         throw Error("--time-limit: must be a number of seconds, 0 or more (0: none)");
     if (!std::isfinite(a.checkpoint_s) || a.checkpoint_s < 0.0)
         throw Error("--checkpoint: must be a number of seconds, 0 or more (0: none)");
-    const char* flag = time_limit ? "--time-limit" : checkpoint ? "--checkpoint" : nullptr;
+    const bool resume = !a.resume.empty();
+    const char* flag = time_limit ? "--time-limit" : checkpoint ? "--checkpoint" : resume ? "--resume" : nullptr;
     if (!flag) return;
     if (sequence) throw Error(std::string(flag) + ": not with --frames (a sequence writes each frame as it completes)");
     if (ranks.size() > 1)
         throw Error(std::string(flag) + ": not supported across MPI ranks (" + std::to_string(ranks.size()) +
                     " ranks)");
-    if (checkpoint && a.target_error_set)
-        throw Error("--checkpoint: not with --target-error (adaptive rounds write their image at the end)");
+    if ((checkpoint || resume) && a.target_error_set)
+        throw Error(std::string(checkpoint ? "--checkpoint" : "--resume") +
+                    ": not with --target-error (adaptive rounds write their image at the end)");
+    if (resume && !(a.resume.size() > 4 &&
+                    (a.resume.substr(a.resume.size() - 4) == ".exr" || a.resume.substr(a.resume.size() - 4) == ".EXR")))
+        throw Error("--resume " + a.resume + ": must be an OpenEXR file (.exr) that pkrt wrote");
 }
 
 PreparedRender prepare_render(const RenderArgs& a, Ranks& ranks) {
@@ -188,6 +195,10 @@ PreparedRender prepare_render(const RenderArgs& a, Ranks& ranks) {
         rs.adaptive = a.adaptive;
         rs.spp = static_cast<int>(a.adaptive.rule().max_spp);  // the most any pixel gets
     }
+    if (!a.resume.empty()) {
+        p.resume = read_resume_point(a.resume, p.scene, p.rs);
+        log_info("resuming %s: %u of %d spp there", a.resume.c_str(), p.resume.spp, p.rs.spp);
+    }
     report_render(p, ready.scene_path, so.bvh, ranks);
     if (!cpu_note.empty() && p.backend->name() == "cpu") log_warning("%s", cpu_note.c_str());
     return p;
@@ -244,30 +255,35 @@ void report_result(const RenderArgs& a, const RenderSettings& rs, const RenderSt
              a.stats.empty() ? "" : ", ", a.stats.c_str(), a.spp_map.empty() ? "" : ", ", a.spp_map.c_str());
 }
 
-// The image outputs (-o, --hdr) of `image`, encoded.
-void encode_images(const RenderArgs& a, const Image& image, std::vector<OutputFile>& outputs) {
+// The image outputs (-o, --hdr) of `image`, `spp` samples a pixel, encoded (an EXR records them and the
+// render's identity, for --resume).
+void encode_images(const RenderArgs& a, const PreparedRender& p, const Image& image, uint32_t spp,
+                   std::vector<OutputFile>& outputs) {
+    const ExrAttributes attributes = render_attributes(p.scene, p.rs, spp);
     for (auto& o : outputs) {
-        if (o.flag == "-o") o.bytes = encode_image(o.path, image, a.exposure);
-        if (o.flag == "--hdr") o.bytes = encode_image(o.path, image);
+        if (o.flag == "-o") o.bytes = encode_image(o.path, image, a.exposure, attributes);
+        if (o.flag == "--hdr") o.bytes = encode_image(o.path, image, 0.0f, attributes);
     }
 }
 
 // A non-adaptive render's time limit, and its checkpoints: the image outputs written whole, every
 // --checkpoint seconds and at SIGUSR1, so that a render stopped later leaves the last of them.
-PassControl long_render_control(const RenderArgs& a, const RenderSettings& rs, const std::vector<OutputFile>& outputs,
-                                const std::vector<SceneInput>& inputs) {
+PassControl long_render_control(const RenderArgs& a, const PreparedRender& p) {
     PassControl c;
+    const RenderSettings& rs = p.rs;
     if (rs.adaptive) return c;  // its rounds have their own time limit
+    c.first_sample = p.resume.spp;
+    c.prior = p.resume.image;
     c.time_limit_s = a.adaptive.time_limit_s;
     c.checkpoint_s = a.checkpoint_s;
     install_checkpoint_signal_handler();
     c.checkpoint_now = take_checkpoint_request;
-    c.checkpoint = [&a, &rs, outputs, &inputs](const Image& image, uint32_t spp) {
+    c.checkpoint = [&a, &p, &rs](const Image& image, uint32_t spp) {
         std::vector<OutputFile> files;
-        for (const OutputFile& o : outputs)
+        for (const OutputFile& o : p.outputs)
             if (o.flag == "-o" || o.flag == "--hdr") files.push_back({o.flag, o.path, {}});
-        encode_images(a, image, files);
-        write_outputs(files, inputs);
+        encode_images(a, p, image, spp, files);
+        write_outputs(files, p.inputs);
         log_info("checkpoint: wrote %s%s%s at %u of %d spp", files[0].path.c_str(), files.size() > 1 ? ", " : "",
                  files.size() > 1 ? files[1].path.c_str() : "", spp, rs.spp);
     };
@@ -301,9 +317,10 @@ int run_render(const RenderArgs& a, Ranks& ranks) {
         return run_sequence(*backend, scene, rs, *p.camera_path, a.frames, seq);
     }
     const uint64_t pixels = static_cast<uint64_t>(rs.width) * rs.height;
-    Progress progress(rs.adaptive ? "converged" : "rendering", rs.adaptive ? pixels : pixels * rs.spp,
+    Progress progress(rs.adaptive ? "converged" : "rendering",
+                      rs.adaptive ? pixels : pixels * (static_cast<uint32_t>(rs.spp) - p.resume.spp),
                       rs.adaptive ? "pixels" : "samples", progress_stream());
-    PassControl control = long_render_control(a, rs, outputs, p.inputs);
+    PassControl control = long_render_control(a, p);
     RenderOutput out = ranks.size() > 1 ? render_across_ranks(ranks, *backend, scene, rs, &progress)
                                         : render_image(*backend, scene, rs, &progress, &control);
     if (!ranks.lead()) return 0;
@@ -313,7 +330,7 @@ int run_render(const RenderArgs& a, Ranks& ranks) {
         out.stats.rel_mse = relative_mse(out.image, p.reference);
     }
     // All or nothing: a failed EXR leaves no PNG either.
-    encode_images(a, out.image, outputs);
+    encode_images(a, p, out.image, static_cast<uint32_t>(out.stats.spp), outputs);
     for (auto& o : outputs) {
         if (o.flag == "--stats") o.bytes = stats_json_text(out.stats);
         if (o.flag == "--spp-map")
@@ -369,6 +386,9 @@ CLI::App* add_render_command(CLI::App& app, RenderArgs* a) {
     CLI::Option* max_spp_opt =
         render->add_option("--max-spp", a->adaptive.max_spp, "Adaptive: samples no pixel goes beyond")
             ->capture_default_str();
+    render->add_option("--resume", a->resume,
+                       "Continue the render of this EXR (an -o or --hdr .exr of the same scene and settings, fewer "
+                       "spp): take the samples after its own");
     render
         ->add_option("--checkpoint", a->checkpoint_s,
                      "Write the outputs every this many seconds while rendering (also at SIGUSR1; 0: never)")

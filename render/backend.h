@@ -265,6 +265,10 @@ struct PassControl {
     std::function<bool()> checkpoint_now;  // polled after each pass: a checkpoint asked for (SIGUSR1)
     // The image so far, `spp` samples a pixel (not called after the last pass: the render's end is).
     std::function<void(const Image& image, uint32_t spp)> checkpoint;
+    // A resumed render (render/checkpoint.h): `prior` holds samples [0, first_sample) of every pixel; the
+    // render takes the samples from first_sample on, and its image (and each checkpoint's) is both.
+    uint32_t first_sample = 0;
+    Image prior;
 };
 // Samples [first_sample, first_sample + samples) of every pixel in passes of about a million paths, each
 // counted in progress (may be null) as it ends. Returns the samples a pixel got: fewer where control's

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "render/backend.h"
+#include "render/checkpoint.h"
 #include "render/devices.h"
 #include "render/error.h"
 #include "render/progress.h"
@@ -164,7 +165,9 @@ uint32_t accumulate_passes(Backend& backend, const RenderSettings& rs, uint32_t 
         bool due = control->checkpoint_s > 0.0 && elapsed >= control->checkpoint_s * (checkpoints + 1);
         if (control->checkpoint_now && control->checkpoint_now()) due = true;
         if (due && control->checkpoint) {
-            control->checkpoint(backend.resolve(), first_sample + s);
+            Image image = backend.resolve();
+            if (control->first_sample > 0) image = combine_samples(control->prior, control->first_sample, image, s);
+            control->checkpoint(image, control->first_sample + s);
             checkpoints = control->checkpoint_s > 0.0 ? static_cast<int>(elapsed / control->checkpoint_s) : 0;
         }
     }
@@ -205,17 +208,22 @@ RenderOutput render_view(Backend& backend, const Scene& scene, const CameraSpec&
     auto t0 = std::chrono::steady_clock::now();
     if (rs.adaptive) backend.accumulate_adaptive(rs, *rs.adaptive, st.adaptive, st, progress);
     else {
-        uint32_t done = accumulate_passes(backend, rs, 0, static_cast<uint32_t>(rs.spp), st, progress, control);
-        if (done < static_cast<uint32_t>(rs.spp)) {
+        const uint32_t first = control ? control->first_sample : 0, spp = static_cast<uint32_t>(rs.spp);
+        uint32_t done = first + accumulate_passes(backend, rs, first, spp - first, st, progress, control);
+        st.spp = static_cast<int>(done);
+        if (done < spp) {
             st.spp_requested = rs.spp;
-            st.spp = static_cast<int>(done);
             st.time_limit_hit = true;
         }
     }
     st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (rs.adaptive) st.adaptive.describe_counts(backend.sample_counts());
-    if (resolve) out.image = backend.resolve();
-    else {
+    if (resolve) {
+        out.image = backend.resolve();
+        if (control && control->first_sample > 0 && !rs.adaptive)
+            out.image = combine_samples(control->prior, control->first_sample, out.image,
+                                        static_cast<uint32_t>(st.spp) - control->first_sample);
+    } else {
         out.accumulation = std::move(spare);
         backend.accumulation(out.accumulation);
     }

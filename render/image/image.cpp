@@ -20,6 +20,7 @@
 #include <ImfInputFile.h>
 #include <ImfOutputFile.h>
 #include <ImfStdIO.h>
+#include <ImfStringAttribute.h>
 #include <unistd.h>
 
 #include "render/error.h"
@@ -196,10 +197,11 @@ std::string encode_pfm(const Image& image) {
 
 void write_pfm(const std::string& path, const Image& image) { write_file_atomically(path, encode_pfm(image)); }
 
-std::string encode_exr(const Image& image) {
+std::string encode_exr(const Image& image, const ExrAttributes& attributes) {
     std::ostringstream out;
     try {
         Imf::Header header(image.width, image.height);
+        for (const auto& [name, value] : attributes) header.insert(name, Imf::StringAttribute(value));
         header.channels().insert("R", Imf::Channel(Imf::FLOAT));
         header.channels().insert("G", Imf::Channel(Imf::FLOAT));
         header.channels().insert("B", Imf::Channel(Imf::FLOAT));
@@ -221,10 +223,11 @@ std::string encode_exr(const Image& image) {
 
 void write_exr(const std::string& path, const Image& image) { write_file_atomically(path, encode_exr(image)); }
 
-std::string encode_image(const std::string& path, const Image& image, float exposure_stops) {
+std::string encode_image(const std::string& path, const Image& image, float exposure_stops,
+                         const ExrAttributes& exr_attributes) {
     std::string ext = lower_ext(path);
     if (ext == ".png") return encode_png(image, exposure_stops);
-    if (ext == ".exr") return encode_exr(image);
+    if (ext == ".exr") return encode_exr(image, exr_attributes);
     if (ext == ".pfm") return encode_pfm(image);
     if (ext == ".hdr") return encode_hdr(image);
     throw Error(path + ": unknown image type '" + ext + "'");
@@ -282,6 +285,19 @@ Image read_exr(const std::string& path) {
         img.pixels.resize(static_cast<size_t>(img.width) * img.height);
         read_exr_rgb(file, img.pixels.data());
         return img;
+    } catch (const std::exception& e) {
+        throw Error(path + ": cannot read EXR: " + e.what());
+    }
+}
+
+ExrAttributes read_exr_attributes(const std::string& path) {
+    try {
+        Imf::InputFile file(path.c_str());
+        ExrAttributes out;
+        for (auto a = file.header().begin(); a != file.header().end(); ++a)
+            if (const auto* text = dynamic_cast<const Imf::StringAttribute*>(&a.attribute()))
+                out.emplace_back(a.name(), text->value());
+        return out;
     } catch (const std::exception& e) {
         throw Error(path + ": cannot read EXR: " + e.what());
     }

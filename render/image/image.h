@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/vec3.h"
@@ -54,14 +55,19 @@ void write_image(const std::string& path, const Image& image);
 
 std::string encode_png(const Image& image, float exposure_stops = 0.0f);
 std::string encode_png_rgb8(int width, int height, const std::vector<unsigned char>& rgb);
-std::string encode_exr(const Image& image);
+// String attributes of an EXR's header (NAME, VALUE): what pkrt records of the render (render/checkpoint.h).
+using ExrAttributes = std::vector<std::pair<std::string, std::string>>;
+std::string encode_exr(const Image& image, const ExrAttributes& attributes = {});
+// The string attributes of an EXR's header (a file read_reference_exr accepted).
+ExrAttributes read_exr_attributes(const std::string& path);
 std::string encode_pfm(const Image& image);
 std::string encode_hdr(const Image& image);  // Radiance RGBE (.hdr)
 // The image files pkrt writes, by extension: every one (-o), and the linear ones (--hdr).
 inline const std::vector<std::string> kImageExtensions = {".png", ".exr", ".pfm", ".hdr"};
 inline const std::vector<std::string> kLinearImageExtensions = {".exr", ".pfm", ".hdr"};
 // By the extension of `path`: .png (with the exposure), .exr, .pfm or .hdr (linear radiance, no exposure).
-std::string encode_image(const std::string& path, const Image& image, float exposure_stops = 0.0f);
+std::string encode_image(const std::string& path, const Image& image, float exposure_stops = 0.0f,
+                         const ExrAttributes& exr_attributes = {});
 
 Image read_pfm(const std::string& path);
 Image read_exr(const std::string& path);

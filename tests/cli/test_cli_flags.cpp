@@ -219,3 +219,48 @@ TEST(CliLongRender, BadLongRenderFlagsFailCleanly) {
         dir, "render " + shell_quote(kCornell) + " --backend cpu --res 8x8 --target-error 0.1 -o in.png --checkpoint 5",
         1, "--checkpoint: not with --target-error");
 }
+
+TEST(CliLongRender, ResumeContinuesToTheImageOfAnUninterruptedRender) {
+    TempDir dir;
+    const std::string cwd = dir.path().string(), render = kBase + " --res 24x20 -q";
+    ASSERT_EQ(run_pkrt(render + " --spp 48 -o full.exr", cwd).code, 0);
+    // Stopped after 16 spp, then continued into its own file: the same 48 samples of every pixel.
+    ASSERT_EQ(run_pkrt(render + " --spp 16 -o part.exr", cwd).code, 0);
+    RunResult r = run_pkrt(render + " --spp 48 --resume part.exr -o part.exr --stats s.json", cwd);
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto stats = nlohmann::json::parse(read_text(dir.file("s.json")));
+    EXPECT_EQ(stats["spp"].get<int>(), 48);
+    EXPECT_EQ(stats["samples"].get<uint64_t>(), 24u * 20u * 32u);  // only the samples after the first 16
+    pkrt::Image full = pkrt::read_exr(dir.file("full.exr")), resumed = pkrt::read_exr(dir.file("part.exr"));
+    ASSERT_EQ(full.pixels.size(), resumed.pixels.size());
+    double worst = 0, lit = 0;
+    for (size_t i = 0; i < full.pixels.size(); ++i)
+        for (int c = 0; c < 3; ++c) {
+            double f = full.pixels[i][c], g = resumed.pixels[i][c];
+            worst = std::max(worst, std::fabs(f - g) / (std::fabs(f) + 1e-6));
+            lit += f;
+        }
+    EXPECT_GT(lit, 0.0);
+    EXPECT_LT(worst, 1e-5);  // float rounding of mean x samples; a wrong sample would be far off
+    // A resume of a resumed file goes on from its 48.
+    ASSERT_EQ(run_pkrt(render + " --spp 64 --resume part.exr -o more.exr", cwd).code, 0);
+
+    TempDir clean;
+    const std::string bad = kBase + " --res 24x20 --spp 48 -o out.png --resume ";
+    std::filesystem::copy_file(dir.file("part.exr"), clean.file("in48.exr"));
+    expect_clean_failure(clean, bad + "in48.exr", 1,
+                         "--resume in48.exr: holds 48 spp already (ask for more with --spp)");
+    expect_clean_failure(clean, kBase + " --res 24x20 --spp 64 --max-depth 3 -o out.png --resume in48.exr", 1,
+                         "--resume in48.exr: was rendered with max_depth 8, not 3");
+    expect_clean_failure(clean, kBase + " --res 32x20 --spp 64 -o out.png --resume in48.exr", 1, "--resume in48.exr: ");
+    pkrt::Image plain;
+    plain.width = 24;
+    plain.height = 20;
+    plain.pixels.assign(24 * 20, pkrt::Vec3{0.5f, 0.5f, 0.5f});
+    pkrt::write_exr(clean.file("inplain.exr"), plain);
+    expect_clean_failure(clean, kBase + " --res 24x20 --spp 64 -o out.png --resume inplain.exr", 1,
+                         "--resume inplain.exr: not an image pkrt rendered");
+    expect_clean_failure(clean, bad + "in.png", 1, "--resume in.png: must be an OpenEXR file");
+    expect_clean_failure(clean, kBase + " --res 8x8 --target-error 0.1 -o out.png --resume in48.exr", 1,
+                         "--resume: not with --target-error");
+}

@@ -1,0 +1,121 @@
+#include "render/checkpoint.h"
+
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "render/error.h"
+
+namespace pkrt {
+
+namespace {
+
+struct Fnv {
+    uint64_t h = 1469598103934665603ull;
+    void bytes(const void* data, size_t n) {
+        const unsigned char* p = static_cast<const unsigned char*>(data);
+        for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
+    }
+    template <class T> void value(const T& v) { bytes(&v, sizeof v); }
+    std::string hex() const {
+        char s[17];
+        std::snprintf(s, sizeof s, "%016llx", static_cast<unsigned long long>(h));
+        return s;
+    }
+};
+
+// The scene as it renders: its triangles' vertices, and every file it read by size and modification
+// time (a texture or material edited since changes the image without moving a vertex).
+std::string scene_hash(const Scene& scene) {
+    Fnv f;
+    for (const TriVerts& t : scene.tris) {
+        const float v[9] = {t.v0.x, t.v0.y, t.v0.z, t.v1.x, t.v1.y, t.v1.z, t.v2.x, t.v2.y, t.v2.z};
+        f.bytes(v, sizeof v);
+    }
+    f.value(static_cast<uint64_t>(scene.materials.size()));
+    f.value(static_cast<uint64_t>(scene.textures.size()));
+    f.value(static_cast<uint64_t>(scene.env_map.texels.size()));
+    for (const SceneInput& in : scene.inputs) {
+        struct stat st {};
+        if (::stat(in.path.c_str(), &st) != 0) continue;
+        f.value(static_cast<int64_t>(st.st_size));
+        f.value(static_cast<int64_t>(st.st_mtim.tv_sec));
+        f.value(static_cast<int64_t>(st.st_mtim.tv_nsec));
+    }
+    return f.hex();
+}
+
+std::string camera_hash(const CameraSpec& c) {
+    const float v[] = {c.eye.x, c.eye.y, c.eye.z, c.look_at.x,    c.look_at.y,       c.look_at.z,
+                       c.up.x,  c.up.y,  c.up.z,  c.vfov_degrees, c.aperture_radius, c.focus_distance};
+    Fnv f;
+    f.bytes(v, sizeof v);
+    return f.hex();
+}
+
+const char* const kSpp = "pkrt:spp";
+
+}  // namespace
+
+ExrAttributes render_attributes(const Scene& scene, const RenderSettings& rs, uint32_t spp) {
+    return {{kSpp, std::to_string(spp)},
+            {"pkrt:size", std::to_string(rs.width) + "x" + std::to_string(rs.height)},
+            {"pkrt:max_depth", std::to_string(rs.max_depth)},
+            {"pkrt:seed", std::to_string(rs.seed)},
+            {"pkrt:camera", camera_hash(scene.camera)},
+            {"pkrt:scene", scene_hash(scene)}};
+}
+
+ResumePoint read_resume_point(const std::string& path, const Scene& scene, const RenderSettings& rs) {
+    const std::string what = "--resume " + path;
+    if (rs.width <= 0 || rs.height <= 0) throw Error(what + ": no image size");
+    ResumePoint r;
+    try {
+        r.image = read_reference_exr(path, rs.width, rs.height);
+    } catch (const Error& e) {
+        throw Error(what + ": " + e.what());
+    }
+    ExrAttributes have = read_exr_attributes(path);
+    auto find = [&](const std::string& name) -> const std::string* {
+        for (const auto& [n, v] : have)
+            if (n == name) return &v;
+        return nullptr;
+    };
+    const std::string* spp = find(kSpp);
+    if (!spp) throw Error(what + ": not an image pkrt rendered (it records no samples per pixel)");
+    for (const auto& [name, value] : render_attributes(scene, rs, 0)) {
+        if (name == kSpp) continue;
+        const std::string* got = find(name);
+        std::string field = name.substr(5);
+        if (!got) throw Error(what + ": records no " + field);
+        if (*got == value) continue;
+        if (field == "scene") throw Error(what + ": was rendered from another scene, or its files changed since");
+        if (field == "camera") throw Error(what + ": was rendered from another camera");
+        throw Error(what + ": was rendered with " + field + " " + *got + ", not " + value);
+    }
+    char* end = nullptr;
+    unsigned long n = std::strtoul(spp->c_str(), &end, 10);
+    if (spp->empty() || *end != '\0' || n == 0 || n > 0xffffffffu)
+        throw Error(what + ": records " + *spp + " samples per pixel");
+    r.spp = static_cast<uint32_t>(n);
+    if (r.spp >= static_cast<uint32_t>(rs.spp))
+        throw Error(what + ": holds " + std::to_string(r.spp) + " spp already (ask for more with --spp)");
+    return r;
+}
+
+Image combine_samples(const Image& prior, uint32_t prior_spp, const Image& later, uint32_t later_spp) {
+    if (prior.pixels.size() != later.pixels.size()) throw Error("internal: combining images of different sizes");
+    Image out = later;
+    const double total = static_cast<double>(prior_spp) + later_spp;
+    auto mix = [&](float a, float b) {
+        return static_cast<float>((static_cast<double>(a) * prior_spp + static_cast<double>(b) * later_spp) / total);
+    };
+    for (size_t i = 0; i < out.pixels.size(); ++i) {
+        const Vec3 &a = prior.pixels[i], &b = later.pixels[i];
+        out.pixels[i] = Vec3{mix(a.x, b.x), mix(a.y, b.y), mix(a.z, b.z)};
+    }
+    return out;
+}
+
+}  // namespace pkrt
