@@ -188,7 +188,7 @@ BenchFiles bench_files(const BenchArgs& a) {
 }
 
 // Loads a scene as `pkrt render` would, checking the outputs against its inputs before the BVH is built.
-Scene load_bench_scene(const BenchArgs& a, SetupOptions& so, const std::string& path, BenchFiles& files) {
+Scene load_bench_scene(SetupOptions& so, const std::string& path, BenchFiles& files) {
     so.before_build = [&files](const Scene& loaded) {
         files.inputs.insert(files.inputs.end(), loaded.inputs.begin(), loaded.inputs.end());
         check_outputs(files.outputs, files.inputs);
@@ -335,7 +335,7 @@ int run_bench(const BenchArgs& a) {
     if (a.micro) out["microbenchmarks"] = run_microbenchmarks();
     BenchFiles files = bench_files(a);
     for (const auto& scene_path : a.scenes) {
-        Scene scene = load_bench_scene(a, setup.so, scene_path, files);
+        Scene scene = load_bench_scene(setup.so, scene_path, files);
         std::vector<std::pair<int, int>> sizes = setup.sizes;
         if (sizes.empty()) sizes = {{scene.defaults.width, scene.defaults.height}};
         std::vector<int> depths = a.depths.empty() ? std::vector<int>{scene.defaults.max_depth} : a.depths;

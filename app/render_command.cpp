@@ -108,9 +108,7 @@ void check_long_render_flags(const RenderArgs& a, const Ranks& ranks, bool seque
     if ((checkpoint || resume) && a.target_error_set)
         throw Error(std::string(checkpoint ? "--checkpoint" : "--resume") +
                     ": not with --target-error (adaptive rounds write their image at the end)");
-    if (resume && !(a.resume.size() > 4 &&
-                    (a.resume.substr(a.resume.size() - 4) == ".exr" || a.resume.substr(a.resume.size() - 4) == ".EXR")))
-        throw Error("--resume " + a.resume + ": must be an OpenEXR file (.exr) that pkrt wrote");
+    if (resume) check_reference_path(a.resume, "--resume");
 }
 
 PreparedRender prepare_render(const RenderArgs& a, Ranks& ranks) {

@@ -18,12 +18,13 @@ struct Fnv {
         for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
     }
     template <class T> void value(const T& v) { bytes(&v, sizeof v); }
-    std::string hex() const {
-        char s[17];
-        std::snprintf(s, sizeof s, "%016llx", static_cast<unsigned long long>(h));
-        return s;
-    }
 };
+
+std::string hex(uint64_t h) {
+    char s[17];
+    std::snprintf(s, sizeof s, "%016llx", static_cast<unsigned long long>(h));
+    return s;
+}
 
 // The scene as it renders: its triangles' vertices, and every file it read by size and modification
 // time (a texture or material edited since changes the image without moving a vertex).
@@ -43,27 +44,27 @@ std::string scene_hash(const Scene& scene) {
         f.value(static_cast<int64_t>(st.st_mtim.tv_sec));
         f.value(static_cast<int64_t>(st.st_mtim.tv_nsec));
     }
-    return f.hex();
-}
-
-std::string camera_hash(const CameraSpec& c) {
-    const float v[] = {c.eye.x, c.eye.y, c.eye.z, c.look_at.x,    c.look_at.y,       c.look_at.z,
-                       c.up.x,  c.up.y,  c.up.z,  c.vfov_degrees, c.aperture_radius, c.focus_distance};
-    Fnv f;
-    f.bytes(v, sizeof v);
-    return f.hex();
+    return hex(f.h);
 }
 
 const char* const kSpp = "pkrt:spp";
 
 }  // namespace
 
+uint64_t camera_fingerprint(const CameraSpec& c) {
+    const float v[] = {c.eye.x, c.eye.y, c.eye.z, c.look_at.x,    c.look_at.y,       c.look_at.z,
+                       c.up.x,  c.up.y,  c.up.z,  c.vfov_degrees, c.aperture_radius, c.focus_distance};
+    Fnv f;
+    f.bytes(v, sizeof v);
+    return f.h;
+}
+
 ExrAttributes render_attributes(const Scene& scene, const RenderSettings& rs, uint32_t spp) {
     return {{kSpp, std::to_string(spp)},
             {"pkrt:size", std::to_string(rs.width) + "x" + std::to_string(rs.height)},
             {"pkrt:max_depth", std::to_string(rs.max_depth)},
             {"pkrt:seed", std::to_string(rs.seed)},
-            {"pkrt:camera", camera_hash(scene.camera)},
+            {"pkrt:camera", hex(camera_fingerprint(scene.camera))},
             {"pkrt:scene", scene_hash(scene)}};
 }
 

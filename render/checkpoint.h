@@ -13,6 +13,9 @@
 
 namespace pkrt {
 
+// FNV-1a over the camera's floats: the same camera, bit for bit, or not (MPI ranks compare it too).
+uint64_t camera_fingerprint(const CameraSpec& camera);
+
 // The attributes of a render's EXR after `spp` samples a pixel.
 ExrAttributes render_attributes(const Scene& scene, const RenderSettings& rs, uint32_t spp);
 

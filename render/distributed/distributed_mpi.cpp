@@ -12,7 +12,9 @@
 #include <thread>
 
 #include "render/distributed/distributed.h"
+#include "render/checkpoint.h"
 #include "render/error.h"
+#include "render/log.h"
 #include "render/distributed/mpi_launcher.h"
 #include "render/cpu/parallel.h"
 #include "render/progress.h"
@@ -142,15 +144,7 @@ void copy_text(char* to, size_t capacity, const std::string& from) { std::snprin
 
 // A render's identity as numbers, with their names, for render_differences.
 std::vector<std::pair<const char*, uint64_t>> render_identity(const Scene& scene, const RenderSettings& rs) {
-    const CameraSpec& c = scene.camera;
-    const float camera[] = {c.eye.x, c.eye.y, c.eye.z, c.look_at.x,    c.look_at.y,       c.look_at.z,
-                            c.up.x,  c.up.y,  c.up.z,  c.vfov_degrees, c.aperture_radius, c.focus_distance};
-    uint64_t hash = 1469598103934665603ull;  // FNV-1a over the camera's bits
-    for (float f : camera) {
-        uint32_t bits;
-        std::memcpy(&bits, &f, sizeof bits);
-        for (int i = 0; i < 4; ++i) hash = (hash ^ ((bits >> (8 * i)) & 0xffu)) * 1099511628211ull;
-    }
+    const uint64_t hash = camera_fingerprint(scene.camera);
     return {{"width", static_cast<uint64_t>(rs.width)},
             {"height", static_cast<uint64_t>(rs.height)},
             {"spp", static_cast<uint64_t>(rs.spp)},
@@ -324,9 +318,8 @@ bool Ranks::all_ok(int code) {
 
 void Ranks::print_error(const std::string& error) const {
     if (quiet_ || error.empty()) return;
-    if (rank_ == 0) std::fprintf(stderr, "pkrt: error: %s\n", error.c_str());
-    else std::fprintf(stderr, "pkrt: error: rank %d: %s\n", rank_, error.c_str());
-    std::fflush(stderr);
+    if (rank_ == 0) log_error("%s", error.c_str());
+    else log_error("rank %d: %s", rank_, error.c_str());
 }
 
 int Ranks::finish(int code, const std::string& error) {

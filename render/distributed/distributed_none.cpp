@@ -5,6 +5,7 @@
 
 #include "render/distributed/distributed.h"
 #include "render/error.h"
+#include "render/log.h"
 #include "render/distributed/mpi_launcher.h"
 
 namespace pkrt {
@@ -26,7 +27,7 @@ unsigned Ranks::cpu_threads(std::string*) const { return 0; }
 bool Ranks::all_ok(int code) { return code == 0; }
 
 void Ranks::print_error(const std::string& error) const {
-    if (!quiet_ && !error.empty()) std::fprintf(stderr, "pkrt: error: %s\n", error.c_str());
+    if (!quiet_ && !error.empty()) log_error("%s", error.c_str());
 }
 
 int Ranks::finish(int code, const std::string& error) {

@@ -303,8 +303,8 @@ ExrAttributes read_exr_attributes(const std::string& path) {
     }
 }
 
-void check_reference_path(const std::string& path) {
-    if (lower_ext(path) != ".exr") throw Error("--reference " + path + ": must be a linear OpenEXR file (.exr)");
+void check_reference_path(const std::string& path, const std::string& flag) {
+    if (lower_ext(path) != ".exr") throw Error(flag + " " + path + ": must be a linear OpenEXR file (.exr)");
 }
 
 Image read_reference_exr(const std::string& path, int width, int height) {

@@ -71,8 +71,8 @@ std::string encode_image(const std::string& path, const Image& image, float expo
 
 Image read_pfm(const std::string& path);
 Image read_exr(const std::string& path);
-// --reference's path names an .exr (cheap: before anything loads).
-void check_reference_path(const std::string& path);
+// --reference's (or --resume's) path names an .exr (cheap: before anything loads).
+void check_reference_path(const std::string& path, const std::string& flag = "--reference");
 // A reference image for an error measurement: a linear EXR of exactly width x height pixels, all
 // finite (checked from the header before any pixel is read, so a hostile size costs nothing).
 Image read_reference_exr(const std::string& path, int width, int height);

@@ -260,7 +260,7 @@ TEST(CliLongRender, ResumeContinuesToTheImageOfAnUninterruptedRender) {
     pkrt::write_exr(clean.file("inplain.exr"), plain);
     expect_clean_failure(clean, kBase + " --res 24x20 --spp 64 -o out.png --resume inplain.exr", 1,
                          "--resume inplain.exr: not an image pkrt rendered");
-    expect_clean_failure(clean, bad + "in.png", 1, "--resume in.png: must be an OpenEXR file");
+    expect_clean_failure(clean, bad + "in.png", 1, "--resume in.png: must be a linear OpenEXR file (.exr)");
     expect_clean_failure(clean, kBase + " --res 8x8 --target-error 0.1 -o out.png --resume in48.exr", 1,
                          "--resume: not with --target-error");
 }
