@@ -19,13 +19,23 @@ inline void add_bvh_options(CLI::App* app, BvhFlags* f) {
            "Split large triangles into up to this many extra BVH references per triangle on average (0-4), in place of spatial splits")
         ->check(CLI::Range(0.0f, 4.0f))
         ->capture_default_str();
-    app->add_flag_function(
-        "--sbvh,!--no-sbvh",
-        [f](std::int64_t n) {
-            f->sbvh = n > 0;
+    // Two flags, not CLI11's "--sbvh,!--no-sbvh": its help printed that as "--sbvh,--no-sbvh{false}", which
+    // reads as "off by default".
+    CLI::Option* on = app->add_flag_callback(
+        "--sbvh",
+        [f] {
+            f->sbvh = true;
             f->sbvh_given = true;
         },
-        "Build the BVH with spatial splits (SBVH, the default) or without (binned SAH: a faster build)");
+        "Build the BVH with spatial splits (SBVH; the default)");
+    app->add_flag_callback(
+           "--no-sbvh",
+           [f] {
+               f->sbvh = false;
+               f->sbvh_given = true;
+           },
+           "Build the BVH without spatial splits (binned SAH: a faster build)")
+        ->excludes(on);
 }
 
 }  // namespace pkrt

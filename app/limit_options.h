@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -30,11 +29,15 @@ inline void add_limit_options(CLI::App* app, LoadLimits* limits) {
     app->add_option("--max-polygon-corners", limits->max_polygon_corners, "Most corners of one OBJ polygon")
         ->check(CLI::Range(uint64_t(3), uint64_t(1) << 24))
         ->capture_default_str();
-    static const std::map<std::string, MissingTextures> kPolicies = {{"error", MissingTextures::kError},
-                                                                     {"warn", MissingTextures::kWarn}};
-    app->add_option("--missing-textures", limits->missing_textures,
-                    "A texture file that does not exist: error, or warn and render the material without it")
-        ->transform(CLI::CheckedTransformer(kPolicies, CLI::ignore_case))
+    // A string checked against the names, not CLI11's CheckedTransformer: that one also took 0 and 1 and
+    // printed its map in --help.
+    app->add_option_function<std::string>(
+           "--missing-textures",
+           [limits](const std::string& v) {
+               limits->missing_textures = v == "warn" ? MissingTextures::kWarn : MissingTextures::kError;
+           },
+           "A texture file that does not exist: error, or warn and render the material without it")
+        ->check(CLI::IsMember({"error", "warn"}))
         ->default_str("error");
 }
 

@@ -353,7 +353,8 @@ CLI::App* add_render_command(CLI::App& app, RenderArgs* a) {
     render->add_option("--res", a->res, "Resolution WIDTHxHEIGHT (default: the scene's)");
     CLI::Option* depth_opt = render->add_option("--max-depth", a->max_depth, "Maximum bounces (default: the scene's)");
     render->add_option("--backend", a->backend, "auto, cpu or cuda")->capture_default_str();
-    render->add_option("--mode", a->mode, "GPU scheduler: persistent, relaunch, graph, megakernel, resident");
+    render->add_option("--mode", a->mode,
+                       "GPU scheduler: persistent (the default), relaunch, graph, megakernel or resident");
     render->add_option("--devices", a->devices, "CUDA devices: all, or indices as 0,1 (one image on all of them)");
     add_bvh_options(render, &a->bvh);
     render->add_option("--set", a->set,

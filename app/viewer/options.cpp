@@ -22,8 +22,9 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
     std::string res;
     app.add_option("scene", o->scene, "Scene file (.json, .obj, .ply, .gltf or .glb); default: the Cornell box");
     app.add_option("--backend", o->backend, "auto, cpu or cuda")->capture_default_str();
-    app.add_option("--mode", o->mode,
-                   "GPU scheduler: persistent, relaunch, graph, megakernel or resident (switchable live)");
+    app.add_option(
+        "--mode", o->mode,
+        "GPU scheduler: persistent (the default), relaunch, graph, megakernel or resident (switchable live)");
     pkrt::add_bvh_options(&app, &o->bvh);
     app.add_option("--res", res, "Window size WIDTHxHEIGHT (default: the scene's resolution)");
     CLI::Option* spp = app.add_option("--spp-per-frame", o->spp_per_frame,

@@ -25,7 +25,7 @@ Vec3 rotate_about(Vec3 v, Vec3 axis, float radians) {
     return v * c + cross(axis, v) * s + axis * (dot(axis, v) * (1.0f - c));
 }
 
-// The key file's values, checked the way scene files are (README "Scene format"): finite numbers, a
+// The key file's values, checked the way scene files are (docs/scenes.md): finite numbers, a
 // proper view, and no unknown keys.
 class KeyReader {
 public:

@@ -1,7 +1,7 @@
 // Resource limits of one scene, so that a small hostile file cannot make pkrt allocate without bound:
 // total triangles (OBJ faces, sphere subdivisions, quads), total texels, bytes of glTF assets, and corners per OBJ polygon
 // (the OBJ library's ear clipping is quadratic in them), and pixels per image. Each is checked before the memory is allocated;
-// the flags --max-triangles, --max-texels, --max-asset-bytes and --max-polygon-corners raise them (README.md, "Limits").
+// the flags --max-triangles, --max-texels, --max-asset-bytes and --max-polygon-corners raise them (docs/scenes.md, "Limits").
 #pragma once
 
 #include <cstdint>

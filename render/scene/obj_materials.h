@@ -1,4 +1,4 @@
-// MTL materials to pkrt's (render/scene/obj_loader.cpp reads the geometry). The rules, documented in README.md:
+// MTL materials to pkrt's (render/scene/obj_loader.cpp reads the geometry). The rules, documented in docs/scenes.md:
 //   Pr, Pm, map_Pr or map_Pm           -> glTF-style metal-rough: base Kd (map_Kd), roughness Pr, metallic Pm
 //   d < 1 (no map_d), or illum 4, 6, 7 -> dielectric, IOR Ni (1.5 if absent), tinted by Tf
 //   max(Ks) > max(Kd)                  -> GGX conductor, F0 = Ks (map_Ks), alpha from Ns (map_Ns)

@@ -1,4 +1,4 @@
-// The JSON scene format (README.md, "Scene format"). Strict: an unknown key or a value of the wrong
+// The JSON scene format (docs/scenes.md). Strict: an unknown key or a value of the wrong
 // type is an error naming the file and the key's path, because a silently ignored typo renders a
 // different picture than the one asked for.
 #include <algorithm>
