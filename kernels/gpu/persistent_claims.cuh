@@ -75,6 +75,9 @@ __device__ __forceinline__ bool lane_number(unsigned need, unsigned long long ba
 struct FrameClaim {
     static constexpr bool kL2 = false;         // path_index: the plan through L1 (it lives for one frame)
     static constexpr bool kPoolsPaths = true;  // bounces may go through the path queue (sort_stragglers)
+    // Every warp's lead may move its block's counts to the global counters now and then: they are read
+    // only after the kernel ends, when every flush is over.
+    static constexpr bool kAnyWarpFlushes = true;
     struct Block {
         FrameRecord frame;
     };
@@ -174,6 +177,12 @@ struct SharedFrameClaim : FrameClaim {
 struct ResidentClaim {
     static constexpr bool kL2 = true;  // path_index: the plan through L2 (an SM's L1 may hold the last round's)
     static constexpr bool kPoolsPaths = false;
+    // Only the sweeper (warp 0) flushes, the periodic flushes as well as the one at a job's drain. A flush
+    // takes the block's counts and then adds them to the job's; had another warp's periodic flush taken
+    // them just before the sweeper saw the job drained, they would have landed after the job's
+    // completion was published, and the job would report fewer samples than it rendered (seen on the
+    // H200: 1,048,320 of 1,048,576, once in 15 runs of Gpu.ResidentQueuedViewChangeLeavesNoSampleOfTheOldView).
+    static constexpr bool kAnyWarpFlushes = false;
     struct Block {
         FrameRecord frames[kPersistentThreads / 32];
         uint32_t flushed_seq;  // the last job whose counters this block flushed

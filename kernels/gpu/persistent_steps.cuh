@@ -112,7 +112,8 @@ template <class Claim, BvhViewLayout L, bool kFull> struct PersistentWarp {
             stop = load_volatile(&ctl->stop);
             // Only block sweepers (warp 0) sample: a quarter of the L2 traffic, and still ~1000 warps.
             if (p.timeline && threadIdx.x < 32) sample_timeline(claim.counters());
-            if (iter % kFlushInterval == 0) flush_counters(bc, claim.counters());  // resident: a load each
+            if (iter % kFlushInterval == 0 && (Claim::kAnyWarpFlushes || threadIdx.x < 32))
+                flush_counters(bc, claim.counters());  // resident: a load each
         }
         bool leave = __shfl_sync(kFullMask, stop, 0);
         if (!leave) clk.charge(bc, kPhaseControl);
