@@ -39,6 +39,7 @@ struct PreparedRender {
     std::vector<SceneInput> inputs;
     Image reference;
     ResumePoint resume;  // --resume: the samples there already (none: spp 0)
+    Look look;           // of the PNG
 };
 
 // Before the render, so that an output naming an input (or another output) fails in a second: rank 0's
@@ -135,8 +136,6 @@ PreparedRender prepare_render(const RenderArgs& a, Ranks& ranks) {
         if (!hdr.empty()) check_output_path(hdr, kLinearImageExtensions, "--hdr");
         if (!a.stats.empty()) check_output_path(a.stats, {".json"}, "--stats");
     }
-    if (!std::isfinite(a.exposure) || std::fabs(a.exposure) > 64.0f)
-        throw Error("--exposure: must be between -64 and 64 stops");
     if (a.target_error_set) {
         if (a.spp_set) throw Error("--spp: not with --target-error (adaptive sampling takes --min-spp and --max-spp)");
         if (sequence) throw Error("--target-error: not with --frames (sequences sample every pixel alike)");
@@ -176,6 +175,8 @@ PreparedRender prepare_render(const RenderArgs& a, Ranks& ranks) {
     if (a.spp_set) so.spp = a.spp;
     if (a.max_depth_set) so.max_depth = a.max_depth;
     so.seed = a.seed;
+    so.exposure = a.exposure;
+    so.tone_map = a.tone_map;
     so.before_build = [&](const Scene& scene) {
         // Orbits start from the scene's camera.
         if (sequence) p.camera_path = parse_camera_path(a.camera_path, scene.camera);
@@ -188,6 +189,7 @@ PreparedRender prepare_render(const RenderArgs& a, Ranks& ranks) {
     p.why = std::move(ready.why);
     p.scene = std::move(ready.scene);
     p.rs = ready.settings;
+    p.look = ready.look;
     RenderSettings& rs = p.rs;
     if (a.target_error_set) {
         rs.adaptive = a.adaptive;
@@ -258,9 +260,11 @@ void report_result(const RenderArgs& a, const RenderSettings& rs, const RenderSt
 void encode_images(const RenderArgs& a, const PreparedRender& p, const Image& image, uint32_t spp,
                    std::vector<OutputFile>& outputs) {
     const ExrAttributes attributes = render_attributes(p.scene, p.rs, spp);
+    if (p.look.auto_exposure && image_extension(a.output) == ".png")
+        log_info("exposure auto: %+.2f stops", auto_exposure_stops(image));
     for (auto& o : outputs) {
-        if (o.flag == "-o") o.bytes = encode_image(o.path, image, a.exposure, attributes);
-        if (o.flag == "--hdr") o.bytes = encode_image(o.path, image, 0.0f, attributes);
+        if (o.flag == "-o") o.bytes = encode_image(o.path, image, p.look, attributes);
+        if (o.flag == "--hdr") o.bytes = encode_image(o.path, image, {}, attributes);
     }
 }
 
@@ -311,7 +315,7 @@ int run_render(const RenderArgs& a, Ranks& ranks) {
     Backend* backend = p.backend.get();
     std::vector<OutputFile>& outputs = p.outputs;
     if (p.camera_path) {
-        SequenceOutputs seq{a.output, a.hdr, a.stats, a.exposure, p.inputs};
+        SequenceOutputs seq{a.output, a.hdr, a.stats, p.look, p.inputs};
         return run_sequence(*backend, scene, rs, *p.camera_path, a.frames, seq);
     }
     const uint64_t pixels = static_cast<uint64_t>(rs.width) * rs.height;
@@ -369,8 +373,12 @@ CLI::App* add_render_command(CLI::App& app, RenderArgs* a) {
     render->add_option("--camera-path", a->camera_path,
                        "Sequence cameras: orbit[:DEGREES] about the up axis, or a keyframe .json");
     render->add_option("--camera", a->camera, "A camera of the scene file (glTF) by index or name; default: its first");
-    render->add_option("--exposure", a->exposure, "Exposure in stops for a PNG (linear outputs stay radiance)")
-        ->capture_default_str();
+    render->add_option("--exposure", a->exposure,
+                       "A PNG's exposure: stops, or auto (the image's log-average luminance to mid grey); default: "
+                       "the scene's, else 0. Linear outputs stay radiance");
+    render->add_option("--tone-map", a->tone_map,
+                       "A PNG's tone curve: clamp (values above 1 clip), aces or agx (filmic); default: the scene's, "
+                       "else clamp");
     CLI::Option* aperture_opt = render->add_option(
         "--aperture", a->aperture, "Thin-lens radius in scene units, 0 = pinhole (default: the scene's)");
     CLI::Option* focus_opt =

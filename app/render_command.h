@@ -35,7 +35,7 @@ struct RenderArgs {
     int max_depth = 0;    // meaningful only when max_depth_set
     bool spp_set = false, max_depth_set = false;
     uint32_t seed = 0;
-    float exposure = 0.0f;
+    std::string exposure, tone_map;                // empty: the scene's (render/image/look.h)
     float aperture = 0.0f, focus_distance = 0.0f;  // meaningful only when *_set
     bool aperture_set = false, focus_distance_set = false;
     RunOptions run;

@@ -80,7 +80,7 @@ int run_sequence(Backend& backend, const Scene& scene, const RenderSettings& set
                         spares.push_back(std::move(acc));
                     }
                     std::vector<OutputFile> files = {{"-o", frame_path(out.image_pattern, index), {}}};
-                    files[0].bytes = encode_image(files[0].path, image, out.exposure);
+                    files[0].bytes = encode_image(files[0].path, image, out.look);
                     if (!out.hdr_pattern.empty()) {
                         std::string hdr = frame_path(out.hdr_pattern, index);
                         files.push_back({"--hdr", hdr, encode_image(hdr, image)});

@@ -24,8 +24,8 @@ void check_frame_outputs(const std::string& image_pattern, const std::string& hd
 
 struct SequenceOutputs {
     std::string image_pattern, hdr_pattern, stats;  // -o (any image type), --hdr, --stats
-    float exposure = 0.0f;
-    std::vector<SceneInput> inputs;  // never overwritten
+    Look look;                                      // of the PNGs
+    std::vector<SceneInput> inputs;                 // never overwritten
 };
 
 // Renders and writes the sequence, with progress and a summary (info). Returns the exit code.

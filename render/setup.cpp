@@ -32,6 +32,10 @@ void check_setup_options(const SetupOptions& o) {
     if (o.aperture && !valid_aperture_radius(*o.aperture))
         throw Error("--aperture " + format_number(*o.aperture) +
                     ": the lens radius must be between 0 (a pinhole) and 1e18");
+    Look look;
+    if (!o.exposure.empty()) parse_exposure(o.exposure, &look);
+    if (!o.tone_map.empty() && !parse_tone_curve(o.tone_map))
+        throw Error("--tone-map: '" + o.tone_map + "' is not a tone curve (" + kToneCurveNames + ")");
     if (o.focus_distance && !valid_focus_distance(*o.focus_distance))
         throw Error("--focus-distance " + format_number(*o.focus_distance) +
                     ": must be greater than 0 and at most 1e18");
@@ -89,6 +93,13 @@ RenderSettings setup_settings(const SetupOptions& o, const Scene& scene, std::op
     return rs;
 }
 
+Look setup_look(const SetupOptions& o, const Scene& scene) {
+    Look look = scene.defaults.look;
+    if (!o.exposure.empty()) parse_exposure(o.exposure, &look);
+    if (!o.tone_map.empty()) look.curve = *parse_tone_curve(o.tone_map);
+    return look;
+}
+
 ReadyRender setup_render(const SetupOptions& o) {
     check_setup_options(o);
     ReadyRender r;
@@ -96,6 +107,7 @@ ReadyRender setup_render(const SetupOptions& o) {
     r.scene_path = o.scene.empty() ? default_scene_path() : o.scene;
     r.scene = setup_scene(o, r.scene_path, &r.warnings);
     r.settings = setup_settings(o, r.scene, r.mode);
+    r.look = setup_look(o, r.scene);
     return r;
 }
 

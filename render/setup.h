@@ -33,6 +33,9 @@ struct SetupOptions {
     std::string resolution_flag = "--res";  // what a pixel-budget error names for width x height
     std::optional<int> spp, max_depth;      // none: the scene's
     uint32_t seed = 0;
+    // --exposure (stops or "auto") and --tone-map (clamp, aces, agx); empty: the scene's (render.exposure,
+    // render.tone_map), else 0 stops and the default curve.
+    std::string exposure, tone_map;
     // Run on the loaded scene before its BVH is built (checks of outputs against the scene's inputs, a
     // camera path from its camera), so that a mistake fails before the longest step.
     std::function<void(const Scene&)> before_build;
@@ -45,6 +48,7 @@ struct ReadyRender {
     Scene scene;
     std::string scene_path;
     RenderSettings settings;
+    Look look;                          // of the PNG (-o) and the viewer
     std::vector<std::string> warnings;  // of the load, one line each, for the caller to print with its prefix
 };
 
@@ -61,6 +65,9 @@ Scene setup_scene(const SetupOptions& o, const std::string& path, std::vector<st
 
 // The render settings of `o` for `scene`: its resolution, spp and depth unless o overrides them.
 RenderSettings setup_settings(const SetupOptions& o, const Scene& scene, std::optional<SchedulerMode> mode);
+
+// How the images of `o` for `scene` look on a display: the scene's look unless o overrides it.
+Look setup_look(const SetupOptions& o, const Scene& scene);
 
 // All of the above in order: checks, backend, scene, settings.
 ReadyRender setup_render(const SetupOptions& o);

@@ -52,10 +52,9 @@ GLuint compile(GLenum type, const std::string& path) {
     return s;
 }
 
-}  // namespace
-
-DisplayPass::DisplayPass(const std::string& shader_dir) {
-    std::string vs_path = shader_dir + "/display.vert", fs_path = shader_dir + "/display.frag";
+// The program of the full-screen vertex shader and the fragment shader `fs_path`. Throws Error.
+GLuint link_program(const std::string& shader_dir, const std::string& fs_path) {
+    std::string vs_path = shader_dir + "/display.vert";
     GLuint vs = compile(GL_VERTEX_SHADER, vs_path);
     GLuint fs = 0;
     try {
@@ -64,20 +63,27 @@ DisplayPass::DisplayPass(const std::string& shader_dir) {
         gl::DeleteShader(vs);
         throw;
     }
-    program_ = gl::CreateProgram();
-    gl::AttachShader(program_, vs);
-    gl::AttachShader(program_, fs);
-    gl::LinkProgram(program_);
+    GLuint program = gl::CreateProgram();
+    gl::AttachShader(program, vs);
+    gl::AttachShader(program, fs);
+    gl::LinkProgram(program);
     gl::DeleteShader(vs);  // flagged for deletion; they live as long as the program
     gl::DeleteShader(fs);
     GLint ok = 0;
-    gl::GetProgramiv(program_, GL_LINK_STATUS, &ok);
+    gl::GetProgramiv(program, GL_LINK_STATUS, &ok);
     if (!ok) {
-        std::string why = info_log_line(program_, gl::GetProgramiv, gl::GetProgramInfoLog);
-        gl::DeleteProgram(program_);
-        program_ = 0;
-        throw Error(shader_dir + ": display shaders do not link: " + why);
+        std::string why = info_log_line(program, gl::GetProgramiv, gl::GetProgramInfoLog);
+        gl::DeleteProgram(program);
+        throw Error(fs_path + ": shaders do not link: " + why);
     }
+    return program;
+}
+
+}  // namespace
+
+DisplayPass::DisplayPass(const std::string& shader_dir) {
+    std::string fs_path = shader_dir + "/display.frag", meter_path = shader_dir + "/exposure.frag";
+    program_ = link_program(shader_dir, fs_path);
     u_accum_ = gl::GetUniformLocation(program_, "u_accum");
     u_exposure_ = gl::GetUniformLocation(program_, "u_exposure_scale");
     u_tone_map_ = gl::GetUniformLocation(program_, "u_tone_map");
@@ -87,6 +93,39 @@ DisplayPass::DisplayPass(const std::string& shader_dir) {
         program_ = 0;
         throw Error(fs_path + ": the display shader must use the uniforms u_accum, u_exposure_scale and u_tone_map");
     }
+    try {
+        meter_program_ = link_program(shader_dir, meter_path);
+    } catch (...) {
+        gl::DeleteProgram(program_);
+        program_ = 0;
+        throw;
+    }
+    u_meter_accum_ = gl::GetUniformLocation(meter_program_, "u_accum");
+    u_meter_tiles_ = gl::GetUniformLocation(meter_program_, "u_tiles");
+    if (u_meter_accum_ < 0 || u_meter_tiles_ < 0) {
+        gl::DeleteProgram(program_);
+        gl::DeleteProgram(meter_program_);
+        program_ = meter_program_ = 0;
+        throw Error(meter_path + ": the metering shader must use the uniforms u_accum and u_tiles");
+    }
+    // Its target: one RG32F texel a tile (sum, pixels), exact float sums the host adds up in double.
+    meter_texture_ = gl::make_texture_2d(GL_NEAREST);
+    gl::BindTexture(GL_TEXTURE_2D, meter_texture_);
+    gl::TexImage2D(GL_TEXTURE_2D, 0, GL_RG32F, kMeterTiles, kMeterTiles, 0, GL_RG, GL_FLOAT, nullptr);
+    gl::BindTexture(GL_TEXTURE_2D, 0);
+    gl::GenFramebuffers(1, &meter_fbo_);
+    gl::BindFramebuffer(GL_FRAMEBUFFER, meter_fbo_);
+    gl::FramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, meter_texture_, 0);
+    GLenum status = gl::CheckFramebufferStatus(GL_FRAMEBUFFER);
+    gl::BindFramebuffer(GL_FRAMEBUFFER, 0);
+    if (status != GL_FRAMEBUFFER_COMPLETE) {
+        gl::DeleteFramebuffers(1, &meter_fbo_);
+        gl::DeleteTextures(1, &meter_texture_);
+        gl::DeleteProgram(program_);
+        gl::DeleteProgram(meter_program_);
+        program_ = meter_program_ = meter_fbo_ = meter_texture_ = 0;
+        throw Error("the GL context cannot render to an RG32F texture (automatic exposure's metering)");
+    }
     // Core profiles draw nothing without a bound vertex array, even one with no attributes.
     gl::GenVertexArrays(1, &vao_);
 }
@@ -94,10 +133,38 @@ DisplayPass::DisplayPass(const std::string& shader_dir) {
 DisplayPass::~DisplayPass() {
     if (vao_) gl::DeleteVertexArrays(1, &vao_);
     if (program_) gl::DeleteProgram(program_);
+    if (meter_program_) gl::DeleteProgram(meter_program_);
+    if (meter_fbo_) gl::DeleteFramebuffers(1, &meter_fbo_);
+    if (meter_texture_) gl::DeleteTextures(1, &meter_texture_);
 }
 
-void DisplayPass::draw(GLuint texture, int viewport_width, int viewport_height, float exposure_stops,
-                       ToneMap tone_map) {
+float DisplayPass::metered_stops(GLuint texture) {
+    gl::BindFramebuffer(GL_FRAMEBUFFER, meter_fbo_);
+    gl::Viewport(0, 0, kMeterTiles, kMeterTiles);
+    gl::Disable(GL_BLEND);
+    gl::Disable(GL_DEPTH_TEST);
+    gl::Disable(GL_SCISSOR_TEST);
+    gl::Disable(GL_CULL_FACE);
+    gl::UseProgram(meter_program_);
+    gl::ActiveTexture(GL_TEXTURE0);
+    gl::BindTexture(GL_TEXTURE_2D, texture);
+    gl::Uniform1i(u_meter_accum_, 0);
+    gl::Uniform1i(u_meter_tiles_, kMeterTiles);
+    gl::BindVertexArray(vao_);
+    gl::DrawArrays(GL_TRIANGLES, 0, 3);
+    gl::BindVertexArray(0);
+    gl::UseProgram(0);
+    std::vector<float> tiles(2 * kMeterTiles * kMeterTiles);
+    gl::PixelStorei(GL_PACK_ALIGNMENT, 4);
+    gl::ReadBuffer(GL_COLOR_ATTACHMENT0);
+    gl::ReadPixels(0, 0, kMeterTiles, kMeterTiles, GL_RG, GL_FLOAT, tiles.data());
+    gl::BindFramebuffer(GL_FRAMEBUFFER, 0);
+    double sum = 0, pixels = 0;
+    for (size_t i = 0; i < tiles.size(); i += 2) sum += tiles[i], pixels += tiles[i + 1];
+    return auto_exposure_stops(sum, pixels);
+}
+
+void DisplayPass::draw(GLuint texture, int viewport_width, int viewport_height, float exposure_stops, ToneCurve curve) {
     gl::Viewport(0, 0, viewport_width, viewport_height);
     gl::Disable(GL_BLEND);
     gl::Disable(GL_DEPTH_TEST);
@@ -108,7 +175,7 @@ void DisplayPass::draw(GLuint texture, int viewport_width, int viewport_height, 
     gl::BindTexture(GL_TEXTURE_2D, texture);
     gl::Uniform1i(u_accum_, 0);
     gl::Uniform1f(u_exposure_, std::exp2(exposure_stops));
-    gl::Uniform1i(u_tone_map_, static_cast<int>(tone_map));
+    gl::Uniform1i(u_tone_map_, static_cast<int>(curve));
     gl::BindVertexArray(vao_);
     gl::DrawArrays(GL_TRIANGLES, 0, 3);
     gl::BindVertexArray(0);

@@ -1,14 +1,14 @@
 // The image pass: draws the accumulation texture (RGBA32F: radiance sum, sample count) over the whole
-// viewport through shaders/display.{vert,frag}: mean, exposure, tone map, sRGB.
+// viewport through shaders/display.{vert,frag}: mean, exposure, tone curve, sRGB, as render/image/look.h
+// defines them for pkrt render's PNGs. And the metering for automatic exposure (shaders/exposure.frag).
 #pragma once
 
 #include <string>
 
 #include "app/viewer/gl_loader.h"
+#include "render/image/look.h"
 
 namespace pkrt::viewer {
-
-enum class ToneMap : int { kAces = 0, kClamp = 1 };
 
 class DisplayPass {
 public:
@@ -19,11 +19,17 @@ public:
     DisplayPass(const DisplayPass&) = delete;
     DisplayPass& operator=(const DisplayPass&) = delete;
 
-    void draw(GLuint texture, int viewport_width, int viewport_height, float exposure_stops, ToneMap tone_map);
+    void draw(GLuint texture, int viewport_width, int viewport_height, float exposure_stops, ToneCurve curve);
+    // The automatic exposure of the accumulation in `texture`, in stops (auto_exposure_stops of its mean
+    // log luminance over the pixels with samples). Leaves the default framebuffer bound.
+    float metered_stops(GLuint texture);
 
 private:
+    static constexpr int kMeterTiles = 32;  // the metering target is kMeterTiles x kMeterTiles tiles
     GLuint program_ = 0, vao_ = 0;
     GLint u_accum_ = -1, u_exposure_ = -1, u_tone_map_ = -1;
+    GLuint meter_program_ = 0, meter_texture_ = 0, meter_fbo_ = 0;
+    GLint u_meter_accum_ = -1, u_meter_tiles_ = -1;
 };
 
 }  // namespace pkrt::viewer

@@ -15,50 +15,54 @@
 
 namespace pkrt::gl {
 
-#define PKRT_GL_FUNCTIONS(X)                           \
-    X(PFNGLGETSTRINGPROC, GetString)                   \
-    X(PFNGLGETINTEGERVPROC, GetIntegerv)               \
-    X(PFNGLGETERRORPROC, GetError)                     \
-    X(PFNGLVIEWPORTPROC, Viewport)                     \
-    X(PFNGLCLEARCOLORPROC, ClearColor)                 \
-    X(PFNGLCLEARPROC, Clear)                           \
-    X(PFNGLFINISHPROC, Finish)                         \
-    X(PFNGLDISABLEPROC, Disable)                       \
-    X(PFNGLGENTEXTURESPROC, GenTextures)               \
-    X(PFNGLDELETETEXTURESPROC, DeleteTextures)         \
-    X(PFNGLBINDTEXTUREPROC, BindTexture)               \
-    X(PFNGLACTIVETEXTUREPROC, ActiveTexture)           \
-    X(PFNGLTEXIMAGE2DPROC, TexImage2D)                 \
-    X(PFNGLTEXSUBIMAGE2DPROC, TexSubImage2D)           \
-    X(PFNGLTEXPARAMETERIPROC, TexParameteri)           \
-    X(PFNGLPIXELSTOREIPROC, PixelStorei)               \
-    X(PFNGLREADBUFFERPROC, ReadBuffer)                 \
-    X(PFNGLREADPIXELSPROC, ReadPixels)                 \
-    X(PFNGLBINDFRAMEBUFFERPROC, BindFramebuffer)       \
-    X(PFNGLGENBUFFERSPROC, GenBuffers)                 \
-    X(PFNGLDELETEBUFFERSPROC, DeleteBuffers)           \
-    X(PFNGLBINDBUFFERPROC, BindBuffer)                 \
-    X(PFNGLBUFFERDATAPROC, BufferData)                 \
-    X(PFNGLCREATESHADERPROC, CreateShader)             \
-    X(PFNGLSHADERSOURCEPROC, ShaderSource)             \
-    X(PFNGLCOMPILESHADERPROC, CompileShader)           \
-    X(PFNGLGETSHADERIVPROC, GetShaderiv)               \
-    X(PFNGLGETSHADERINFOLOGPROC, GetShaderInfoLog)     \
-    X(PFNGLDELETESHADERPROC, DeleteShader)             \
-    X(PFNGLCREATEPROGRAMPROC, CreateProgram)           \
-    X(PFNGLATTACHSHADERPROC, AttachShader)             \
-    X(PFNGLLINKPROGRAMPROC, LinkProgram)               \
-    X(PFNGLGETPROGRAMIVPROC, GetProgramiv)             \
-    X(PFNGLGETPROGRAMINFOLOGPROC, GetProgramInfoLog)   \
-    X(PFNGLDELETEPROGRAMPROC, DeleteProgram)           \
-    X(PFNGLUSEPROGRAMPROC, UseProgram)                 \
-    X(PFNGLGETUNIFORMLOCATIONPROC, GetUniformLocation) \
-    X(PFNGLUNIFORM1IPROC, Uniform1i)                   \
-    X(PFNGLUNIFORM1FPROC, Uniform1f)                   \
-    X(PFNGLGENVERTEXARRAYSPROC, GenVertexArrays)       \
-    X(PFNGLDELETEVERTEXARRAYSPROC, DeleteVertexArrays) \
-    X(PFNGLBINDVERTEXARRAYPROC, BindVertexArray)       \
-    X(PFNGLDRAWARRAYSPROC, DrawArrays)
+#define PKRT_GL_FUNCTIONS(X)                               \
+    X(PFNGLGETSTRINGPROC, GetString)                       \
+    X(PFNGLGETINTEGERVPROC, GetIntegerv)                   \
+    X(PFNGLGETERRORPROC, GetError)                         \
+    X(PFNGLVIEWPORTPROC, Viewport)                         \
+    X(PFNGLCLEARCOLORPROC, ClearColor)                     \
+    X(PFNGLCLEARPROC, Clear)                               \
+    X(PFNGLFINISHPROC, Finish)                             \
+    X(PFNGLDISABLEPROC, Disable)                           \
+    X(PFNGLGENTEXTURESPROC, GenTextures)                   \
+    X(PFNGLDELETETEXTURESPROC, DeleteTextures)             \
+    X(PFNGLBINDTEXTUREPROC, BindTexture)                   \
+    X(PFNGLACTIVETEXTUREPROC, ActiveTexture)               \
+    X(PFNGLTEXIMAGE2DPROC, TexImage2D)                     \
+    X(PFNGLTEXSUBIMAGE2DPROC, TexSubImage2D)               \
+    X(PFNGLTEXPARAMETERIPROC, TexParameteri)               \
+    X(PFNGLPIXELSTOREIPROC, PixelStorei)                   \
+    X(PFNGLREADBUFFERPROC, ReadBuffer)                     \
+    X(PFNGLREADPIXELSPROC, ReadPixels)                     \
+    X(PFNGLBINDFRAMEBUFFERPROC, BindFramebuffer)           \
+    X(PFNGLGENBUFFERSPROC, GenBuffers)                     \
+    X(PFNGLDELETEBUFFERSPROC, DeleteBuffers)               \
+    X(PFNGLBINDBUFFERPROC, BindBuffer)                     \
+    X(PFNGLBUFFERDATAPROC, BufferData)                     \
+    X(PFNGLCREATESHADERPROC, CreateShader)                 \
+    X(PFNGLSHADERSOURCEPROC, ShaderSource)                 \
+    X(PFNGLCOMPILESHADERPROC, CompileShader)               \
+    X(PFNGLGETSHADERIVPROC, GetShaderiv)                   \
+    X(PFNGLGETSHADERINFOLOGPROC, GetShaderInfoLog)         \
+    X(PFNGLDELETESHADERPROC, DeleteShader)                 \
+    X(PFNGLCREATEPROGRAMPROC, CreateProgram)               \
+    X(PFNGLATTACHSHADERPROC, AttachShader)                 \
+    X(PFNGLLINKPROGRAMPROC, LinkProgram)                   \
+    X(PFNGLGETPROGRAMIVPROC, GetProgramiv)                 \
+    X(PFNGLGETPROGRAMINFOLOGPROC, GetProgramInfoLog)       \
+    X(PFNGLDELETEPROGRAMPROC, DeleteProgram)               \
+    X(PFNGLUSEPROGRAMPROC, UseProgram)                     \
+    X(PFNGLGETUNIFORMLOCATIONPROC, GetUniformLocation)     \
+    X(PFNGLUNIFORM1IPROC, Uniform1i)                       \
+    X(PFNGLUNIFORM1FPROC, Uniform1f)                       \
+    X(PFNGLGENVERTEXARRAYSPROC, GenVertexArrays)           \
+    X(PFNGLDELETEVERTEXARRAYSPROC, DeleteVertexArrays)     \
+    X(PFNGLBINDVERTEXARRAYPROC, BindVertexArray)           \
+    X(PFNGLDRAWARRAYSPROC, DrawArrays)                     \
+    X(PFNGLGENFRAMEBUFFERSPROC, GenFramebuffers)           \
+    X(PFNGLDELETEFRAMEBUFFERSPROC, DeleteFramebuffers)     \
+    X(PFNGLFRAMEBUFFERTEXTURE2DPROC, FramebufferTexture2D) \
+    X(PFNGLCHECKFRAMEBUFFERSTATUSPROC, CheckFramebufferStatus)
 
 #define PKRT_GL_DECLARE(type, name) extern type name;
 PKRT_GL_FUNCTIONS(PKRT_GL_DECLARE)

@@ -22,11 +22,10 @@ struct ViewerOptions {
     float target_error = 0.0f;     // > 0: stop when converged at this relative error (adaptive rounds)
     bool spp_map = false;          // the samples-per-pixel map over the image
     bool spp_per_frame_set = false;
-    int max_depth = -1;             // -1: the scene's
-    float scale = 0.0f;             // render resolution / window; 0: 0.5 on the CPU, 1 on the GPU
-    float exposure = 0.0f;          // stops
-    std::string tone_map = "aces";  // aces | clamp
-    int frames = 0;                 // > 0: render this many frames, save --screenshot, exit
+    int max_depth = -1;              // -1: the scene's
+    float scale = 0.0f;              // render resolution / window; 0: 0.5 on the CPU, 1 on the GPU
+    std::string exposure, tone_map;  // stops or "auto"; clamp | aces | agx; empty: the scene's (render/image/look.h)
+    int frames = 0;                  // > 0: render this many frames, save --screenshot, exit
     int preview = 0;  // pixel block of the preview after a camera move; not given: 4, or 1 (none) in batch runs
     bool preview_set = false;
     bool frames_set = false;

@@ -147,10 +147,13 @@ void Panels::render_section(ViewSettings& s, const PanelData& d) {
     ImGui::SliderFloat("resolution", &s.resolution_scale, 0.05f, 1.0f, "%.3f x window", ImGuiSliderFlags_AlwaysClamp);
     help_marker(
         "Render resolution as a fraction of the window. The CPU backend starts at 0.5 so the window stays responsive.");
-    ImGui::SliderFloat("exposure", &s.exposure, -8.0f, 8.0f, "%+.2f stops");
+    if (s.auto_exposure) ImGui::Text("exposure %+.2f stops (auto)", s.metered_stops);
+    else ImGui::SliderFloat("exposure", &s.exposure, -8.0f, 8.0f, "%+.2f stops");
+    ImGui::Checkbox("auto exposure", &s.auto_exposure);
+    help_marker("The image's log-average luminance to mid grey (0.18), as pkrt render --exposure auto.");
     int tm = static_cast<int>(s.tone_map);
-    ImGui::Combo("tone map", &tm, "ACES fitted\0clamp\0");
-    s.tone_map = static_cast<ToneMap>(tm);
+    ImGui::Combo("tone map", &tm, "clamp\0ACES fitted\0AgX\0");  // ToneCurve's order
+    s.tone_map = static_cast<ToneCurve>(tm);
     ImGui::Checkbox("pause accumulation", &s.paused);
     ImGui::InputInt("stop at spp", &s.spp_target, 16, 256);
     s.spp_target = std::clamp(s.spp_target, 0, limits::kMaxSppTarget);

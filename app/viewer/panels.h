@@ -23,8 +23,10 @@ struct ViewSettings {
     int spp_per_frame = 1;
     int max_depth = 8;
     float resolution_scale = 1.0f;
-    float exposure = 0.0f;  // stops
-    ToneMap tone_map = ToneMap::kAces;
+    float exposure = 0.0f;       // stops, unless automatic
+    bool auto_exposure = false;  // stops metered from the image each displayed frame (render/image/look.h)
+    float metered_stops = 0.0f;  // the last metered exposure, for the panel
+    ToneCurve tone_map = kDefaultToneCurve;
     bool paused = false;
     int spp_target = 0;  // stop accumulating at this many samples per pixel; 0: never
     // Stop when converged: adaptive rounds (kernels/adaptive.h) until every pixel is at the target

@@ -59,8 +59,7 @@ ViewerApp::ViewerApp(const ViewerOptions& options) : options_(options) {
     view_.resolution_scale = options_.scale > 0 ? options_.scale : (cpu ? 0.5f : 1.0f);
     // Batch runs (tests, measurements) keep N frames N frames of samples unless a preview is asked for.
     progressive_.set_preview(options_.preview_set ? options_.preview : (batch_ ? 1 : 4));
-    view_.exposure = options_.exposure;
-    view_.tone_map = options_.tone_map == "clamp" ? ToneMap::kClamp : ToneMap::kAces;
+    set_look();
 
     int w = options_.width, h = options_.height;
     if (w == 0) {
@@ -164,9 +163,26 @@ void ViewerApp::open_scene(const std::string& path) {
     camera_.set_scene(camera_spec_, scene_bounds(scene_->tris));
     view_.max_depth = options_.max_depth >= 0 ? options_.max_depth : scene_->defaults.max_depth;
     progressive_.set_max_depth(view_.max_depth);
+    set_look();
     history_.clear();
     glfwSetWindowTitle(window_->handle(), ("pkrt-viewer - " + scene_name_).c_str());
     set_status("opened " + path + " (" + std::to_string(scene_->source_triangles) + " triangles)", false);
+}
+
+void ViewerApp::set_look() {
+    Look look = setup_look(setup_options(options_), *scene_);
+    view_.exposure = look.exposure_stops;
+    view_.auto_exposure = look.auto_exposure;
+    view_.tone_map = look.curve;
+}
+
+float ViewerApp::display_stops(bool fresh) {
+    if (!view_.auto_exposure) return view_.exposure;
+    // Metering reads its result back, which waits for GL: every few frames is enough for a value that
+    // drifts as samples accumulate.
+    if (fresh || meter_age_++ % kMeterEveryFrames == 0)
+        view_.metered_stops = display_->metered_stops(upload_->texture());
+    return view_.metered_stops;
 }
 
 void ViewerApp::set_status(const std::string& message, bool warn) {

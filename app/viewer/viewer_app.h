@@ -96,6 +96,13 @@ private:
     bool ui_captures_mouse(double x, double y) const;
     PanelData panel_data() const;
     void set_status(const std::string& message, bool warn);
+    // The exposure and tone curve of the scene, unless --exposure or --tone-map gave them (render/setup.h).
+    void set_look();
+    // The exposure to display the image with: the fixed stops, or metered from the accumulation (every
+    // kMeterEveryFrames frames, or now if `fresh`).
+    float display_stops(bool fresh = false);
+    static constexpr unsigned kMeterEveryFrames = 4;
+    unsigned meter_age_ = 0;
 
     ViewerOptions options_;
     bool batch_ = false;  // --frames or --script: no vsync, fixed time steps

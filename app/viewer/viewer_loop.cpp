@@ -220,11 +220,12 @@ void ViewerApp::queue_frames(int rw, int rh) {
 }
 
 void ViewerApp::present(const PanelRequests& req, int fb_w, int fb_h) {
+    float stops = display_stops();  // before the default framebuffer is set up: metering renders elsewhere
     gl::BindFramebuffer(GL_FRAMEBUFFER, 0);
     gl::Viewport(0, 0, fb_w, fb_h);
     gl::ClearColor(0.0f, 0.0f, 0.0f, 1.0f);
     gl::Clear(GL_COLOR_BUFFER_BIT);
-    display_->draw(upload_->texture(), fb_w, fb_h, view_.exposure, view_.tone_map);
+    display_->draw(upload_->texture(), fb_w, fb_h, stops, view_.tone_map);
     if (req.screenshot) {
         // --screenshot names P's file (overwritten on each press); otherwise a fresh numbered name.
         take_screenshot(options_.screenshot.empty() ? next_screenshot_name() : options_.screenshot);

@@ -23,11 +23,12 @@ void ViewerApp::take_screenshot(const std::string& path) {
     glfwGetFramebufferSize(window_->handle(), &fb_w, &fb_h);
     // Redraw the image pass alone into the back buffer and read it: the PNG is the tone-mapped render
     // as the window shows it, without the panels. The next frame overwrites the back buffer anyway.
+    float stops = display_stops(true);  // the picture of exactly this accumulation
     gl::BindFramebuffer(GL_FRAMEBUFFER, 0);
     gl::Viewport(0, 0, fb_w, fb_h);
     gl::ClearColor(0.0f, 0.0f, 0.0f, 1.0f);
     gl::Clear(GL_COLOR_BUFFER_BIT);
-    display_->draw(upload_->texture(), fb_w, fb_h, view_.exposure, view_.tone_map);
+    display_->draw(upload_->texture(), fb_w, fb_h, stops, view_.tone_map);
     save_back_buffer_png(path, fb_w, fb_h);
     set_status("saved " + path, false);
 }

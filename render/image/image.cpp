@@ -158,19 +158,20 @@ void expand_preview(Accumulation& a, int block) {
     a = std::move(full);
 }
 
-std::string encode_png(const Image& image, float exposure_stops) {
-    float scale = std::exp2(exposure_stops);
+std::string encode_png(const Image& image, const Look& look) {
+    float scale = std::exp2(exposure_stops_for(look, image));
     std::vector<unsigned char> rgb(static_cast<size_t>(image.width) * image.height * 3);
     for (size_t i = 0; i < image.pixels.size(); ++i) {
-        rgb[3 * i + 0] = linear_to_srgb8(image.pixels[i].x * scale);
-        rgb[3 * i + 1] = linear_to_srgb8(image.pixels[i].y * scale);
-        rgb[3 * i + 2] = linear_to_srgb8(image.pixels[i].z * scale);
+        Vec3 c = tone_curve(image.pixels[i] * scale, look.curve);
+        rgb[3 * i + 0] = linear_to_srgb8(c.x);
+        rgb[3 * i + 1] = linear_to_srgb8(c.y);
+        rgb[3 * i + 2] = linear_to_srgb8(c.z);
     }
     return encode_png_rgb8(image.width, image.height, rgb);
 }
 
-void write_png(const std::string& path, const Image& image, float exposure_stops) {
-    write_file_atomically(path, encode_png(image, exposure_stops));
+void write_png(const std::string& path, const Image& image, const Look& look) {
+    write_file_atomically(path, encode_png(image, look));
 }
 
 void write_png_rgb8(const std::string& path, int width, int height, const std::vector<unsigned char>& rgb) {
@@ -223,10 +224,12 @@ std::string encode_exr(const Image& image, const ExrAttributes& attributes) {
 
 void write_exr(const std::string& path, const Image& image) { write_file_atomically(path, encode_exr(image)); }
 
-std::string encode_image(const std::string& path, const Image& image, float exposure_stops,
+std::string image_extension(const std::string& path) { return lower_ext(path); }
+
+std::string encode_image(const std::string& path, const Image& image, const Look& look,
                          const ExrAttributes& exr_attributes) {
     std::string ext = lower_ext(path);
-    if (ext == ".png") return encode_png(image, exposure_stops);
+    if (ext == ".png") return encode_png(image, look);
     if (ext == ".exr") return encode_exr(image, exr_attributes);
     if (ext == ".pfm") return encode_pfm(image);
     if (ext == ".hdr") return encode_hdr(image);

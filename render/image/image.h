@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/vec3.h"
+#include "render/image/look.h"
 #include "render/scene/render_limits.h"
 
 namespace pkrt {
@@ -44,8 +45,8 @@ inline size_t preview_source(int x, int y, int width, int block) {
 // `a` (its first pixels the rendered preview's) as the width x height image shows it.
 void expand_preview(Accumulation& a, int block);
 
-// Exposure in stops is applied before the sRGB transfer curve; values beyond 1 clip.
-void write_png(const std::string& path, const Image& image, float exposure_stops = 0.0f);
+// Through `look` (render/image/look.h: exposure, tone curve) and the sRGB transfer curve.
+void write_png(const std::string& path, const Image& image, const Look& look = {});
 // 8-bit RGB rows, top row first (charts, screenshots).
 void write_png_rgb8(const std::string& path, int width, int height, const std::vector<unsigned char>& rgb);
 void write_exr(const std::string& path, const Image& image);
@@ -53,7 +54,7 @@ void write_pfm(const std::string& path, const Image& image);
 // By extension, as encode_image.
 void write_image(const std::string& path, const Image& image);
 
-std::string encode_png(const Image& image, float exposure_stops = 0.0f);
+std::string encode_png(const Image& image, const Look& look = {});
 std::string encode_png_rgb8(int width, int height, const std::vector<unsigned char>& rgb);
 // String attributes of an EXR's header (NAME, VALUE): what pkrt records of the render (render/checkpoint.h).
 using ExrAttributes = std::vector<std::pair<std::string, std::string>>;
@@ -63,10 +64,12 @@ ExrAttributes read_exr_attributes(const std::string& path);
 std::string encode_pfm(const Image& image);
 std::string encode_hdr(const Image& image);  // Radiance RGBE (.hdr)
 // The image files pkrt writes, by extension: every one (-o), and the linear ones (--hdr).
+// The extension of `path`, lower case (".png"), that encode_image goes by.
+std::string image_extension(const std::string& path);
 inline const std::vector<std::string> kImageExtensions = {".png", ".exr", ".pfm", ".hdr"};
 inline const std::vector<std::string> kLinearImageExtensions = {".exr", ".pfm", ".hdr"};
-// By the extension of `path`: .png (with the exposure), .exr, .pfm or .hdr (linear radiance, no exposure).
-std::string encode_image(const std::string& path, const Image& image, float exposure_stops = 0.0f,
+// By the extension of `path`: .png (through `look`), .exr, .pfm or .hdr (linear radiance, no look).
+std::string encode_image(const std::string& path, const Image& image, const Look& look = {},
                          const ExrAttributes& exr_attributes = {});
 
 Image read_pfm(const std::string& path);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "render/bvh/bvh_layout.h"
+#include "render/image/look.h"
 #include "render/scene/input_file.h"
 #include "kernels/frame.h"
 #include "kernels/scene_view.h"
@@ -55,6 +56,7 @@ struct RenderDefaults {
     int width = 512, height = 512;
     int spp = 16;
     int max_depth = 8;
+    Look look;  // exposure and tone curve of its PNGs and the viewer (render.exposure, render.tone_map)
 };
 
 struct SceneLoadStats {

@@ -133,7 +133,7 @@ void read_camera(const Reader& r, const json& j, Scene& scene) {
 }
 
 void read_render(const Reader& r, const json& j, Scene& scene) {
-    r.only_keys(j, "render", {"resolution", "spp", "max_depth"});
+    r.only_keys(j, "render", {"resolution", "spp", "max_depth", "exposure", "tone_map"});
     if (j.contains("resolution")) {
         const json& res = j["resolution"];
         if (!res.is_array() || res.size() != 2) r.fail("render.resolution", "must be [width, height]");
@@ -143,6 +143,23 @@ void read_render(const Reader& r, const json& j, Scene& scene) {
     if (j.contains("spp")) scene.defaults.spp = r.integer(j["spp"], "render.spp", 1, limits::kMaxSpp);
     if (j.contains("max_depth"))
         scene.defaults.max_depth = r.integer(j["max_depth"], "render.max_depth", 0, limits::kMaxDepth);
+    if (j.contains("exposure")) {
+        const json& e = j["exposure"];
+        if (e.is_string() && e.get<std::string>() == "auto") scene.defaults.look.auto_exposure = true;
+        else if (e.is_number()) {
+            float stops = r.number(e, "render.exposure");
+            if (std::fabs(stops) > 64.0f) r.fail("render.exposure", "must be between -64 and 64 stops");
+            scene.defaults.look.exposure_stops = stops;
+        } else {
+            r.fail("render.exposure", "must be a number of stops or \"auto\"");
+        }
+    }
+    if (j.contains("tone_map")) {
+        std::string name = r.string(j["tone_map"], "render.tone_map");
+        auto curve = parse_tone_curve(name);
+        if (!curve) r.fail("render.tone_map", std::string("must be ") + kToneCurveNames);
+        scene.defaults.look.curve = *curve;
+    }
 }
 
 void read_environment(const Reader& r, const json& j, Scene& scene, const std::string& scene_path) {

@@ -120,7 +120,11 @@ Synopsis find_synopsis(const std::string& program) {
                 if (L[j].rfind("| flag |", 0) == 0) in_table = true;
                 else if (in_table && L[j].rfind("|", 0) != 0) break;
                 // The first column alone: the meaning may mention other programs' flags.
-                if (in_table && L[j].rfind("|---", 0) != 0) found.table += L[j].substr(0, L[j].find('|', 1)) + "\n";
+                if (in_table && L[j].rfind("|---", 0) != 0) {
+                    size_t end = 1;  // the cell ends at the first '|' that is not escaped ("\\|")
+                    while ((end = L[j].find('|', end)) != std::string::npos && L[j][end - 1] == '\\') ++end;
+                    found.table += L[j].substr(0, end) + "\n";
+                }
             }
         }
     }
