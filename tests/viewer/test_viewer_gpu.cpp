@@ -4,6 +4,7 @@
 // Skips without a CUDA device or without Xvfb.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "render/devices.h"
@@ -44,6 +45,31 @@ TEST_P(ViewerGpu, FramesWriteANonBlankScreenshotMatchingTheCpu) {
     // which at 8 spp moves a pixel visibly; on average the images agree to within a couple of steps.
     // A flipped, shifted or mis-scaled upload is tens of steps off.
     EXPECT_LT(mean_abs_diff(gpu, cpu), 3.0) << "GPU (" << mode << ") and CPU images differ";
+}
+
+// What the viewer shows on the GPU is what pkrt render writes there, in every mode: the same samples
+// through the same look (the metering pass reads the CUDA-written texture), within one 8-bit step.
+TEST_P(ViewerGpu, ScreenshotEqualsPkrtRenderThroughTheSameLook) {
+    std::string why;
+    if (!have_cuda(&why)) GTEST_SKIP() << "no CUDA device: " << why;
+    TempDir dir;
+    const std::string mode = GetParam();
+    const std::string scene = shell_quote(std::string(PKRT_SCENES_DIR) + "/spheres.json");
+    const std::string look = " --tone-map agx --exposure auto --backend cuda --mode " + mode;
+    RunResult v = run_viewer(scene + " --frames 8 --res 160x96 --scale 1 --spp-per-frame 1 --screenshot v.png" + look,
+                             dir.path().string());
+    if (v.code == kSkipped) GTEST_SKIP() << v.err;
+    ASSERT_EQ(v.code, 0) << v.err;
+    RunResult c = run_in(shell_quote(PKRT_BINARY) + " render " + scene + " --spp 8 --res 160x96 -q -o c.png" + look,
+                         dir.path().string());
+    ASSERT_EQ(c.code, 0) << c.err;
+    Png vp = read_png(dir.file("v.png")), cp = read_png(dir.file("c.png"));
+    ASSERT_TRUE(vp.ok() && cp.ok());
+    ASSERT_EQ(vp.rgb.size(), cp.rgb.size());
+    int worst = 0;
+    for (size_t k = 0; k < vp.rgb.size(); ++k) worst = std::max(worst, std::abs(int(vp.rgb[k]) - int(cp.rgb[k])));
+    EXPECT_LE(worst, 1) << "largest difference in 8-bit steps (" << mode << ")";
+    EXPECT_GT(value_stddev(cp), 10.0);
 }
 
 // Stop when converged on the GPU: the rounds end, and the image is the CPU's adaptive image (the same
