@@ -133,7 +133,8 @@ Synopsis find_synopsis(const std::string& program) {
 }
 
 std::vector<std::set<std::string>> help_of(const std::string& binary, const std::string& args) {
-    RunResult r = run_in(shell_quote(binary) + " " + args + " --help", PKRT_SOURCE_DIR);
+    TempDir dir;  // run_in keeps the output beside it: a folder of its own, as the cases run in parallel
+    RunResult r = run_in(shell_quote(binary) + " " + args + " --help", dir.path().string());
     EXPECT_EQ(r.code, 0) << r.err;
     return help_options(r.out);
 }
@@ -176,7 +177,8 @@ TEST(Readme, CheckFindsMissingAndStaleFlags) {
 
 // --help states defaults as they are: spatial splits are on by default, so --sbvh is not shown as false.
 TEST(Readme, HelpStatesSbvhAsTheDefault) {
-    RunResult r = run_in(shell_quote(PKRT_BINARY) + " render --help", PKRT_SOURCE_DIR);
+    TempDir dir;
+    RunResult r = run_in(shell_quote(PKRT_BINARY) + " render --help", dir.path().string());
     ASSERT_EQ(r.code, 0);
     EXPECT_EQ(r.out.find("{false}"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("spatial splits (SBVH; the default)"), std::string::npos) << r.out;
