@@ -260,10 +260,14 @@ void report_result(const RenderArgs& a, const RenderSettings& rs, const RenderSt
 void encode_images(const RenderArgs& a, const PreparedRender& p, const Image& image, uint32_t spp,
                    std::vector<OutputFile>& outputs) {
     const ExrAttributes attributes = render_attributes(p.scene, p.rs, spp);
-    if (p.look.auto_exposure && image_extension(a.output) == ".png")
-        log_info("exposure auto: %+.2f stops", auto_exposure_stops(image));
+    Look look = p.look;  // automatic exposure metered once, for the log line and the PNG alike
+    if (look.auto_exposure && image_extension(a.output) == ".png") {
+        look.exposure_stops = auto_exposure_stops(image);
+        look.auto_exposure = false;
+        log_info("exposure auto: %+.2f stops", look.exposure_stops);
+    }
     for (auto& o : outputs) {
-        if (o.flag == "-o") o.bytes = encode_image(o.path, image, p.look, attributes);
+        if (o.flag == "-o") o.bytes = encode_image(o.path, image, look, attributes);
         if (o.flag == "--hdr") o.bytes = encode_image(o.path, image, {}, attributes);
     }
 }

@@ -83,103 +83,88 @@ GLuint link_program(const std::string& shader_dir, const std::string& fs_path) {
 
 DisplayPass::DisplayPass(const std::string& shader_dir) {
     std::string fs_path = shader_dir + "/display.frag", meter_path = shader_dir + "/exposure.frag";
-    program_ = link_program(shader_dir, fs_path);
-    u_accum_ = gl::GetUniformLocation(program_, "u_accum");
-    u_exposure_ = gl::GetUniformLocation(program_, "u_exposure_scale");
-    u_tone_map_ = gl::GetUniformLocation(program_, "u_tone_map");
-    // A shader edited into something that compiles but no longer reads these would show garbage silently.
-    if (u_accum_ < 0 || u_exposure_ < 0 || u_tone_map_ < 0) {
-        gl::DeleteProgram(program_);
-        program_ = 0;
-        throw Error(fs_path + ": the display shader must use the uniforms u_accum, u_exposure_scale and u_tone_map");
-    }
     try {
+        program_ = link_program(shader_dir, fs_path);
+        u_accum_ = gl::GetUniformLocation(program_, "u_accum");
+        u_exposure_ = gl::GetUniformLocation(program_, "u_exposure_scale");
+        u_tone_map_ = gl::GetUniformLocation(program_, "u_tone_map");
+        // A shader edited into something that compiles but no longer reads these would show garbage silently.
+        if (u_accum_ < 0 || u_exposure_ < 0 || u_tone_map_ < 0)
+            throw Error(fs_path +
+                        ": the display shader must use the uniforms u_accum, u_exposure_scale and u_tone_map");
         meter_program_ = link_program(shader_dir, meter_path);
+        u_meter_accum_ = gl::GetUniformLocation(meter_program_, "u_accum");
+        u_meter_tiles_ = gl::GetUniformLocation(meter_program_, "u_tiles");
+        if (u_meter_accum_ < 0 || u_meter_tiles_ < 0)
+            throw Error(meter_path + ": the metering shader must use the uniforms u_accum and u_tiles");
+        // Its target: one RG32F texel a tile (sum, blocks), float sums the host adds up in double.
+        meter_texture_ = gl::make_texture_2d(GL_NEAREST);
+        gl::BindTexture(GL_TEXTURE_2D, meter_texture_);
+        gl::TexImage2D(GL_TEXTURE_2D, 0, GL_RG32F, kMeterTiles, kMeterTiles, 0, GL_RG, GL_FLOAT, nullptr);
+        gl::BindTexture(GL_TEXTURE_2D, 0);
+        gl::GenFramebuffers(1, &meter_fbo_);
+        gl::BindFramebuffer(GL_FRAMEBUFFER, meter_fbo_);
+        gl::FramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, meter_texture_, 0);
+        GLenum status = gl::CheckFramebufferStatus(GL_FRAMEBUFFER);
+        gl::BindFramebuffer(GL_FRAMEBUFFER, 0);
+        if (status != GL_FRAMEBUFFER_COMPLETE)
+            throw Error("the GL context cannot render to an RG32F texture (automatic exposure's metering)");
     } catch (...) {
-        gl::DeleteProgram(program_);
-        program_ = 0;
+        release();
         throw;
-    }
-    u_meter_accum_ = gl::GetUniformLocation(meter_program_, "u_accum");
-    u_meter_tiles_ = gl::GetUniformLocation(meter_program_, "u_tiles");
-    if (u_meter_accum_ < 0 || u_meter_tiles_ < 0) {
-        gl::DeleteProgram(program_);
-        gl::DeleteProgram(meter_program_);
-        program_ = meter_program_ = 0;
-        throw Error(meter_path + ": the metering shader must use the uniforms u_accum and u_tiles");
-    }
-    // Its target: one RG32F texel a tile (sum, pixels), exact float sums the host adds up in double.
-    meter_texture_ = gl::make_texture_2d(GL_NEAREST);
-    gl::BindTexture(GL_TEXTURE_2D, meter_texture_);
-    gl::TexImage2D(GL_TEXTURE_2D, 0, GL_RG32F, kMeterTiles, kMeterTiles, 0, GL_RG, GL_FLOAT, nullptr);
-    gl::BindTexture(GL_TEXTURE_2D, 0);
-    gl::GenFramebuffers(1, &meter_fbo_);
-    gl::BindFramebuffer(GL_FRAMEBUFFER, meter_fbo_);
-    gl::FramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, meter_texture_, 0);
-    GLenum status = gl::CheckFramebufferStatus(GL_FRAMEBUFFER);
-    gl::BindFramebuffer(GL_FRAMEBUFFER, 0);
-    if (status != GL_FRAMEBUFFER_COMPLETE) {
-        gl::DeleteFramebuffers(1, &meter_fbo_);
-        gl::DeleteTextures(1, &meter_texture_);
-        gl::DeleteProgram(program_);
-        gl::DeleteProgram(meter_program_);
-        program_ = meter_program_ = meter_fbo_ = meter_texture_ = 0;
-        throw Error("the GL context cannot render to an RG32F texture (automatic exposure's metering)");
     }
     // Core profiles draw nothing without a bound vertex array, even one with no attributes.
     gl::GenVertexArrays(1, &vao_);
 }
 
-DisplayPass::~DisplayPass() {
+DisplayPass::~DisplayPass() { release(); }
+
+void DisplayPass::release() {
     if (vao_) gl::DeleteVertexArrays(1, &vao_);
     if (program_) gl::DeleteProgram(program_);
     if (meter_program_) gl::DeleteProgram(meter_program_);
     if (meter_fbo_) gl::DeleteFramebuffers(1, &meter_fbo_);
     if (meter_texture_) gl::DeleteTextures(1, &meter_texture_);
+    vao_ = program_ = meter_program_ = meter_fbo_ = meter_texture_ = 0;
 }
 
-float DisplayPass::metered_stops(GLuint texture) {
-    gl::BindFramebuffer(GL_FRAMEBUFFER, meter_fbo_);
-    gl::Viewport(0, 0, kMeterTiles, kMeterTiles);
+template <class Uniforms>
+void DisplayPass::full_screen(GLuint program, GLint u_accum, GLuint texture, int width, int height, Uniforms set) {
+    gl::Viewport(0, 0, width, height);
     gl::Disable(GL_BLEND);
     gl::Disable(GL_DEPTH_TEST);
     gl::Disable(GL_SCISSOR_TEST);
     gl::Disable(GL_CULL_FACE);
-    gl::UseProgram(meter_program_);
+    gl::UseProgram(program);
     gl::ActiveTexture(GL_TEXTURE0);
     gl::BindTexture(GL_TEXTURE_2D, texture);
-    gl::Uniform1i(u_meter_accum_, 0);
-    gl::Uniform1i(u_meter_tiles_, kMeterTiles);
+    gl::Uniform1i(u_accum, 0);
+    set();
     gl::BindVertexArray(vao_);
     gl::DrawArrays(GL_TRIANGLES, 0, 3);
     gl::BindVertexArray(0);
     gl::UseProgram(0);
+}
+
+float DisplayPass::metered_stops(GLuint texture) {
+    gl::BindFramebuffer(GL_FRAMEBUFFER, meter_fbo_);
+    full_screen(meter_program_, u_meter_accum_, texture, kMeterTiles, kMeterTiles,
+                [&] { gl::Uniform1i(u_meter_tiles_, kMeterTiles); });
     std::vector<float> tiles(2 * kMeterTiles * kMeterTiles);
     gl::PixelStorei(GL_PACK_ALIGNMENT, 4);
     gl::ReadBuffer(GL_COLOR_ATTACHMENT0);
     gl::ReadPixels(0, 0, kMeterTiles, kMeterTiles, GL_RG, GL_FLOAT, tiles.data());
     gl::BindFramebuffer(GL_FRAMEBUFFER, 0);
-    double sum = 0, pixels = 0;
-    for (size_t i = 0; i < tiles.size(); i += 2) sum += tiles[i], pixels += tiles[i + 1];
-    return auto_exposure_stops(sum, pixels);
+    double sum = 0, blocks = 0;
+    for (size_t i = 0; i < tiles.size(); i += 2) sum += tiles[i], blocks += tiles[i + 1];
+    return auto_exposure_stops(sum, blocks);
 }
 
 void DisplayPass::draw(GLuint texture, int viewport_width, int viewport_height, float exposure_stops, ToneCurve curve) {
-    gl::Viewport(0, 0, viewport_width, viewport_height);
-    gl::Disable(GL_BLEND);
-    gl::Disable(GL_DEPTH_TEST);
-    gl::Disable(GL_SCISSOR_TEST);
-    gl::Disable(GL_CULL_FACE);
-    gl::UseProgram(program_);
-    gl::ActiveTexture(GL_TEXTURE0);
-    gl::BindTexture(GL_TEXTURE_2D, texture);
-    gl::Uniform1i(u_accum_, 0);
-    gl::Uniform1f(u_exposure_, std::exp2(exposure_stops));
-    gl::Uniform1i(u_tone_map_, static_cast<int>(curve));
-    gl::BindVertexArray(vao_);
-    gl::DrawArrays(GL_TRIANGLES, 0, 3);
-    gl::BindVertexArray(0);
-    gl::UseProgram(0);
+    full_screen(program_, u_accum_, texture, viewport_width, viewport_height, [&] {
+        gl::Uniform1f(u_exposure_, std::exp2(exposure_stops));
+        gl::Uniform1i(u_tone_map_, static_cast<int>(curve));
+    });
 }
 
 }  // namespace pkrt::viewer

@@ -42,8 +42,7 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
                    "scene's, else 0, as for pkrt render");
     app.add_option("--tone-map", o->tone_map,
                    "Tone curve: clamp (values above 1 clip), aces or agx (filmic); default: the scene's, else "
-                   "clamp, as for pkrt render")
-        ->capture_default_str();
+                   "clamp, as for pkrt render");
     CLI::Option* frames = app.add_option(
         "--frames", o->frames, "Render this many frames, save --screenshot (the image, without the UI), exit");
     app.add_option("--screenshot", o->screenshot,

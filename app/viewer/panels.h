@@ -24,7 +24,7 @@ struct ViewSettings {
     int max_depth = 8;
     float resolution_scale = 1.0f;
     float exposure = 0.0f;       // stops, unless automatic
-    bool auto_exposure = false;  // stops metered from the image each displayed frame (render/image/look.h)
+    bool auto_exposure = false;  // stops metered from the image every few frames (render/image/look.h)
     float metered_stops = 0.0f;  // the last metered exposure, for the panel
     ToneCurve tone_map = kDefaultToneCurve;
     bool paused = false;

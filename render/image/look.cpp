@@ -98,7 +98,7 @@ void parse_exposure(const std::string& text, Look* look, const std::string& flag
     } catch (const std::exception&) {
         used = 0;
     }
-    if (used == 0 || used != text.size() || !std::isfinite(stops) || std::fabs(stops) > 64.0f)
+    if (used == 0 || used != text.size() || !std::isfinite(stops) || std::fabs(stops) > kMaxExposureStops)
         throw Error(flag + ": '" + text + "' is neither 'auto' nor a number of stops between -64 and 64");
     look->auto_exposure = false;
     look->exposure_stops = stops;
@@ -119,7 +119,7 @@ double log_luminance(double r, double g, double b) {
 float auto_exposure_stops(double sum_log_luminance, double blocks) {
     if (!(blocks > 0)) return 0.0f;
     double stops = std::log2(kAutoExposureKey) - sum_log_luminance / blocks / std::log(2.0);
-    return static_cast<float>(std::min(std::max(stops, -64.0), 64.0));
+    return static_cast<float>(std::min(std::max(stops, -double(kMaxExposureStops)), double(kMaxExposureStops)));
 }
 
 float auto_exposure_stops(const Image& image) {

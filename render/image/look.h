@@ -31,6 +31,7 @@ struct Look {
     ToneCurve curve = kDefaultToneCurve;
 };
 
+inline constexpr float kMaxExposureStops = 64.0f;  // --exposure and render.exposure: within +-64 stops
 // Parses an --exposure value: a number of stops in [-64, 64], or "auto". Throws Error naming `flag`.
 void parse_exposure(const std::string& text, Look* look, const std::string& flag = "--exposure");
 std::string exposure_text(const Look& look);  // "auto" or the stops
@@ -44,7 +45,7 @@ inline constexpr double kAutoExposureKey = 0.18;
 inline constexpr double kLogFloor = 1e-4;
 inline constexpr int kMeterBlock = 8;
 double log_luminance(double r, double g, double b);  // of a block's mean radiance
-// Stops for a mean of log_luminance over `blocks` blocks (none: 0 stops), within [-64, 64].
+// Stops for a mean of log_luminance over `blocks` blocks (none: 0 stops), within +-kMaxExposureStops.
 float auto_exposure_stops(double sum_log_luminance, double blocks);
 float auto_exposure_stops(const Image& image);  // every pixel has samples
 // The exposure `look` gives `image`, in stops.

@@ -148,7 +148,7 @@ void read_render(const Reader& r, const json& j, Scene& scene) {
         if (e.is_string() && e.get<std::string>() == "auto") scene.defaults.look.auto_exposure = true;
         else if (e.is_number()) {
             float stops = r.number(e, "render.exposure");
-            if (std::fabs(stops) > 64.0f) r.fail("render.exposure", "must be between -64 and 64 stops");
+            if (std::fabs(stops) > kMaxExposureStops) r.fail("render.exposure", "must be between -64 and 64 stops");
             scene.defaults.look.exposure_stops = stops;
         } else {
             r.fail("render.exposure", "must be a number of stops or \"auto\"");

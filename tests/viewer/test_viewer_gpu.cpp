@@ -4,7 +4,6 @@
 // Skips without a CUDA device or without Xvfb.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstdlib>
 
 #include "render/devices.h"
@@ -66,9 +65,7 @@ TEST_P(ViewerGpu, ScreenshotEqualsPkrtRenderThroughTheSameLook) {
     Png vp = read_png(dir.file("v.png")), cp = read_png(dir.file("c.png"));
     ASSERT_TRUE(vp.ok() && cp.ok());
     ASSERT_EQ(vp.rgb.size(), cp.rgb.size());
-    int worst = 0;
-    for (size_t k = 0; k < vp.rgb.size(); ++k) worst = std::max(worst, std::abs(int(vp.rgb[k]) - int(cp.rgb[k])));
-    EXPECT_LE(worst, 1) << "largest difference in 8-bit steps (" << mode << ")";
+    EXPECT_LE(max_abs_diff(vp, cp), 1) << "largest difference in 8-bit steps (" << mode << ")";
     EXPECT_GT(value_stddev(cp), 10.0);
 }
 

@@ -2,6 +2,7 @@
 // read the PNGs it writes, and compare images.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <set>
@@ -38,6 +39,14 @@ inline Png read_png(const std::string& path) {
     p.rgb.assign(data, data + static_cast<size_t>(p.width) * p.height * 3);
     stbi_image_free(data);
     return p;
+}
+
+// Largest absolute difference of one channel, in 8-bit steps; 256 for images of different sizes.
+inline int max_abs_diff(const Png& a, const Png& b) {
+    if (a.rgb.size() != b.rgb.size() || a.rgb.empty()) return 256;
+    int worst = 0;
+    for (size_t i = 0; i < a.rgb.size(); ++i) worst = std::max(worst, std::abs(int(a.rgb[i]) - int(b.rgb[i])));
+    return worst;
 }
 
 // Mean absolute difference per channel, in 8-bit steps (0..255). Images must have the same size.
