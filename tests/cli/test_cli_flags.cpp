@@ -264,3 +264,13 @@ TEST(CliLongRender, ResumeContinuesToTheImageOfAnUninterruptedRender) {
     expect_clean_failure(clean, kBase + " --res 8x8 --target-error 0.1 -o out.png --resume in48.exr", 1,
                          "--resume: not with --target-error");
 }
+
+// The look's flags: a wrong value is one line naming the flag and what it takes, exit 1, no output.
+TEST(CliFlags, BadLookFlagsFailWithOneLine) {
+    TempDir dir;
+    expect_clean_failure(dir, kSmall + " --tone-map filmic -o b.png", 1,
+                         "--tone-map: 'filmic' is not a tone curve (clamp, aces or agx)");
+    expect_clean_failure(dir, kSmall + " --exposure bright -o b.png", 1,
+                         "--exposure: 'bright' is neither 'auto' nor a number of stops between -64 and 64");
+    expect_clean_failure(dir, kSmall + " --exposure 65 -o b.png", 1, "--exposure: '65' is neither");
+}

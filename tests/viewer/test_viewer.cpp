@@ -3,7 +3,6 @@
 // resizing, and every class of bad input. GPU variants are in test_viewer_gpu.cpp.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <map>
 
@@ -289,9 +288,7 @@ TEST(Viewer, ScreenshotEqualsPkrtRenderForEveryLook) {
         Png vp = read_png(dir.file("v.png")), cp = read_png(dir.file("c.png"));
         ASSERT_TRUE(vp.ok() && cp.ok());
         ASSERT_EQ(vp.rgb.size(), cp.rgb.size());
-        int worst = 0;
-        for (size_t k = 0; k < vp.rgb.size(); ++k) worst = std::max(worst, std::abs(int(vp.rgb[k]) - int(cp.rgb[k])));
-        EXPECT_LE(worst, 1) << "largest difference in 8-bit steps";
+        EXPECT_LE(max_abs_diff(vp, cp), 1) << "largest difference in 8-bit steps";
         for (const auto& [other, png] : cli) EXPECT_GT(mean_abs_diff(png, cp), 2.0) << look << " against " << other;
         cli[look] = cp;
     }
@@ -342,6 +339,8 @@ TEST(ViewerCli, BadFlagsAndFilesGiveOneErrorLine) {
         {"--backend cpu --mode persistent", "the CPU backend has no scheduler modes", 1},
         {"--mode sideways", "--mode sideways: 'sideways' is not a mode", 1},
         {"--interop pbo", "--interop pbo: must be texture or buffer", 1},
+        {"--tone-map filmic", "--tone-map: 'filmic' is not a tone curve (clamp, aces or agx)", 1},
+        {"--exposure bright", "--exposure: 'bright' is neither 'auto' nor a number of stops", 1},
         {"--set grid_blocks=x", "--set grid_blocks=x: grid_blocks must be", 1},
         {"--set sideways=1", "--set sideways=1", 1},
         {"--preview 0", "--preview 0: must be between 1", 1},
