@@ -12,6 +12,7 @@
 #include "render/checkpoint.h"
 #include "render/distributed/sample_chunks.h"
 #include "render/error.h"
+#include "render/image/aov.h"
 #include "render/image/image.h"
 #include "render/image/output_files.h"
 #include "render/log.h"
@@ -38,9 +39,20 @@ struct PreparedRender {
     std::vector<OutputFile> outputs;        // rank 0's alone: the others write nothing
     std::vector<SceneInput> inputs;
     Image reference;
-    ResumePoint resume;  // --resume: the samples there already (none: spp 0)
-    Look look;           // of the PNG
+    ResumePoint resume;     // --resume: the samples there already (none: spp 0)
+    Look look;              // of the PNG
+    std::vector<Aov> aovs;  // --aov: layers of every EXR output
 };
+
+// --aov: features go to the EXR outputs, of one image (a sequence's frames are written as they end).
+std::vector<Aov> check_aov_flag(const RenderArgs& a, const std::string& output, const std::string& hdr, bool sequence) {
+    if (a.aov.empty()) return {};
+    std::vector<Aov> aovs = parse_aov_list(a.aov);
+    if (sequence) throw Error("--aov: not with --frames (it writes the features of one image)");
+    if (image_extension(output) != ".exr" && image_extension(hdr) != ".exr")
+        throw Error("--aov " + a.aov + ": the features are layers of an EXR: give -o or --hdr a .exr file");
+    return aovs;
+}
 
 // Before the render, so that an output naming an input (or another output) fails in a second: rank 0's
 // outputs against the scene's inputs and the reference, which is read here so a wrong one fails at once.
@@ -150,6 +162,7 @@ PreparedRender prepare_render(const RenderArgs& a, Ranks& ranks) {
     }
     if (!a.reference.empty() && sequence) throw Error("--reference: not with --frames (it measures one image)");
     check_long_render_flags(a, ranks, sequence);
+    p.aovs = check_aov_flag(a, output, hdr, sequence);
     if (!a.reference.empty() && lead) check_reference_path(a.reference);
     int w = 0, h = 0;
     if (!a.res.empty()) parse_resolution(a.res, &w, &h);
@@ -191,12 +204,18 @@ PreparedRender prepare_render(const RenderArgs& a, Ranks& ranks) {
     p.rs = ready.settings;
     p.look = ready.look;
     RenderSettings& rs = p.rs;
+    rs.features = !p.aovs.empty();
     if (a.target_error_set) {
         rs.adaptive = a.adaptive;
         rs.spp = static_cast<int>(a.adaptive.rule().max_spp);  // the most any pixel gets
     }
     if (!a.resume.empty()) {
         p.resume = read_resume_point(a.resume, p.scene, p.rs);
+        try {
+            if (rs.features) p.resume.features = read_aov_layers(a.resume, rs.width, rs.height, p.aovs);
+        } catch (const Error& e) {
+            throw Error("--resume " + std::string(e.what()));
+        }
         log_info("resuming %s: %u of %d spp there", a.resume.c_str(), p.resume.spp, p.rs.spp);
     }
     report_render(p, ready.scene_path, so.bvh, ranks);
@@ -256,9 +275,9 @@ void report_result(const RenderArgs& a, const RenderSettings& rs, const RenderSt
 }
 
 // The image outputs (-o, --hdr) of `image`, `spp` samples a pixel, encoded (an EXR records them and the
-// render's identity, for --resume).
-void encode_images(const RenderArgs& a, const PreparedRender& p, const Image& image, uint32_t spp,
-                   std::vector<OutputFile>& outputs) {
+// render's identity, for --resume, and carries the --aov layers of `features`).
+void encode_images(const RenderArgs& a, const PreparedRender& p, const Image& image, const FeatureImages& features,
+                   uint32_t spp, std::vector<OutputFile>& outputs) {
     const ExrAttributes attributes = render_attributes(p.scene, p.rs, spp);
     Look look = p.look;  // automatic exposure metered once, for the log line and the PNG alike
     if (look.auto_exposure && image_extension(a.output) == ".png") {
@@ -267,8 +286,10 @@ void encode_images(const RenderArgs& a, const PreparedRender& p, const Image& im
         log_info("exposure auto: %+.2f stops", look.exposure_stops);
     }
     for (auto& o : outputs) {
-        if (o.flag == "-o") o.bytes = encode_image(o.path, image, look, attributes);
-        if (o.flag == "--hdr") o.bytes = encode_image(o.path, image, {}, attributes);
+        if (o.flag != "-o" && o.flag != "--hdr") continue;
+        if (!p.aovs.empty() && image_extension(o.path) == ".exr")
+            o.bytes = encode_exr_with_aovs(image, attributes, features, p.aovs);
+        else o.bytes = encode_image(o.path, image, o.flag == "-o" ? look : Look{}, attributes);
     }
 }
 
@@ -280,15 +301,16 @@ PassControl long_render_control(const RenderArgs& a, const PreparedRender& p) {
     if (rs.adaptive) return c;  // its rounds have their own time limit
     c.first_sample = p.resume.spp;
     c.prior = p.resume.image;
+    c.prior_features = p.resume.features;
     c.time_limit_s = a.adaptive.time_limit_s;
     c.checkpoint_s = a.checkpoint_s;
     install_checkpoint_signal_handler();
     c.checkpoint_now = take_checkpoint_request;
-    c.checkpoint = [&a, &p, &rs](const Image& image, uint32_t spp) {
+    c.checkpoint = [&a, &p, &rs](const Image& image, const FeatureImages& features, uint32_t spp) {
         std::vector<OutputFile> files;
         for (const OutputFile& o : p.outputs)
             if (o.flag == "-o" || o.flag == "--hdr") files.push_back({o.flag, o.path, {}});
-        encode_images(a, p, image, spp, files);
+        encode_images(a, p, image, features, spp, files);
         write_outputs(files, p.inputs);
         log_info("checkpoint: wrote %s%s%s at %u of %d spp", files[0].path.c_str(), files.size() > 1 ? ", " : "",
                  files.size() > 1 ? files[1].path.c_str() : "", spp, rs.spp);
@@ -336,7 +358,7 @@ int run_render(const RenderArgs& a, Ranks& ranks) {
         out.stats.rel_mse = relative_mse(out.image, p.reference);
     }
     // All or nothing: a failed EXR leaves no PNG either.
-    encode_images(a, p, out.image, static_cast<uint32_t>(out.stats.spp), outputs);
+    encode_images(a, p, out.image, out.features, static_cast<uint32_t>(out.stats.spp), outputs);
     for (auto& o : outputs) {
         if (o.flag == "--stats") o.bytes = stats_json_text(out.stats);
         if (o.flag == "--spp-map")
@@ -369,6 +391,9 @@ CLI::App* add_render_command(CLI::App& app, RenderArgs* a) {
                        "Scheduler setting KEY=VALUE for experiments (repeatable; see pkrt help-settings)");
     render->add_option("--seed", a->seed, "Random seed")->capture_default_str();
     render->add_option("--hdr", a->hdr, "Also write linear radiance to .exr, .pfm or .hdr");
+    render->add_option("--aov", a->aov,
+                       "Feature layers of the EXR outputs: any of albedo,normal,depth (named as Blender names them: "
+                       "Denoising Albedo, Denoising Normal, Depth)");
     render->add_option("--stats", a->stats, "Write render statistics as JSON");
     render->add_option("--env", a->env,
                        "Light the scene with this environment map (.hdr or .exr) instead of its own environment");

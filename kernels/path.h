@@ -10,6 +10,7 @@
 // and the environment; Russian roulette after kRussianRouletteDepth bounces.
 #pragma once
 
+#include "kernels/features.h"
 #include "kernels/shading/bsdf.h"
 #include "kernels/frame.h"
 #include "kernels/shading/lights.h"
@@ -24,7 +25,8 @@ struct PathState {
     Vec3 throughput;
     uint32_t pixel;
     Rng rng;
-    int32_t depth;   // bounces so far; the camera ray has depth 0
+    int16_t depth;   // bounces so far; the camera ray has depth 0 (kMaxDepth fits: render/scene/render_limits.h)
+    uint16_t flags;  // kPathFeaturesWritten (kernels/features.h); a half word, so the state stays 56 bytes
     float prev_pdf;  // solid-angle pdf of the BSDF sample that made `dir`; 0 = camera ray or delta lobe
 };
 
@@ -61,6 +63,7 @@ PKRT_HD PathState start_path(const FrameRecord& f, uint32_t pixel, uint32_t samp
     p.throughput = splat(1.0f);
     p.pixel = pixel;
     p.depth = 0;
+    p.flags = 0;
     p.prev_pdf = 0.0f;
     return p;
 }
@@ -78,15 +81,25 @@ PKRT_HD float mis_weight_bsdf(float prev_pdf, float light_pdf) {
     return prev_pdf == 0.0f ? 1.0f : power_heuristic(prev_pdf, light_pdf);
 }
 
-// kFull: see kernels/shading/environment.h.
-template <bool kFull = true>
-PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& path, const Hit& hit, ShadeResult& out) {
+// The path's features (kernels/features.h) to `sink`, once.
+template <class Features> PKRT_HD void write_features(Features& sink, PathState& path, const FeatureSample& fs) {
+    sink.feature(path.pixel, fs);
+    path.flags |= kPathFeaturesWritten;
+}
+
+// kFull: see kernels/shading/environment.h. Features: where the path's features go (feature(pixel,
+// FeatureSample)), usually the scheduler's Sink.
+template <bool kFull = true, class Features = NoFeatures>
+PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& path, const Hit& hit, ShadeResult& out,
+                        Features&& features = Features{}) {
     out.radiance = splat(0.0f);
     out.has_shadow = false;
     out.continues = false;
     out.dropped = false;
+    const bool features_due = !(path.flags & kPathFeaturesWritten);
 
     if (hit.prim < 0) {
+        if (features_due) write_features(features, path, FeatureSample{splat(0.0f), splat(0.0f), 0.0f, 1.0f});
         Vec3 le = environment_radiance<kFull>(s.env, path.dir);
         if (!is_black(le)) {
             float w = mis_weight_bsdf(path.prev_pdf, environment_light_pdf<kFull>(s, path.dir));
@@ -113,7 +126,8 @@ PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& pat
             out.radiance = finite_or_drop(path.throughput * surface_emission<kFull>(s, m, sh, hit.u, hit.v) * w, out);
         }
     }
-    if (path.depth >= f.max_depth) return;
+    // At the last bounce the shading inputs are still needed for a path that has not written its features.
+    if (path.depth >= f.max_depth && !features_due) return;
 
     // Shading frame. Opaque materials are two-sided: face both normals towards the viewer.
     Vec3 ns = ng;
@@ -164,6 +178,12 @@ PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& pat
         bp.alpha = m.alpha * c.y * c.y;
         bp.metallic = m.metallic * c.z;
     }
+    if (features_due) {  // the camera ray's depth; the albedo and normal here unless the surface is specular
+        float z = path.depth == 0 ? dot(pos - f.camera.eye, f.camera.forward) : 0.0f;
+        if (!bsdf_is_delta(bp)) write_features(features, path, FeatureSample{path.throughput * bp.albedo, ns, z, 1.0f});
+        else if (path.depth == 0) features.feature(path.pixel, FeatureSample{splat(0.0f), splat(0.0f), z, 0.0f});
+    }
+    if (path.depth >= f.max_depth) return;
     Vec3 wo = frame.to_local(wo_world);
 
     // Next-event estimation. The random numbers are drawn whether or not they are used, so every
@@ -213,7 +233,7 @@ PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& pat
     }
     path.throughput = beta;
     path.prev_pdf = bs.delta ? 0.0f : bs.pdf;
-    path.depth = depth;
+    path.depth = static_cast<int16_t>(depth);
     path.origin = offset_ray_origin(pos, cos_g > 0.0f ? ng : -ng);
     path.dir = wi_world;
     out.continues = true;
@@ -222,10 +242,10 @@ PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& pat
 // The same, as one out-of-line function. Whether that pays depends on the kernel (the megakernel gains,
 // the wavefront shade kernel and the persistent kernel lose: BENCHMARKS.md, "Timings that left the code
 // comments"), so each scheduler picks its own.
-template <bool kFull = true>
+template <bool kFull = true, class Features>
 PKRT_HD_OUTLINE void shade_path_outlined(const SceneView& s, const FrameRecord& f, PathState& path, const Hit& hit,
-                                         ShadeResult& out) {
-    shade_path<kFull>(s, f, path, hit, out);
+                                         ShadeResult& out, Features& features) {
+    shade_path<kFull>(s, f, path, hit, out, features);
 }
 
 }  // namespace pkrt

@@ -34,6 +34,9 @@ struct RenderSettings {
     // reading of the accumulation (display, resolve, counts) shows each of its pixels as a preview x
     // preview block. A preview is the only frame of its image (the viewer's first after a camera move).
     int preview = 1;
+    // The accumulation keeps feature buffers too (kernels/features.h; Backend::set_features), and
+    // render_view resolves them (RenderOutput::features).
+    bool features = false;
     // Set: adaptive sampling (render/adaptive.h) in place of spp samples of every pixel.
     std::optional<AdaptiveSettings> adaptive;
 };
@@ -83,6 +86,9 @@ public:
     // Clears the framebuffer to width x height (after draining the frames outstanding, where the size
     // changes or the backend cannot clear behind them).
     virtual void reset(int width, int height) = 0;
+    // On: from the next reset(), the accumulation keeps feature sums beside the radiance
+    // (kernels/features.h, Accumulation::features): what --aov writes and the denoiser reads.
+    virtual void set_features(bool on) = 0;
 
     FrameTicket submit(const FrameRequest& request);
     // Never blocks: the frame has ended (wait() would not block).
@@ -252,6 +258,7 @@ std::unique_ptr<Backend> make_cpu_backend(unsigned threads = 0);
 struct RenderOutput {
     Image image;                // empty where the caller asked for the accumulation instead
     Accumulation accumulation;  // the same, undivided (render_view with resolve = false)
+    FeatureImages features;     // resolved where the settings keep features (with the image), else empty
     RenderStats stats;
 };
 
@@ -263,12 +270,15 @@ struct PassControl {
     double time_limit_s = 0.0;             // stop after the pass that passes it (0: none)
     double checkpoint_s = 0.0;             // a checkpoint after the pass that passes each multiple of it (0: none)
     std::function<bool()> checkpoint_now;  // polled after each pass: a checkpoint asked for (SIGUSR1)
-    // The image so far, `spp` samples a pixel (not called after the last pass: the render's end is).
-    std::function<void(const Image& image, uint32_t spp)> checkpoint;
+    // The image so far, `spp` samples a pixel, and its features where the settings keep them (else empty
+    // images); not called after the last pass: the render's end is.
+    std::function<void(const Image& image, const FeatureImages& features, uint32_t spp)> checkpoint;
     // A resumed render (render/checkpoint.h): `prior` holds samples [0, first_sample) of every pixel; the
-    // render takes the samples from first_sample on, and its image (and each checkpoint's) is both.
+    // render takes the samples from first_sample on, and its image (and each checkpoint's) is both. So do
+    // the features, where the settings keep them.
     uint32_t first_sample = 0;
     Image prior;
+    FeatureImages prior_features;
 };
 // Samples [first_sample, first_sample + samples) of every pixel in passes of about a million paths, each
 // counted in progress (may be null) as it ends. Returns the samples a pixel got: fewer where control's

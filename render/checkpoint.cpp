@@ -119,4 +119,13 @@ Image combine_samples(const Image& prior, uint32_t prior_spp, const Image& later
     return out;
 }
 
+FeatureImages combine_features(const FeatureImages& prior, uint32_t prior_spp, const FeatureImages& later,
+                               uint32_t later_spp) {
+    FeatureImages out;
+    out.albedo = combine_samples(prior.albedo, prior_spp, later.albedo, later_spp);
+    out.normal = combine_samples(prior.normal, prior_spp, later.normal, later_spp);
+    out.depth = combine_samples(prior.depth, prior_spp, later.depth, later_spp);
+    return out;
+}
+
 }  // namespace pkrt

@@ -21,6 +21,7 @@ ExrAttributes render_attributes(const Scene& scene, const RenderSettings& rs, ui
 
 struct ResumePoint {
     Image image;
+    FeatureImages features;  // the file's feature layers (render/image/exr_layers.h), where it has them
     uint32_t spp = 0;
 };
 
@@ -30,5 +31,8 @@ ResumePoint read_resume_point(const std::string& path, const Scene& scene, const
 
 // The mean of `prior` (prior_spp samples a pixel) and `later` (later_spp more), pixel by pixel.
 Image combine_samples(const Image& prior, uint32_t prior_spp, const Image& later, uint32_t later_spp);
+// The same for each feature.
+FeatureImages combine_features(const FeatureImages& prior, uint32_t prior_spp, const FeatureImages& later,
+                               uint32_t later_spp);
 
 }  // namespace pkrt

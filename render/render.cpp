@@ -4,6 +4,7 @@
 
 #include "render/backend.h"
 #include "render/checkpoint.h"
+#include "render/image/aov.h"
 #include "render/devices.h"
 #include "render/error.h"
 #include "render/progress.h"
@@ -132,6 +133,18 @@ void check_mode(const Backend& backend, SchedulerMode mode, const std::string& f
     throw Error(flag + " " + mode_name(mode) + ": must be one of " + list);
 }
 
+// The backend's image and (where the settings keep them) features, `samples` a pixel, with a resumed
+// render's prior samples (control's) where there are some.
+static void resolve_with_prior(const Backend& backend, const RenderSettings& rs, const PassControl* control,
+                               uint32_t samples, Image& image, FeatureImages& features) {
+    Accumulation a = backend.accumulation();
+    image = resolve_accumulation(a);
+    if (rs.features) features = resolve_features(a);
+    if (!control || control->first_sample == 0) return;
+    image = combine_samples(control->prior, control->first_sample, image, samples);
+    if (rs.features) features = combine_features(control->prior_features, control->first_sample, features, samples);
+}
+
 uint32_t accumulate_passes(Backend& backend, const RenderSettings& rs, uint32_t first_sample, uint32_t samples,
                            RenderStats& st, Progress* progress, const PassControl* control) {
     // Passes of about a million paths (at least one sample each; more where several GPUs share them)
@@ -165,9 +178,10 @@ uint32_t accumulate_passes(Backend& backend, const RenderSettings& rs, uint32_t 
         bool due = control->checkpoint_s > 0.0 && elapsed >= control->checkpoint_s * (checkpoints + 1);
         if (control->checkpoint_now && control->checkpoint_now()) due = true;
         if (due && control->checkpoint) {
-            Image image = backend.resolve();
-            if (control->first_sample > 0) image = combine_samples(control->prior, control->first_sample, image, s);
-            control->checkpoint(image, control->first_sample + s);
+            Image image;
+            FeatureImages features;
+            resolve_with_prior(backend, rs, control, s, image, features);
+            control->checkpoint(image, features, control->first_sample + s);
             checkpoints = control->checkpoint_s > 0.0 ? static_cast<int>(elapsed / control->checkpoint_s) : 0;
         }
     }
@@ -204,6 +218,7 @@ RenderOutput render_view(Backend& backend, const Scene& scene, const CameraSpec&
     RenderStats& st = out.stats;
     backend.set_scene(scene);
     backend.set_camera(camera);
+    backend.set_features(rs.features);
     backend.reset(rs.width, rs.height);
     auto t0 = std::chrono::steady_clock::now();
     if (rs.adaptive) backend.accumulate_adaptive(rs, *rs.adaptive, st.adaptive, st, progress);
@@ -219,10 +234,9 @@ RenderOutput render_view(Backend& backend, const Scene& scene, const CameraSpec&
     st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (rs.adaptive) st.adaptive.describe_counts(backend.sample_counts());
     if (resolve) {
-        out.image = backend.resolve();
-        if (control && control->first_sample > 0 && !rs.adaptive)
-            out.image = combine_samples(control->prior, control->first_sample, out.image,
-                                        static_cast<uint32_t>(st.spp) - control->first_sample);
+        resolve_with_prior(backend, rs, rs.adaptive ? nullptr : control,
+                           static_cast<uint32_t>(st.spp) - (control && !rs.adaptive ? control->first_sample : 0),
+                           out.image, out.features);
     } else {
         out.accumulation = std::move(spare);
         backend.accumulation(out.accumulation);

@@ -28,12 +28,29 @@ __device__ __forceinline__ unsigned sm_id() {
     return id;
 }
 
-// The GPU's Sink for the path stages (kernels/path_stages.h): radiance and finished samples straight
-// into the framebuffer.
+__device__ __forceinline__ void add_features(const DeviceFramebuffer& fb, uint32_t pixel, const FeatureSample& fs) {
+    if (!fb.features) return;
+    if (pixel >= fb.pixels) pixel -= fb.pixels;
+    float4* p = reinterpret_cast<float4*>(fb.features + kFeatureFloats * static_cast<size_t>(pixel));
+    float4 a = make_float4(fs.albedo.x, fs.albedo.y, fs.albedo.z, fs.normal.x);
+    float4 b = make_float4(fs.normal.y, fs.normal.z, fs.depth, fs.weight);
+#if __CUDA_ARCH__ >= 900  // vector atomics: two instead of eight
+    atomicAdd(p, a);
+    atomicAdd(p + 1, b);
+#else
+    float* q = reinterpret_cast<float*>(p);
+    const float v[kFeatureFloats] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+    for (int i = 0; i < kFeatureFloats; ++i) atomicAdd(q + i, v[i]);
+#endif
+}
+
+// The GPU's Sink for the path stages (kernels/path_stages.h): radiance, features and finished samples
+// straight into the framebuffer.
 struct FramebufferSink {
     const DeviceFramebuffer&
         fb;  // a reference: inlined, it reads the kernel parameter itself, not a copy held in registers
     __device__ __forceinline__ void add(uint32_t pixel, Vec3 l) { add_radiance(fb, pixel, l); }
+    __device__ __forceinline__ void feature(uint32_t pixel, const FeatureSample& fs) { add_features(fb, pixel, fs); }
     __device__ __forceinline__ void finish(uint32_t pixel) { atomicAdd(&fb.samples[pixel], 1u); }
 };
 

@@ -113,6 +113,10 @@ struct LiveStats {
 struct DeviceFramebuffer {
     float* radiance;    // 3 floats per pixel: sums of radiance
     uint32_t* samples;  // completed samples per pixel
+    // Null, or the feature sums (kernels/features.h), kFeatureFloats per pixel of the image: an adaptive
+    // render's second half (pixels + p) writes its features to pixel p.
+    float* features;
+    uint32_t pixels;
 };
 
 // A GPU adaptive render's state in device memory (kernels/gpu/adaptive_scan.cuh): the plan of the round

@@ -22,7 +22,7 @@ template <BvhViewLayout L, bool kFull> struct MegaStep {
     }
     __device__ __forceinline__ void shade(PathState& path, const Hit& hit, ShadeResult& r) {
         pixel = path.pixel;
-        shade_path_outlined<kFull>(p.scene, f, path, hit, r);
+        shade_path_outlined<kFull>(p.scene, f, path, hit, r, sink);
     }
     __device__ __forceinline__ void dropped(bool d) { count_dropped(counts, d); }
     __device__ __forceinline__ void shadow(bool want, const ShadowRay& s, int) {

@@ -225,7 +225,7 @@ template <class Claim, BvhViewLayout L, bool kFull> struct PersistentWarp {
         count_extension_rays(bc.rays, active, path.depth);
     }
     __device__ __forceinline__ void shade(PathState& path, const Hit& hit, ShadeResult& r) {
-        shade_path<kFull>(p.scene, claim.frame(), path, hit, r);
+        shade_path<kFull>(p.scene, claim.frame(), path, hit, r, sink);
     }
     __device__ __forceinline__ void dropped(bool d) {
         count_dropped(bc.rays, d);

@@ -42,7 +42,8 @@ PKRT_HD void pack_rows(const PathRecord& r, Row16 (&rows)[kPathRows]) {
     rows[1] = Row16{p.dir.y, p.dir.z, p.throughput.x, p.throughput.y};
     rows[2] = Row16{p.throughput.z, bits_f(p.pixel), bits_f(static_cast<uint32_t>(st)),
                     bits_f(static_cast<uint32_t>(st >> 32))};
-    rows[3] = Row16{bits_f(static_cast<uint32_t>(p.depth)), p.prev_pdf, bits_f(r.sample), 0.0f};
+    uint32_t depth_flags = static_cast<uint16_t>(p.depth) | (static_cast<uint32_t>(p.flags) << 16);
+    rows[3] = Row16{bits_f(depth_flags), p.prev_pdf, bits_f(r.sample), 0.0f};
 }
 
 PKRT_HD void unpack_rows(const Row16 (&rows)[kPathRows], PathRecord& r) {
@@ -53,7 +54,9 @@ PKRT_HD void unpack_rows(const Row16 (&rows)[kPathRows], PathRecord& r) {
     p.throughput = {b.z, b.w, c.x};
     p.pixel = bits_u(c.y);
     p.rng.state = static_cast<unsigned long long>(bits_u(c.z)) | (static_cast<unsigned long long>(bits_u(c.w)) << 32);
-    p.depth = static_cast<int32_t>(bits_u(d.x));
+    uint32_t depth_flags = bits_u(d.x);
+    p.depth = static_cast<int16_t>(depth_flags & 0xffffu);
+    p.flags = static_cast<uint16_t>(depth_flags >> 16);
     p.prev_pdf = d.y;
     r.sample = bits_u(d.z);
     r.pad = 0;

@@ -156,6 +156,10 @@ __device__ inline void resident_sweep_pixels(const PersistentParams& p, uint32_t
         if (kind == kSweepClear) {
             rad[0] = rad[1] = rad[2] = 0.0f;
             p.fb.samples[i] = 0;
+            if (p.fb.features && i < p.fb.pixels) {
+                float4* f = reinterpret_cast<float4*>(p.fb.features + kFeatureFloats * static_cast<size_t>(i));
+                f[0] = f[1] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            }
         } else {
             reinterpret_cast<float4*>(snapshot)[i] = make_float4(__ldcg(rad), __ldcg(rad + 1), __ldcg(rad + 2),
                                                                  static_cast<float>(__ldcg(p.fb.samples + src)));

@@ -71,7 +71,7 @@ template <BvhViewLayout L, bool kFlag> struct WavefrontStep {
         count_sm_rays(p.counters, count_extension_rays(p.counters->rays, active, bounce));
     }
     __device__ __forceinline__ void shade(PathState& path, const Hit& hit, ShadeResult& r) {
-        shade_path<kFlag>(p.scene, *p.frame, path, hit, r);
+        shade_path<kFlag>(p.scene, *p.frame, path, hit, r, sink);
     }
     __device__ __forceinline__ void dropped(bool d) { count_dropped(p.counters->rays, d); }
     __device__ __forceinline__ void shadow(bool want, const ShadowRay& sr, int) {

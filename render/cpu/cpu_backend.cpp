@@ -37,8 +37,10 @@ public:
         sum_.assign(static_cast<size_t>(width) * height, Vec3{0.0f, 0.0f, 0.0f});
         odd_.assign(static_cast<size_t>(width) * height, Vec3{0.0f, 0.0f, 0.0f});
         count_.assign(static_cast<size_t>(width) * height, 0u);
+        features_.assign(features_on_ ? kFeatureFloats * static_cast<size_t>(width) * height : 0, 0.0f);
         adaptive_ = Adaptive{};
     }
+    void set_features(bool on) override { features_on_ = on; }
 
     // A frame at a time, run in full when it is waited for (Backend::finish_frame).
     void render_frame(const FrameRequest& request, RenderStats& stats) override {
@@ -139,6 +141,7 @@ public:
         flatten(sum_, a.sums);
         flatten(odd_, a.odd_sums);
         a.counts.assign(count_.begin(), count_.end());
+        a.features = features_;
         expand_preview(a, block_);
     }
 
@@ -164,8 +167,11 @@ private:
         uint32_t chunk_len = (samples + chunks - 1) / chunks;
         chunks = (samples + chunk_len - 1) / chunk_len;
         constexpr size_t kTilePixels = kTile * kTile;
-        // Per (span, chunk): the tile's pixel sums, all and odd, when the span is split.
+        // Per (span, chunk): the tile's pixel sums, all and odd, and its features, when the span is split.
         std::vector<Vec3> partial(chunks > 1 ? 2 * spans.size() * chunks * kTilePixels : 0, Vec3{0.0f, 0.0f, 0.0f});
+        const bool features = !features_.empty();
+        std::vector<float> partial_features(
+            chunks > 1 && features ? kFeatureFloats * spans.size() * chunks * kTilePixels : 0);
         std::vector<RenderStats> local(threads_);
         parallel_chunks(
             spans.size() * chunks, 1,
@@ -182,8 +188,9 @@ private:
                         for (int x = tx; x < std::min(tx + kTile, width); ++x) {
                             uint32_t pixel = static_cast<uint32_t>(y) * width + x;
                             Vec3 sum = splat(0.0f), odd = splat(0.0f);
+                            FeatureSum fsum;
                             for (uint32_t s = s0; s < s1; ++s) {
-                                Vec3 l = trace_path(view, frame, pixel, s, st);
+                                Vec3 l = trace_path(view, frame, pixel, s, st, fsum);
                                 if (!all_finite(l)) {
                                     ++st.nonfinite_samples;
                                     continue;
@@ -196,9 +203,12 @@ private:
                                     2 * ((item * kTilePixels) + static_cast<size_t>(y - ty) * kTile + (x - tx));
                                 partial[slot] = sum;
                                 partial[slot + 1] = odd;
+                                if (features)
+                                    std::copy_n(fsum.f, kFeatureFloats, &partial_features[kFeatureFloats * slot / 2]);
                             } else {
                                 sum_[pixel] += sum;
                                 odd_[pixel] += odd;
+                                if (features) fsum.add_to(&features_[kFeatureFloats * pixel]);
                             }
                             st.samples += s1 - s0;
                         }
@@ -217,6 +227,11 @@ private:
                             2 * (((i * chunks + c) * kTilePixels) + static_cast<size_t>(y - ty) * kTile + (x - tx));
                         sum_[pixel] += partial[slot];
                         odd_[pixel] += partial[slot + 1];
+                        if (features) {
+                            FeatureSum part;
+                            std::copy_n(&partial_features[kFeatureFloats * slot / 2], kFeatureFloats, part.f);
+                            part.add_to(&features_[kFeatureFloats * pixel]);
+                        }
                     }
                     count_[pixel] += samples;
                 }
@@ -225,10 +240,26 @@ private:
         for (const auto& st : local) stats.merge(st);
     }
 
-    // The CPU's Sink for the path stages: one path's radiance, summed in the order it arrives.
+    // One pixel's feature sums over its samples in a span (kernels/features.h), in sample order.
+    struct FeatureSum {
+        float f[kFeatureFloats] = {};
+        void add(const FeatureSample& s) {
+            const float v[kFeatureFloats] = {s.albedo.x, s.albedo.y, s.albedo.z, s.normal.x,
+                                             s.normal.y, s.normal.z, s.depth,    s.weight};
+            for (int i = 0; i < kFeatureFloats; ++i) f[i] += v[i];
+        }
+        void add_to(float* dst) const {
+            for (int i = 0; i < kFeatureFloats; ++i) dst[i] += f[i];
+        }
+    };
+
+    // The CPU's Sink for the path stages: one path's radiance, summed in the order it arrives, and its
+    // features.
     struct PathSum {
         Vec3 l = splat(0.0f);
+        FeatureSum& features;
         void add(uint32_t, Vec3 v) { l += v; }
+        void feature(uint32_t, const FeatureSample& s) { features.add(s); }
         void finish(uint32_t) {}
     };
 
@@ -240,7 +271,7 @@ private:
         PathSum sink;
         Hit closest(const Ray& ray) { return InlineTraversal::closest(view, ray); }
         void extended(bool, const PathState& path) { st.count_extension(path.depth); }
-        void shade(PathState& path, const Hit& hit, ShadeResult& r) { shade_path(view, frame, path, hit, r); }
+        void shade(PathState& path, const Hit& hit, ShadeResult& r) { shade_path(view, frame, path, hit, r, sink); }
         void dropped(bool d) {
             if (d) ++st.nonfinite_samples;
         }
@@ -253,9 +284,9 @@ private:
     };
 
     static Vec3 trace_path(const SceneView& view, const FrameRecord& fp, uint32_t pixel, uint32_t sample,
-                           RenderStats& st) {
+                           RenderStats& st, FeatureSum& features) {
         PathState path = generate_path(fp, PathIndex{pixel, sample});
-        CpuStep step{view, fp, st, PathSum{}};
+        CpuStep step{view, fp, st, PathSum{splat(0.0f), features}};
         while (advance_path(step, path, true)) {}
         return step.sink.l;
     }
@@ -266,6 +297,8 @@ private:
     int block_ = 1;                // the image's preview block (RenderSettings::preview), 1 for a full image
     std::vector<Vec3> sum_, odd_;  // all samples' radiance per pixel, and the odd-numbered samples'
     std::vector<uint32_t> count_;
+    bool features_on_ = false;
+    std::vector<float> features_;  // kFeatureFloats a pixel, empty when off
     // Between begin_adaptive and end_adaptive: the rule, the frame, and the next round's tiles by class
     // (the last one: every tile at min_spp, the first round).
     struct Adaptive {

@@ -77,7 +77,7 @@ public:
         if (width != width_ || height != height_) release_device_holder();  // it renders into the buffers that go
         width_ = width;
         height_ = height;
-        fb_.resize(n);
+        fb_.resize(n, features_on_);
         display_valid_ = false;
         clear_next_ = true;
         block_ = 1;
@@ -104,6 +104,15 @@ public:
         fb_.split(n, stream_);
         clear_next_ = false;
         display_valid_ = false;
+    }
+
+    // The next reset() allocates the buffers anew; a kernel that holds the device renders into the old ones.
+    void set_features(bool on) override {
+        if (on == features_on_) return;
+        drain();
+        release_device_holder();
+        features_on_ = on;
+        width_ = height_ = 0;
     }
 
     // From another thread: the frame being waited for sees the flag and stops itself.
@@ -360,6 +369,11 @@ public:
             after_frame();
             fb_.read(a, n, display_stream_);
         }
+        a.features.clear();
+        if (fb_.has_features()) {
+            if (clear_next_) a.features.assign(kFeatureFloats * n, 0.0f);
+            else fb_.read_features(a, display_stream_);
+        }
         a.odd_sums.clear();
         if (odd_valid_) {  // an adaptive render's second half
             a.odd_sums.resize(3 * n);
@@ -454,8 +468,9 @@ private:
     const float* shown_image_ = nullptr;  // the last ended frame's packed image (FrameOutcome::image)
     bool display_valid_ = false;
     bool queue_ahead_ = false;
-    bool clear_next_ = false;  // reset() asked for a clear the next frame makes
-    int block_ = 1;            // the image's preview block (RenderSettings::preview), 1 for a full one
+    bool features_on_ = false;  // set_features: the framebuffer's next allocation keeps feature sums
+    bool clear_next_ = false;   // reset() asked for a clear the next frame makes
+    int block_ = 1;             // the image's preview block (RenderSettings::preview), 1 for a full one
     int pending_count_ = 0;
     MappedHost<int> stop_flag_;
     std::array<std::unique_ptr<GpuScheduler>, 5> schedulers_;

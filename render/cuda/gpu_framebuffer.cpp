@@ -2,9 +2,12 @@
 
 namespace pkrt::cuda {
 
-void GpuFramebuffer::resize(size_t n) {
+void GpuFramebuffer::resize(size_t n, bool features) {
     radiance_.allocate(3 * n);
     samples_.allocate(n);
+    pixels_ = n;
+    if (features) features_.allocate(kFeatureFloats * n);
+    else features_.release();
     if (n <= kPinnedReadPixels) {
         pinned_radiance_.allocate(3 * n);
         pinned_samples_.allocate(n);
@@ -23,6 +26,8 @@ void GpuFramebuffer::split(size_t n, cudaStream_t stream) {
 void GpuFramebuffer::clear(size_t n, cudaStream_t stream) {
     check(cudaMemsetAsync(radiance_.get(), 0, 3 * n * sizeof(float), stream), "clear framebuffer");
     check(cudaMemsetAsync(samples_.get(), 0, n * sizeof(uint32_t), stream), "clear framebuffer");
+    if (has_features())
+        check(cudaMemsetAsync(features_.get(), 0, features_.size() * sizeof(float), stream), "clear framebuffer");
     check(cudaStreamSynchronize(stream), "clear framebuffer");
 }
 
@@ -56,6 +61,16 @@ void GpuFramebuffer::read_sums(float* out, size_t first, size_t n, cudaStream_t 
     check(cudaMemcpyAsync(out, radiance_.get() + 3 * first, 3 * n * sizeof(float), cudaMemcpyDeviceToHost, stream),
           "read sums");
     check(cudaStreamSynchronize(stream), "read sums");
+}
+
+// Pageable: read once per output, not per frame.
+void GpuFramebuffer::read_features(Accumulation& a, cudaStream_t stream) const {
+    a.features.resize(features_.size());
+    if (a.features.empty()) return;
+    check(cudaMemcpyAsync(a.features.data(), features_.get(), a.features.size() * sizeof(float), cudaMemcpyDeviceToHost,
+                          stream),
+          "read features");
+    check(cudaStreamSynchronize(stream), "read features");
 }
 
 }  // namespace pkrt::cuda

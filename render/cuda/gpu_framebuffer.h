@@ -13,23 +13,31 @@ namespace pkrt::cuda {
 class GpuFramebuffer {
 public:
     // One image of n pixels, not cleared; with pinned copies for read(), up to kPinnedReadPixels
-    // (pinning gigabytes may fail where pageable memory would not).
-    void resize(size_t n);
+    // (pinning gigabytes may fail where pageable memory would not). features: with feature sums
+    // (kernels/features.h), one set per image pixel.
+    void resize(size_t n, bool features);
     // An adaptive render's two halves of n pixels each, cleared.
     void split(size_t n, cudaStream_t stream);
-    // The first n pixels cleared.
+    // The first n pixels cleared (and the features).
     void clear(size_t n, cudaStream_t stream);
-    DeviceFramebuffer view() const { return DeviceFramebuffer{radiance_.get(), samples_.get()}; }
+    DeviceFramebuffer view() const {
+        return DeviceFramebuffer{radiance_.get(), samples_.get(), features_.get(), static_cast<uint32_t>(pixels_)};
+    }
+    bool has_features() const { return features_.get() != nullptr; }
 
     // The first n pixels' sums and counts into a.sums and a.counts.
     void read(Accumulation& a, size_t n, cudaStream_t stream) const;
     void read_counts(uint32_t* out, size_t first, size_t n, cudaStream_t stream) const;
     void read_sums(float* out, size_t first, size_t n, cudaStream_t stream) const;
+    // The feature sums into a.features (cleared where the framebuffer keeps none).
+    void read_features(Accumulation& a, cudaStream_t stream) const;
 
 private:
     static constexpr size_t kPinnedReadPixels = size_t{3840} * 2160;
     DeviceArray<float> radiance_;
     DeviceArray<uint32_t> samples_;
+    DeviceArray<float> features_;  // kFeatureFloats a pixel, or none
+    size_t pixels_ = 0;            // of the image (an adaptive render's halves hold twice as many)
     // read()'s copies, allocated with the framebuffer (pinned allocations and frees are kept away from a
     // running resident grid).
     mutable PinnedArray<float> pinned_radiance_;

@@ -81,6 +81,9 @@ public:
         height_ = height;
         for_each([&](size_t, CudaWorker& w) { w.reset(width, height); });
     }
+    void set_features(bool on) override {
+        for_each([&](size_t, CudaWorker& w) { w.set_features(on); });
+    }
 
     // Shared persistent frames are launched on every GPU here and waited for in end; host chunks are
     // handed out in end, where the host can wait for each worker's chunk.
@@ -206,6 +209,7 @@ public:
             add(out.sums, part.sums);
             add(out.odd_sums, part.odd_sums);
             add(out.counts, part.counts);
+            add(out.features, part.features);
         });
     }
 

@@ -13,6 +13,7 @@
 
 #include "render/distributed/distributed.h"
 #include "render/checkpoint.h"
+#include "render/image/aov.h"
 #include "render/error.h"
 #include "render/log.h"
 #include "render/distributed/mpi_launcher.h"
@@ -165,6 +166,7 @@ RenderOutput render_chunks(Ranks& ranks, Backend& backend, const Scene& scene, c
     RenderStats& st = out.stats;
     backend.set_scene(scene);
     backend.set_camera(scene.camera);
+    backend.set_features(rs.features);
     backend.reset(rs.width, rs.height);
     const uint64_t pixels = static_cast<uint64_t>(rs.width) * rs.height;
     const uint32_t spp = static_cast<uint32_t>(rs.spp);
@@ -215,6 +217,10 @@ RenderOutput render_chunks(Ranks& ranks, Backend& backend, const Scene& scene, c
     if (acc.sums.size() != 3 * n || acc.counts.size() != n) throw Error("internal: an accumulation without its pixels");
     sum_to_lead(acc.sums, lead);
     sum_to_lead(acc.counts, lead);
+    if (rs.features) {
+        if (acc.features.size() != kFeatureFloats * n) throw Error("internal: an accumulation without its features");
+        sum_to_lead(acc.features, lead);
+    }
     // Odd-numbered samples' sums only where every rank's backend keeps them (the CPU does; a CUDA
     // backend only while it samples adaptively).
     int has_odd = acc.odd_sums.size() == 3 * n, all_have_odd = 0;
@@ -234,6 +240,7 @@ RenderOutput render_chunks(Ranks& ranks, Backend& backend, const Scene& scene, c
                         std::to_string(i / rs.width) + ") holds " + std::to_string(acc.counts[i]) + " samples, not " +
                         std::to_string(spp));
     out.image = resolve_accumulation(acc);
+    if (rs.features) out.features = resolve_features(acc);
     st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     st.chunk_spp = chunk;
     std::vector<ChunkQueue::Share> shares = queue.shares();

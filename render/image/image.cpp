@@ -143,6 +143,7 @@ void expand_preview(Accumulation& a, int block) {
         full.counts.resize(n);
         if (!a.odd_sums.empty()) full.odd_sums.resize(3 * n);
     }
+    if (!a.features.empty()) full.features.resize(kFeatureFloats * n);
     for (int y = 0; y < a.height; ++y) {
         for (int x = 0; x < a.width; ++x) {
             size_t i = static_cast<size_t>(y) * a.width + x, s = preview_source(x, y, a.width, block);
@@ -153,6 +154,8 @@ void expand_preview(Accumulation& a, int block) {
                 if (!a.odd_sums.empty()) std::copy_n(&a.odd_sums[3 * s], 3, &full.odd_sums[3 * i]);
                 full.counts[i] = a.counts[s];
             }
+            if (!a.features.empty())
+                std::copy_n(&a.features[kFeatureFloats * s], kFeatureFloats, &full.features[kFeatureFloats * i]);
         }
     }
     a = std::move(full);

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/features.h"
 #include "kernels/vec3.h"
 #include "render/image/look.h"
 #include "render/scene/render_limits.h"
@@ -33,9 +34,20 @@ struct Accumulation {
     // With sums: the sums of the odd-numbered samples alone, where the backend keeps them (adaptive
     // sampling's error estimate, kernels/adaptive.h); else empty.
     std::vector<float> odd_sums;
+    // The feature sums (kernels/features.h: kFeatureFloats a pixel), where the backend keeps them
+    // (Backend::set_features); else empty.
+    std::vector<float> features;
 };
 // Mean radiance per pixel (0 where no sample landed).
 Image resolve_accumulation(const Accumulation& a);
+
+// An accumulation's features (kernels/features.h) as images: mean albedo, mean normal (not renormalised,
+// as denoisers take it: shorter than 1 where a pixel's samples saw several orientations; 0 where none
+// wrote one) and mean depth (in every channel). render/image/aov.h resolves and writes them.
+struct FeatureImages {
+    Image albedo, normal, depth;
+    bool empty() const { return albedo.pixels.empty(); }
+};
 // A preview's accumulation (RenderSettings::preview): pixel (x, y) of the width x height image reads
 // pixel (x / block, y / block) of the one rendered, which is ceil(width / block) pixels wide.
 inline size_t preview_source(int x, int y, int width, int block) {

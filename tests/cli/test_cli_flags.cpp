@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "render/image/aov.h"
 #include "render/image/image.h"
 #include "tests/cli/test_cli_util.h"
 
@@ -273,4 +274,61 @@ TEST(CliFlags, BadLookFlagsFailWithOneLine) {
     expect_clean_failure(dir, kSmall + " --exposure bright -o b.png", 1,
                          "--exposure: 'bright' is neither 'auto' nor a number of stops between -64 and 64");
     expect_clean_failure(dir, kSmall + " --exposure 65 -o b.png", 1, "--exposure: '65' is neither");
+}
+
+TEST(CliFlags, AovLayersGoToTheExrOutputs) {
+    TempDir dir;
+    const std::string cwd = dir.path().string(), render = kBase + " --res 24x20 -q";
+    ASSERT_EQ(run_pkrt(render + " --spp 4 -o plain.png --hdr plain.exr", cwd).code, 0);
+    RunResult r = run_pkrt(render + " --spp 4 -o aov.png --hdr aov.exr --aov albedo,depth", cwd);
+    ASSERT_EQ(r.code, 0) << r.err;
+    // The PNG and the radiance are those of a render without features.
+    EXPECT_EQ(read_text(dir.file("plain.png")), read_text(dir.file("aov.png")));
+    pkrt::Image plain = pkrt::read_exr(dir.file("plain.exr")), with = pkrt::read_exr(dir.file("aov.exr"));
+    for (size_t i = 0; i < plain.pixels.size(); ++i) ASSERT_EQ(plain.pixels[i].y, with.pixels[i].y) << i;
+    std::string bytes = read_text(dir.file("aov.exr"));
+    EXPECT_NE(bytes.find("Denoising Albedo.G"), std::string::npos);
+    EXPECT_NE(bytes.find("Depth.Z"), std::string::npos);
+    EXPECT_EQ(bytes.find("Denoising Normal"), std::string::npos);  // not asked for
+    pkrt::FeatureImages f = pkrt::read_aov_layers(dir.file("aov.exr"), 24, 20, {pkrt::Aov::kAlbedo, pkrt::Aov::kDepth});
+    double depth = 0;
+    for (const auto& d : f.depth.pixels) depth += d.x;
+    EXPECT_GT(depth / f.depth.pixels.size(), 1.0);  // the Cornell box is metres away from its camera
+    // -o .exr carries them too; a PNG never does.
+    ASSERT_EQ(run_pkrt(render + " --spp 2 -o only.exr --aov normal", cwd).code, 0);
+    EXPECT_NE(read_text(dir.file("only.exr")).find("Denoising Normal.X"), std::string::npos);
+}
+
+TEST(CliFlags, BadAovFlagsFailWithOneLine) {
+    TempDir dir;
+    expect_clean_failure(dir, kSmall + " --aov colour -o b.exr", 1,
+                         "--aov colour: 'colour' is not a feature; the features are albedo, normal, depth");
+    expect_clean_failure(dir, kSmall + " --aov albedo,albedo -o b.exr", 1, "--aov albedo,albedo: albedo twice");
+    expect_clean_failure(dir, kSmall + " --aov albedo -o b.png --hdr b.pfm", 1,
+                         "--aov albedo: the features are layers of an EXR: give -o or --hdr a .exr file");
+    expect_clean_failure(dir, kSmall + " --aov albedo -o b%d.exr --frames 2 --camera-path orbit", 1,
+                         "--aov: not with --frames");
+}
+
+TEST(CliLongRender, ResumeCarriesTheFeaturesOn) {
+    TempDir dir;
+    const std::string cwd = dir.path().string(), render = kBase + " --res 24x20 -q --aov albedo,normal,depth";
+    ASSERT_EQ(run_pkrt(render + " --spp 24 -o full.exr", cwd).code, 0);
+    ASSERT_EQ(run_pkrt(render + " --spp 8 -o part.exr", cwd).code, 0);
+    RunResult r = run_pkrt(render + " --spp 24 --resume part.exr -o part.exr", cwd);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::vector<pkrt::Aov> all = {pkrt::Aov::kAlbedo, pkrt::Aov::kNormal, pkrt::Aov::kDepth};
+    pkrt::FeatureImages full = pkrt::read_aov_layers(dir.file("full.exr"), 24, 20, all),
+                        resumed = pkrt::read_aov_layers(dir.file("part.exr"), 24, 20, all);
+    for (size_t i = 0; i < full.albedo.pixels.size(); ++i)
+        for (int c = 0; c < 3; ++c) {
+            EXPECT_NEAR(full.albedo.pixels[i][c], resumed.albedo.pixels[i][c], 1e-5f) << i;
+            EXPECT_NEAR(full.normal.pixels[i][c], resumed.normal.pixels[i][c], 1e-4f) << i;
+            EXPECT_NEAR(full.depth.pixels[i][c], resumed.depth.pixels[i][c], 1e-6f * full.depth.pixels[i][c]) << i;
+        }
+    // A file rendered without them cannot continue a render that keeps them.
+    TempDir clean;
+    ASSERT_EQ(run_pkrt(kBase + " --res 24x20 -q --spp 8 -o in8.exr", clean.path().string()).code, 0);
+    expect_clean_failure(clean, render + " --spp 24 --resume in8.exr -o out.exr", 1,
+                         "--resume in8.exr: has no Denoising Albedo.R channel (rendered without --aov albedo)");
 }

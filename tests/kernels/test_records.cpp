@@ -38,6 +38,7 @@ TEST(Records, PathRecordRoundTripsEveryField) {
     EXPECT_EQ(a.pixel, b.pixel);
     EXPECT_EQ(a.rng.state, b.rng.state);
     EXPECT_EQ(a.depth, b.depth);
+    EXPECT_EQ(a.flags, b.flags);
     EXPECT_EQ(std::memcmp(&a.prev_pdf, &b.prev_pdf, sizeof a.prev_pdf), 0);
     EXPECT_EQ(in.sample, out.sample);
     EXPECT_EQ(out.pad, 0u);

@@ -1,0 +1,36 @@
+// Feature buffers (AOVs): what a denoiser and a compositor read beside the image, as Cycles writes its
+// denoising passes. Albedo and normal come from a sample's first non-specular vertex, the surface whose
+// texture and shape the pixel shows (through a mirror or glass: the surface seen in it):
+//   albedo  the surface's reflectance (texture included), times the throughput of the specular bounces
+//           before it (1 for a surface the camera sees directly)
+//   normal  the shading normal in world space, faced towards the viewer (bump and normal maps applied)
+// Depth comes from the camera ray's hit: its distance along the camera's view axis (Cycles' and
+// Blender's Z). A sample that escapes writes zeros, so a pixel's features cover it as its radiance does
+// (an edge against the sky averages towards zero in all of them). Every sample writes a depth, so its
+// mean divides by the pixel's sample count; a sample that ends inside a chain of specular bounces writes
+// no albedo or normal, hence their own weight: how many samples wrote them.
+#pragma once
+
+#include "kernels/vec3.h"
+
+namespace pkrt {
+
+struct FeatureSample {
+    Vec3 albedo;
+    Vec3 normal;
+    float depth;   // 0 where this write is not the camera ray's
+    float weight;  // 1 where the write holds an albedo and normal, else 0
+};
+
+// Floats per pixel of a feature buffer: the sums of albedo (3), normal (3), depth and weight.
+constexpr int kFeatureFloats = 8;
+
+// PathState::flags
+constexpr uint16_t kPathFeaturesWritten = 1u;
+
+// A Sink that keeps no features (tests, and callers that call shade_path without one).
+struct NoFeatures {
+    PKRT_HD void feature(uint32_t, const FeatureSample&) {}
+};
+
+}  // namespace pkrt

@@ -1,0 +1,154 @@
+#include "render/image/aov.h"
+
+#include <ImfChannelList.h>
+#include <ImfFrameBuffer.h>
+#include <ImfHeader.h>
+#include <ImfInputFile.h>
+#include <ImfOutputFile.h>
+#include <ImfStdIO.h>
+#include <ImfStringAttribute.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "render/error.h"
+
+namespace pkrt {
+
+namespace {
+
+struct Layer {
+    const char* name;
+    const char* channels[3];  // nullptr where the layer has fewer
+};
+
+const Layer& layer_of(Aov a) {
+    static const Layer layers[] = {{"Denoising Albedo", {"R", "G", "B"}},
+                                   {"Denoising Normal", {"X", "Y", "Z"}},
+                                   {"Depth", {"Z", nullptr, nullptr}}};
+    return layers[static_cast<int>(a)];
+}
+
+Image& image_of(FeatureImages& f, Aov a) {
+    return a == Aov::kAlbedo ? f.albedo : a == Aov::kNormal ? f.normal : f.depth;
+}
+const Image& image_of(const FeatureImages& f, Aov a) { return image_of(const_cast<FeatureImages&>(f), a); }
+
+std::string channel(const Layer& l, int c) { return std::string(l.name) + "." + l.channels[c]; }
+
+}  // namespace
+
+std::vector<Aov> parse_aov_list(const std::string& text) {
+    std::vector<Aov> out;
+    std::string all;
+    for (const auto& n : kAovNames) all += (all.empty() ? "" : ", ") + n;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        auto it = std::find(kAovNames.begin(), kAovNames.end(), item);
+        if (it == kAovNames.end())
+            throw Error("--aov " + text + ": '" + item + "' is not a feature; the features are " + all);
+        Aov a = static_cast<Aov>(it - kAovNames.begin());
+        if (std::find(out.begin(), out.end(), a) != out.end()) throw Error("--aov " + text + ": " + item + " twice");
+        out.push_back(a);
+    }
+    if (out.empty() || text.back() == ',') throw Error("--aov " + text + ": expected a list of " + all);
+    return out;
+}
+
+FeatureImages resolve_features(const Accumulation& a) {
+    size_t n = static_cast<size_t>(a.width) * a.height;
+    if (a.features.size() != kFeatureFloats * n)
+        throw Error("internal: an accumulation of " + std::to_string(a.width) + "x" + std::to_string(a.height) +
+                    " without its features");
+    FeatureImages f;
+    for (Image* img : {&f.albedo, &f.normal, &f.depth}) {
+        img->width = a.width;
+        img->height = a.height;
+        img->pixels.resize(n);
+    }
+    const bool interleaved = a.rgba.size() == 4 * n;
+    if (!interleaved && a.counts.size() != n) throw Error("internal: an accumulation without its sample counts");
+    for (size_t i = 0; i < n; ++i) {
+        const float* s = &a.features[kFeatureFloats * i];
+        float inv = s[7] > 0.0f ? 1.0f / s[7] : 0.0f;
+        f.albedo.pixels[i] = Vec3{s[0], s[1], s[2]} * inv;
+        f.normal.pixels[i] = Vec3{s[3], s[4], s[5]} * inv;
+        float count = interleaved ? a.rgba[4 * i + 3] : static_cast<float>(a.counts[i]);
+        f.depth.pixels[i] = splat(count > 0.0f ? s[6] / count : 0.0f);
+    }
+    return f;
+}
+
+std::string encode_exr_with_aovs(const Image& image, const ExrAttributes& attributes, const FeatureImages& features,
+                                 const std::vector<Aov>& aovs) {
+    std::ostringstream out;
+    try {
+        Imf::Header header(image.width, image.height);
+        for (const auto& [name, value] : attributes) header.insert(name, Imf::StringAttribute(value));
+        Imf::FrameBuffer fb;
+        const size_t xs = sizeof(Vec3), ys = sizeof(Vec3) * image.width;
+        auto add = [&](const std::string& name, const Image& from, int component) {
+            if (from.width != image.width || from.height != image.height)
+                throw Error("internal: a feature layer of another size than the image");
+            header.channels().insert(name, Imf::Channel(Imf::FLOAT));
+            char* base = reinterpret_cast<char*>(const_cast<Vec3*>(from.pixels.data())) + 4 * component;
+            fb.insert(name, Imf::Slice(Imf::FLOAT, base, xs, ys));
+        };
+        add("R", image, 0);
+        add("G", image, 1);
+        add("B", image, 2);
+        for (Aov a : aovs) {
+            const Layer& l = layer_of(a);
+            for (int c = 0; c < 3 && l.channels[c]; ++c) add(channel(l, c), image_of(features, a), c);
+        }
+        Imf::StdOSStream stream;
+        Imf::OutputFile file(stream, header);
+        file.setFrameBuffer(fb);
+        file.writePixels(image.height);
+        return stream.str();
+    } catch (const Error&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw Error(std::string("cannot encode EXR: ") + e.what());
+    }
+}
+
+FeatureImages read_aov_layers(const std::string& path, int width, int height, const std::vector<Aov>& aovs) {
+    FeatureImages f;
+    for (Image* img : {&f.albedo, &f.normal, &f.depth}) {
+        img->width = width;
+        img->height = height;
+        img->pixels.assign(static_cast<size_t>(width) * height, splat(0.0f));
+    }
+    try {
+        Imf::InputFile file(path.c_str());
+        Imath::Box2i dw = file.header().dataWindow();
+        if (dw.max.x - dw.min.x + 1 != width || dw.max.y - dw.min.y + 1 != height)
+            throw Error(path + ": not " + std::to_string(width) + "x" + std::to_string(height));
+        Imf::FrameBuffer fb;
+        const size_t xs = sizeof(Vec3), ys = sizeof(Vec3) * width;
+        for (Aov a : aovs) {
+            const Layer& l = layer_of(a);
+            for (int c = 0; c < 3 && l.channels[c]; ++c) {
+                if (!file.header().channels().findChannel(channel(l, c)))
+                    throw Error(path + ": has no " + channel(l, c) + " channel (rendered without --aov " +
+                                kAovNames[static_cast<int>(a)] + ")");
+                char* base = reinterpret_cast<char*>(image_of(f, a).pixels.data()) + 4 * c;
+                base -= (static_cast<ptrdiff_t>(dw.min.x) + static_cast<ptrdiff_t>(dw.min.y) * width) * xs;
+                fb.insert(channel(l, c), Imf::Slice(Imf::FLOAT, base, xs, ys));
+            }
+        }
+        file.setFrameBuffer(fb);
+        file.readPixels(dw.min.y, dw.max.y);
+    } catch (const Error&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw Error(path + ": cannot read EXR: " + e.what());
+    }
+    // Depth is one channel; the image keeps it in every component, as resolve_features does.
+    for (Vec3& d : f.depth.pixels) d = splat(d.x);
+    return f;
+}
+
+}  // namespace pkrt

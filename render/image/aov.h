@@ -1,0 +1,33 @@
+// Feature buffers as outputs (kernels/features.h): `pkrt render --aov albedo,normal,depth` writes them as
+// layers of its EXR outputs beside the radiance (R, G, B), named as Cycles and Blender name those
+// passes: "Denoising Albedo.R/G/B", "Denoising Normal.X/Y/Z" (world space) and "Depth.Z" (the camera
+// ray's hit along the view axis, 0 where it escaped).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "render/image/image.h"
+
+namespace pkrt {
+
+enum class Aov { kAlbedo, kNormal, kDepth };
+
+// The names --aov takes, in the order of Aov.
+inline const std::vector<std::string> kAovNames = {"albedo", "normal", "depth"};
+
+// "albedo,normal" -> the list, each once, in the order given; an Error names the flag and the value.
+std::vector<Aov> parse_aov_list(const std::string& text);
+
+// Means of an accumulation's feature sums (Accumulation::features); an Error where it has none.
+FeatureImages resolve_features(const Accumulation& a);
+
+// The EXR of `image` with the layers of `aovs` from `features`, and the header's string attributes.
+std::string encode_exr_with_aovs(const Image& image, const ExrAttributes& attributes, const FeatureImages& features,
+                                 const std::vector<Aov>& aovs);
+
+// The layers of `aovs` in an EXR (of width x height, as --resume reads it); the others stay black. An
+// Error names the file and the first layer it lacks.
+FeatureImages read_aov_layers(const std::string& path, int width, int height, const std::vector<Aov>& aovs);
+
+}  // namespace pkrt
