@@ -1,5 +1,6 @@
 #include "app/render_command.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -12,6 +13,7 @@
 #include "render/checkpoint.h"
 #include "render/distributed/sample_chunks.h"
 #include "render/error.h"
+#include "render/denoise/denoiser.h"
 #include "render/image/aov.h"
 #include "render/image/image.h"
 #include "render/image/output_files.h"
@@ -41,17 +43,22 @@ struct PreparedRender {
     Image reference;
     ResumePoint resume;     // --resume: the samples there already (none: spp 0)
     Look look;              // of the PNG
-    std::vector<Aov> aovs;  // --aov: layers of every EXR output
+    std::vector<Aov> aovs;  // --aov: layers of every EXR output (with --denoise: all, so that --resume can go on)
+    std::unique_ptr<Denoiser> denoiser;  // --denoise
 };
 
 // --aov: features go to the EXR outputs, of one image (a sequence's frames are written as they end).
-std::vector<Aov> check_aov_flag(const RenderArgs& a, const std::string& output, const std::string& hdr, bool sequence) {
-    if (a.aov.empty()) return {};
-    std::vector<Aov> aovs = parse_aov_list(a.aov);
+// --denoise: every feature, so that a denoised EXR can be resumed.
+std::vector<Aov> check_feature_flags(const RenderArgs& a, const std::string& output, const std::string& hdr,
+                                     bool sequence) {
+    if (a.denoise && sequence) throw Error("--denoise: not with --frames (it denoises one image)");
+    std::vector<Aov> aovs = a.denoise ? std::vector<Aov>{Aov::kAlbedo, Aov::kNormal, Aov::kDepth} : std::vector<Aov>{};
+    if (a.aov.empty()) return aovs;
+    std::vector<Aov> asked = parse_aov_list(a.aov);
     if (sequence) throw Error("--aov: not with --frames (it writes the features of one image)");
     if (image_extension(output) != ".exr" && image_extension(hdr) != ".exr")
         throw Error("--aov " + a.aov + ": the features are layers of an EXR: give -o or --hdr a .exr file");
-    return aovs;
+    return a.denoise ? aovs : asked;
 }
 
 // Before the render, so that an output naming an input (or another output) fails in a second: rank 0's
@@ -162,7 +169,7 @@ PreparedRender prepare_render(const RenderArgs& a, Ranks& ranks) {
     }
     if (!a.reference.empty() && sequence) throw Error("--reference: not with --frames (it measures one image)");
     check_long_render_flags(a, ranks, sequence);
-    p.aovs = check_aov_flag(a, output, hdr, sequence);
+    p.aovs = check_feature_flags(a, output, hdr, sequence);
     if (!a.reference.empty() && lead) check_reference_path(a.reference);
     int w = 0, h = 0;
     if (!a.res.empty()) parse_resolution(a.res, &w, &h);
@@ -212,12 +219,15 @@ PreparedRender prepare_render(const RenderArgs& a, Ranks& ranks) {
     if (!a.resume.empty()) {
         p.resume = read_resume_point(a.resume, p.scene, p.rs);
         try {
+            // A denoised file's R, G and B are not its samples' mean: its Noisy Image is.
+            if (has_noisy_layer(a.resume)) p.resume.image = read_noisy_layer(a.resume, rs.width, rs.height);
             if (rs.features) p.resume.features = read_aov_layers(a.resume, rs.width, rs.height, p.aovs);
         } catch (const Error& e) {
             throw Error("--resume " + std::string(e.what()));
         }
         log_info("resuming %s: %u of %d spp there", a.resume.c_str(), p.resume.spp, p.rs.spp);
     }
+    if (a.denoise) p.denoiser = p.backend->make_denoiser();
     report_render(p, ready.scene_path, so.bvh, ranks);
     if (!cpu_note.empty() && p.backend->name() == "cpu") log_warning("%s", cpu_note.c_str());
     return p;
@@ -245,7 +255,12 @@ void report_result(const RenderArgs& a, const RenderSettings& rs, const RenderSt
     }
     if (st.time_limit_hit)
         log_info("stopped by --time-limit: every pixel got %d of the %d spp asked for", st.spp, st.spp_requested);
-    if (!st.reference.empty()) log_info("relMSE against %s: %.4e", st.reference.c_str(), st.rel_mse);
+    if (!st.denoiser.empty())
+        log_info("denoised on the %s: %.2f ms filtering, %.1f ms in all", st.denoiser.c_str(), st.denoise_ms,
+                 st.denoise_wall_ms);
+    if (!st.reference.empty() && st.rel_mse_noisy >= 0.0)
+        log_info("relMSE against %s: %.4e denoised, %.4e before", st.reference.c_str(), st.rel_mse, st.rel_mse_noisy);
+    else if (!st.reference.empty()) log_info("relMSE against %s: %.4e", st.reference.c_str(), st.rel_mse);
     for (const auto& d : st.devices)
         log_info("GPU %d (%s): %.1f%% of the paths, %llu chunks, %.1f ms of GPU time (%s)", d.index, d.device.c_str(),
                  st.paths_completed ? 100.0 * d.samples / st.paths_completed : 0.0,
@@ -275,9 +290,10 @@ void report_result(const RenderArgs& a, const RenderSettings& rs, const RenderSt
 }
 
 // The image outputs (-o, --hdr) of `image`, `spp` samples a pixel, encoded (an EXR records them and the
-// render's identity, for --resume, and carries the --aov layers of `features`).
+// render's identity, for --resume, and carries the --aov layers of `features`); `noisy`: with --denoise,
+// the image before denoising, which EXRs keep as a layer of its own.
 void encode_images(const RenderArgs& a, const PreparedRender& p, const Image& image, const FeatureImages& features,
-                   uint32_t spp, std::vector<OutputFile>& outputs) {
+                   const Image* noisy, uint32_t spp, std::vector<OutputFile>& outputs) {
     const ExrAttributes attributes = render_attributes(p.scene, p.rs, spp);
     Look look = p.look;  // automatic exposure metered once, for the log line and the PNG alike
     if (look.auto_exposure && image_extension(a.output) == ".png") {
@@ -288,7 +304,7 @@ void encode_images(const RenderArgs& a, const PreparedRender& p, const Image& im
     for (auto& o : outputs) {
         if (o.flag != "-o" && o.flag != "--hdr") continue;
         if (!p.aovs.empty() && image_extension(o.path) == ".exr")
-            o.bytes = encode_exr_with_aovs(image, attributes, features, p.aovs);
+            o.bytes = encode_exr_with_aovs(image, attributes, features, p.aovs, noisy);
         else o.bytes = encode_image(o.path, image, o.flag == "-o" ? look : Look{}, attributes);
     }
 }
@@ -310,7 +326,8 @@ PassControl long_render_control(const RenderArgs& a, const PreparedRender& p) {
         std::vector<OutputFile> files;
         for (const OutputFile& o : p.outputs)
             if (o.flag == "-o" || o.flag == "--hdr") files.push_back({o.flag, o.path, {}});
-        encode_images(a, p, image, features, spp, files);
+        Image denoised = p.denoiser ? p.denoiser->denoise(image, features) : Image{};
+        encode_images(a, p, p.denoiser ? denoised : image, features, p.denoiser ? &image : nullptr, spp, files);
         write_outputs(files, p.inputs);
         log_info("checkpoint: wrote %s%s%s at %u of %d spp", files[0].path.c_str(), files.size() > 1 ? ", " : "",
                  files.size() > 1 ? files[1].path.c_str() : "", spp, rs.spp);
@@ -353,12 +370,24 @@ int run_render(const RenderArgs& a, Ranks& ranks) {
                                         : render_image(*backend, scene, rs, &progress, &control);
     if (!ranks.lead()) return 0;
 
+    Image noisy;
+    if (p.denoiser) {
+        auto t0 = std::chrono::steady_clock::now();
+        noisy = std::move(out.image);
+        out.image = p.denoiser->denoise(noisy, out.features);
+        out.stats.denoise_ms = p.denoiser->last_device_ms();
+        out.stats.denoise_wall_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        out.stats.denoiser = p.denoiser->device();
+    }
     if (!a.reference.empty()) {
         out.stats.reference = a.reference;
         out.stats.rel_mse = relative_mse(out.image, p.reference);
+        if (p.denoiser) out.stats.rel_mse_noisy = relative_mse(noisy, p.reference);
     }
     // All or nothing: a failed EXR leaves no PNG either.
-    encode_images(a, p, out.image, out.features, static_cast<uint32_t>(out.stats.spp), outputs);
+    encode_images(a, p, out.image, out.features, p.denoiser ? &noisy : nullptr, static_cast<uint32_t>(out.stats.spp),
+                  outputs);
     for (auto& o : outputs) {
         if (o.flag == "--stats") o.bytes = stats_json_text(out.stats);
         if (o.flag == "--spp-map")
@@ -391,6 +420,9 @@ CLI::App* add_render_command(CLI::App& app, RenderArgs* a) {
                        "Scheduler setting KEY=VALUE for experiments (repeatable; see pkrt help-settings)");
     render->add_option("--seed", a->seed, "Random seed")->capture_default_str();
     render->add_option("--hdr", a->hdr, "Also write linear radiance to .exr, .pfm or .hdr");
+    render->add_flag("--denoise", a->denoise,
+                     "Denoise the outputs (a-trous guided by albedo, normal and depth); EXRs keep the render as their "
+                     "Noisy Image layer, with the feature layers");
     render->add_option("--aov", a->aov,
                        "Feature layers of the EXR outputs: any of albedo,normal,depth (named as Blender names them: "
                        "Denoising Albedo, Denoising Normal, Depth)");

@@ -21,6 +21,7 @@ struct RenderArgs {
     std::string output = "pkrt.png";  // by its extension: .png (tone-mapped sRGB), .exr, .pfm or .hdr (linear)
     std::string hdr;                  // a second, linear output
     std::string aov;                  // --aov: feature layers of the EXR outputs (render/image/aov.h)
+    bool denoise = false;             // --denoise: the outputs denoised (render/denoise/denoiser.h)
     std::string stats;
     std::string env;  // --env: an environment map in place of the scene's environment
     int frames = 0;   // > 0: an image sequence (app/sequence_cli.h)

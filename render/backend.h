@@ -13,6 +13,7 @@
 #include <string>
 
 #include "render/adaptive.h"
+#include "render/denoise/denoiser.h"
 #include "render/devices.h"
 #include "render/image/image.h"
 #include "render/mode.h"
@@ -172,6 +173,8 @@ public:
     // How many paths render_view() asks for in one accumulate(): enough to keep every device busy,
     // few enough that progress moves.
     virtual uint64_t paths_per_pass() const { return uint64_t{1} << 20; }
+    // A denoiser on this backend's device (render/denoise/denoiser.h): by default the CPU's.
+    virtual std::unique_ptr<Denoiser> make_denoiser() const;
     // Scheduler modes this backend offers; the first is the default. None on the CPU.
     virtual std::vector<SchedulerMode> modes() const { return {}; }
     // What runs a frame of these settings: a mode's name, or the backend's single way ("cpu-threads").

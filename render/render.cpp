@@ -4,6 +4,7 @@
 
 #include "render/backend.h"
 #include "render/checkpoint.h"
+#include "render/denoise/denoiser.h"
 #include "render/image/aov.h"
 #include "render/devices.h"
 #include "render/error.h"
@@ -118,6 +119,8 @@ std::unique_ptr<Backend> make_backend(const BackendOptions& options, std::string
     if (kind == "cuda") throw Error("--backend cuda: " + reason);
     return cpu("auto: " + reason);
 }
+
+std::unique_ptr<Denoiser> Backend::make_denoiser() const { return make_cpu_denoiser(); }
 
 void check_mode(const Backend& backend, SchedulerMode mode, const std::string& flag) {
     auto modes = backend.modes();

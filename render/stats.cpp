@@ -98,6 +98,9 @@ nlohmann::json to_json(const RenderStats& s) {
         j["mpi"] = {{"ranks", s.ranks.size()}, {"chunk_spp", s.chunk_spp}, {"per_rank", per_rank}};
     }
     if (!s.reference.empty()) j["reference"] = {{"path", s.reference}, {"rel_mse", s.rel_mse}};
+    if (!s.reference.empty() && s.rel_mse_noisy >= 0.0) j["reference"]["rel_mse_noisy"] = s.rel_mse_noisy;
+    if (!s.denoiser.empty())
+        j["denoise"] = {{"device", s.denoiser}, {"ms", s.denoise_ms}, {"wall_ms", s.denoise_wall_ms}};
     if (s.adaptive.enabled) {
         const AdaptiveReport& a = s.adaptive;
         nlohmann::json rounds = nlohmann::json::array();

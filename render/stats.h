@@ -84,6 +84,10 @@ struct RenderStats {
     AdaptiveReport adaptive;  // adaptive sampling's rounds and outcome, where it ran
     std::string reference;    // `pkrt render --reference`: the image's relMSE against it
     double rel_mse = -1.0;
+    double rel_mse_noisy = -1.0;   // with --denoise: the image's before denoising
+    std::string denoiser;          // with --denoise: where it ran
+    double denoise_ms = 0.0;       // the filter's time (a GPU's kernels)
+    double denoise_wall_ms = 0.0;  // with the transfers
 
     uint64_t total_rays() const { return extension_rays + shadow_rays; }
     void count_extension(int depth, uint64_t n = 1);

@@ -49,6 +49,8 @@ public:
     bool host_ready(int width, int height) const;
     // Copies the accumulation into the texture; returns the milliseconds it took.
     double upload(const Backend& backend);
+    // An image of the configured size from host memory (RGBA32F: the denoised view), in its place.
+    void upload_rgba(const float* rgba);
 
     GLuint texture() const { return texture_; }
     int width() const { return width_; }

@@ -35,6 +35,8 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
         "--target-error", o->target_error,
         "Stop when converged: adaptive rounds until every pixel's estimated relative error is at most E (0: off)");
     app.add_flag("--spp-map", o->spp_map, "Show the samples-per-pixel map over the image");
+    app.add_flag("--denoise", o->denoise,
+                 "Show the image denoised (a-trous guided by albedo, normal and depth; key N toggles it)");
     app.add_option("--max-depth", o->max_depth, "Maximum bounces (default: the scene's)");
     app.add_option("--scale", o->scale, "Render resolution as a fraction of the window (default: 0.5 CPU, 1 GPU)");
     app.add_option("--exposure", o->exposure,

@@ -21,6 +21,7 @@ struct ViewerOptions {
     int spp_target = 0;            // stop accumulating at this many samples per pixel; 0: never
     float target_error = 0.0f;     // > 0: stop when converged at this relative error (adaptive rounds)
     bool spp_map = false;          // the samples-per-pixel map over the image
+    bool denoise = false;          // show the accumulation denoised (app/viewer/denoised_view.h)
     bool spp_per_frame_set = false;
     int max_depth = -1;              // -1: the scene's
     float scale = 0.0f;              // render resolution / window; 0: 0.5 on the CPU, 1 on the GPU

@@ -173,6 +173,11 @@ void Panels::render_section(ViewSettings& s, const PanelData& d) {
             ImGui::Text("%s: %.1f%% of pixels, %u rounds", d.converged ? "converged" : "converging",
                         100.0 * d.converged_fraction, d.rounds);
     }
+    ImGui::Checkbox("denoise (N)", &s.denoise);
+    help_marker(
+        "Shows the accumulation denoised: a-trous guided by albedo, normal and depth, as pkrt render --denoise. The "
+        "samples keep adding to the accumulation; the denoised image is refreshed from it every 100 ms.");
+    if (s.denoise && !d.denoise_note.empty()) ImGui::TextWrapped("%s", d.denoise_note.c_str());
     ImGui::Checkbox("samples per pixel map", &s.spp_map);
     help_marker(
         "Samples per pixel over the image, viridis on a log scale from the fewest (dark blue) to max spp (yellow).");

@@ -35,6 +35,7 @@ struct ViewSettings {
     float target_error = 0.02f;
     bool spp_map = false;
     float spp_map_opacity = 0.75f;
+    bool denoise = false;
     int compare_frames = 20;
     // The thin lens: copied from the view's camera before the panels draw, written back if edited.
     float aperture_radius = 0.0f;  // 0: pinhole
@@ -57,6 +58,7 @@ struct PanelData {
     std::string upload_path;
     double fps = 0;
     bool rendered = false;              // did the last frame add samples
+    std::string denoise_note;           // the denoised view: where it ran and how long, or why it did not
     const RenderStats* last = nullptr;  // the last rendered frame's statistics
     const StatsHistory* history = nullptr;
     const ModeComparison* compare = nullptr;

@@ -10,6 +10,7 @@ void ProgressiveRenderer::set_backend(Backend* backend) {
     drain();
     backend_ = backend;
     if (backend_) backend_->set_queue_ahead(true);  // where the backend can, frames queue and the display polls
+    if (backend_) backend_->set_features(settings_.features);
     if (backend_ && scene_) {
         backend_->set_scene(*scene_);
         backend_->set_camera(camera_);
@@ -54,6 +55,14 @@ void ProgressiveRenderer::set_max_depth(int max_depth) {
 void ProgressiveRenderer::set_adaptive(const std::optional<AdaptiveSettings>& adaptive) {
     if (adaptive == adaptive_) return;
     adaptive_ = adaptive;
+    stale_ = true;
+}
+
+void ProgressiveRenderer::set_features(bool on) {
+    if (on == settings_.features) return;
+    drain();
+    settings_.features = on;
+    if (backend_) backend_->set_features(on);
     stale_ = true;
 }
 

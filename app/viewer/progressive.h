@@ -49,6 +49,10 @@ public:
     void set_seed(uint32_t seed);
     // Stop when converged at the settings' target error, or (nullopt) sample every pixel alike.
     void set_adaptive(const std::optional<AdaptiveSettings>& adaptive);
+    // The accumulation keeps feature buffers (for the denoised view): the frames in flight end first,
+    // and the image starts again.
+    void set_features(bool on);
+    bool features() const { return settings_.features; }
 
     // A frame in two halves, so the caller can draw and present the previous frame while the GPU
     // renders this one. Nothing else may use the backend in between (drain() first). submit() only

@@ -55,6 +55,8 @@ ViewerApp::ViewerApp(const ViewerOptions& options) : options_(options) {
     view_.stop_when_converged = options_.target_error > 0.0f;
     if (view_.stop_when_converged) view_.target_error = options_.target_error;
     view_.spp_map = options_.spp_map;
+    view_.denoise = options_.denoise;
+    progressive_.set_features(view_.denoise);
     view_.max_depth = options_.max_depth >= 0 ? options_.max_depth : scene_->defaults.max_depth;
     view_.resolution_scale = options_.scale > 0 ? options_.scale : (cpu ? 0.5f : 1.0f);
     // Batch runs (tests, measurements) keep N frames N frames of samples unless a preview is asked for.
@@ -139,6 +141,7 @@ void ViewerApp::switch_backend(const std::string& kind) {
         auto b = make_backend(bo, &why);
         compare_.cancel();
         progressive_.set_backend(b.get());
+        denoised_.reset();
         backend_ = std::move(b);  // the old one goes only once nothing points at it
         auto modes = backend_->modes();
         if (!view_.mode || std::find(modes.begin(), modes.end(), *view_.mode) == modes.end())
@@ -219,6 +222,10 @@ PanelData ViewerApp::panel_data() const {
     d.history = &history_;
     d.compare = &compare_;
     d.status = status_;
+    if (!denoised_.why().empty()) d.denoise_note = denoised_.why();
+    else if (!denoised_.device().empty())
+        d.denoise_note = "on the " + denoised_.device() + ": " +
+                         std::to_string(static_cast<int>(denoised_.ms() + 0.5)) + " ms a refresh, read-back included";
     d.scene_radius = camera_.bounds().radius();
     return d;
 }

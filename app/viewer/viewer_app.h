@@ -13,6 +13,7 @@
 
 #include "app/viewer/camera_controller.h"
 #include "app/viewer/compare.h"
+#include "app/viewer/denoised_view.h"
 #include "app/viewer/frame_timing.h"
 #include "app/viewer/options.h"
 #include "app/viewer/panels.h"
@@ -85,6 +86,9 @@ private:
     std::optional<AdaptiveSettings> adaptive_settings() const;
     // The samples-per-pixel map of the image shown (after its upload).
     void update_spp_map();
+    // The denoised view in the display texture in place of the accumulation of `generation`: refreshed
+    // when due, else the last refresh left there. False where it cannot be shown (upload the accumulation).
+    bool show_denoised(uint32_t generation);
     void camera_changed();
     void reset_camera();
     void frame_scene();
@@ -117,6 +121,9 @@ private:
     std::unique_ptr<DisplayPass> display_;
     std::unique_ptr<AccumulationUpload> upload_;
     SppOverlay spp_overlay_;
+    DenoisedView denoised_;
+    bool denoised_up_ = false;       // the display texture holds the denoised view
+    uint32_t shown_generation_ = 0;  // of the image the display texture holds
 
     ProgressiveRenderer progressive_;
     CameraController camera_;

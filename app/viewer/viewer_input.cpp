@@ -118,6 +118,7 @@ void ViewerApp::input_key(int key, int action, int mods) {
     switch (key) {
         case GLFW_KEY_R: reset_camera(); break;
         case GLFW_KEY_F: frame_scene(); break;
+        case GLFW_KEY_N: view_.denoise = !view_.denoise; break;  // apply_settings follows this frame
         case GLFW_KEY_P:
             take_screenshot(options_.screenshot.empty() ? next_screenshot_name() : options_.screenshot);
             break;

@@ -289,8 +289,9 @@ void ViewerApp::finish_frame() {
         if (!show) return;
         rendered_ = true;
         view_change_.done(generation);
+        shown_generation_ = generation;
         upload_->configure(progressive_.width(), progressive_.height(), backend_->output_on_device());
-        upload_ms_ = upload_->upload(*backend_);
+        if (!view_.denoise || !show_denoised(generation)) upload_ms_ = upload_->upload(*backend_);
         if (view_.spp_map) update_spp_map();
     } catch (const Error& e) {
         // A backend failure mid-run (out of device memory at a large size, say) is fatal: the
@@ -310,8 +311,18 @@ void ViewerApp::apply_settings(const ViewSettings& before) {
     if (view_.mode != before.mode) progressive_.set_mode(view_.mode);
     progressive_.set_max_depth(view_.max_depth);
     progressive_.set_adaptive(adaptive_settings());
+    progressive_.set_features(view_.denoise);  // turned on, the image starts again with its features
+    if (!view_.denoise) denoised_up_ = false;
     // spp per frame, exposure and tone map need no restart: sample indices keep counting, and the
     // display pass re-reads the accumulation every frame.
+}
+
+bool ViewerApp::show_denoised(uint32_t generation) {
+    bool fits = denoised_.width() == upload_->width() && denoised_.height() == upload_->height();
+    if (denoised_up_ && fits && !denoised_.due(generation)) return true;
+    denoised_up_ = denoised_.refresh(*backend_, generation);
+    if (denoised_up_) upload_->upload_rgba(denoised_.rgba().data());
+    return denoised_up_;
 }
 
 // The map's scale: the adaptive rounds' min_spp to max_spp; otherwise 1 to the most any pixel has.

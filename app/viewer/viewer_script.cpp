@@ -19,6 +19,10 @@ namespace pkrt::viewer {
 
 void ViewerApp::take_screenshot(const std::string& path) {
     finish_all_frames();  // every frame asked for so far is in the picture
+    if (view_.denoise) {  // and denoised as it now is, not as the last refresh found it
+        denoised_up_ = false;
+        show_denoised(shown_generation_);
+    }
     int fb_w = 0, fb_h = 0;
     glfwGetFramebufferSize(window_->handle(), &fb_w, &fb_h);
     // Redraw the image pass alone into the back buffer and read it: the PNG is the tone-mapped render

@@ -12,6 +12,7 @@
 #include "render/cuda/device_scene.h"
 #include "render/cuda/frame_stats.h"
 #include "render/cuda/gpu_adaptive.h"
+#include "render/cuda/gpu_denoiser.h"
 #include "render/cuda/gpu_framebuffer.h"
 #include "render/cuda/scheduler.h"
 
@@ -48,6 +49,7 @@ public:
 
     std::string name() const override { return "cuda"; }
     std::string device() const override { return dev_.name; }
+    std::unique_ptr<Denoiser> make_denoiser() const override { return make_cuda_denoiser(dev_); }
     const GpuDevice& gpu() const override { return dev_; }
     void share_next_frame(const SharedFrame& shared) override { shared_ = shared; }
     std::vector<SchedulerMode> modes() const override { return all_modes(); }

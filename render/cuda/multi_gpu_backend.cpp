@@ -81,6 +81,7 @@ public:
         height_ = height;
         for_each([&](size_t, CudaWorker& w) { w.reset(width, height); });
     }
+    std::unique_ptr<Denoiser> make_denoiser() const override { return workers_[0]->make_denoiser(); }
     void set_features(bool on) override {
         for_each([&](size_t, CudaWorker& w) { w.set_features(on); });
     }

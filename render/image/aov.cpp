@@ -28,6 +28,7 @@ const Layer& layer_of(Aov a) {
                                    {"Depth", {"Z", nullptr, nullptr}}};
     return layers[static_cast<int>(a)];
 }
+const Layer kNoisy = {"Noisy Image", {"R", "G", "B"}};
 
 Image& image_of(FeatureImages& f, Aov a) {
     return a == Aov::kAlbedo ? f.albedo : a == Aov::kNormal ? f.normal : f.depth;
@@ -81,7 +82,7 @@ FeatureImages resolve_features(const Accumulation& a) {
 }
 
 std::string encode_exr_with_aovs(const Image& image, const ExrAttributes& attributes, const FeatureImages& features,
-                                 const std::vector<Aov>& aovs) {
+                                 const std::vector<Aov>& aovs, const Image* noisy) {
     std::ostringstream out;
     try {
         Imf::Header header(image.width, image.height);
@@ -102,6 +103,8 @@ std::string encode_exr_with_aovs(const Image& image, const ExrAttributes& attrib
             const Layer& l = layer_of(a);
             for (int c = 0; c < 3 && l.channels[c]; ++c) add(channel(l, c), image_of(features, a), c);
         }
+        if (noisy)
+            for (int c = 0; c < 3; ++c) add(channel(kNoisy, c), *noisy, c);
         Imf::StdOSStream stream;
         Imf::OutputFile file(stream, header);
         file.setFrameBuffer(fb);
@@ -114,12 +117,19 @@ std::string encode_exr_with_aovs(const Image& image, const ExrAttributes& attrib
     }
 }
 
-FeatureImages read_aov_layers(const std::string& path, int width, int height, const std::vector<Aov>& aovs) {
-    FeatureImages f;
-    for (Image* img : {&f.albedo, &f.normal, &f.depth}) {
-        img->width = width;
-        img->height = height;
-        img->pixels.assign(static_cast<size_t>(width) * height, splat(0.0f));
+namespace {
+
+struct LayerRead {
+    const Layer* layer;
+    Image* into;
+    const char* flag;  // what writes it, for the error where it is missing
+};
+
+void read_layers(const std::string& path, int width, int height, const std::vector<LayerRead>& layers) {
+    for (const LayerRead& r : layers) {
+        r.into->width = width;
+        r.into->height = height;
+        r.into->pixels.assign(static_cast<size_t>(width) * height, splat(0.0f));
     }
     try {
         Imf::InputFile file(path.c_str());
@@ -128,13 +138,12 @@ FeatureImages read_aov_layers(const std::string& path, int width, int height, co
             throw Error(path + ": not " + std::to_string(width) + "x" + std::to_string(height));
         Imf::FrameBuffer fb;
         const size_t xs = sizeof(Vec3), ys = sizeof(Vec3) * width;
-        for (Aov a : aovs) {
-            const Layer& l = layer_of(a);
+        for (const LayerRead& r : layers) {
+            const Layer& l = *r.layer;
             for (int c = 0; c < 3 && l.channels[c]; ++c) {
                 if (!file.header().channels().findChannel(channel(l, c)))
-                    throw Error(path + ": has no " + channel(l, c) + " channel (rendered without --aov " +
-                                kAovNames[static_cast<int>(a)] + ")");
-                char* base = reinterpret_cast<char*>(image_of(f, a).pixels.data()) + 4 * c;
+                    throw Error(path + ": has no " + channel(l, c) + " channel (rendered without " + r.flag + ")");
+                char* base = reinterpret_cast<char*>(r.into->pixels.data()) + 4 * c;
                 base -= (static_cast<ptrdiff_t>(dw.min.x) + static_cast<ptrdiff_t>(dw.min.y) * width) * xs;
                 fb.insert(channel(l, c), Imf::Slice(Imf::FLOAT, base, xs, ys));
             }
@@ -146,9 +155,38 @@ FeatureImages read_aov_layers(const std::string& path, int width, int height, co
     } catch (const std::exception& e) {
         throw Error(path + ": cannot read EXR: " + e.what());
     }
+}
+
+}  // namespace
+
+FeatureImages read_aov_layers(const std::string& path, int width, int height, const std::vector<Aov>& aovs) {
+    FeatureImages f;
+    std::vector<std::string> flags;
+    for (Aov a : aovs) flags.push_back("--aov " + kAovNames[static_cast<int>(a)]);
+    std::vector<LayerRead> reads;
+    for (size_t k = 0; k < aovs.size(); ++k)
+        reads.push_back({&layer_of(aovs[k]), &image_of(f, aovs[k]), flags[k].c_str()});
+    read_layers(path, width, height, reads);
+    for (Image* img : {&f.albedo, &f.normal, &f.depth})  // the layers not read: black, of the size
+        if (img->pixels.empty()) *img = Image{width, height, std::vector<Vec3>(static_cast<size_t>(width) * height)};
     // Depth is one channel; the image keeps it in every component, as resolve_features does.
     for (Vec3& d : f.depth.pixels) d = splat(d.x);
     return f;
+}
+
+bool has_noisy_layer(const std::string& path) {
+    try {
+        Imf::InputFile file(path.c_str());
+        return file.header().channels().findChannel(channel(kNoisy, 0)) != nullptr;
+    } catch (const std::exception& e) {
+        throw Error(path + ": cannot read EXR: " + e.what());
+    }
+}
+
+Image read_noisy_layer(const std::string& path, int width, int height) {
+    Image noisy;
+    read_layers(path, width, height, {{&kNoisy, &noisy, "--denoise"}});
+    return noisy;
 }
 
 }  // namespace pkrt

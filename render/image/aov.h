@@ -22,12 +22,16 @@ std::vector<Aov> parse_aov_list(const std::string& text);
 // Means of an accumulation's feature sums (Accumulation::features); an Error where it has none.
 FeatureImages resolve_features(const Accumulation& a);
 
-// The EXR of `image` with the layers of `aovs` from `features`, and the header's string attributes.
+// The EXR of `image` with the layers of `aovs` from `features`, and the header's string attributes;
+// `noisy` (may be null): a denoised render's own radiance, as the layer "Noisy Image.R/G/B" (Blender's).
 std::string encode_exr_with_aovs(const Image& image, const ExrAttributes& attributes, const FeatureImages& features,
-                                 const std::vector<Aov>& aovs);
+                                 const std::vector<Aov>& aovs, const Image* noisy = nullptr);
 
 // The layers of `aovs` in an EXR (of width x height, as --resume reads it); the others stay black. An
 // Error names the file and the first layer it lacks.
 FeatureImages read_aov_layers(const std::string& path, int width, int height, const std::vector<Aov>& aovs);
+// Whether an EXR has the "Noisy Image" layer (its R, G, B are then denoised), and that layer.
+bool has_noisy_layer(const std::string& path);
+Image read_noisy_layer(const std::string& path, int width, int height);
 
 }  // namespace pkrt

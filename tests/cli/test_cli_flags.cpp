@@ -332,3 +332,34 @@ TEST(CliLongRender, ResumeCarriesTheFeaturesOn) {
     expect_clean_failure(clean, render + " --spp 24 --resume in8.exr -o out.exr", 1,
                          "--resume in8.exr: has no Denoising Albedo.R channel (rendered without --aov albedo)");
 }
+
+TEST(CliFlags, DenoiseKeepsTheRenderBesideTheDenoisedImage) {
+    TempDir dir;
+    const std::string cwd = dir.path().string(), render = kBase + " --res 24x20";
+    ASSERT_EQ(run_pkrt(render + " -q --spp 4 -o plain.exr", cwd).code, 0);
+    RunResult r = run_pkrt(render + " --spp 4 -o d.png --hdr d.exr --denoise", cwd);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("denoised on the CPU"), std::string::npos) << r.err;
+    std::string bytes = read_text(dir.file("d.exr"));
+    for (const char* layer : {"Noisy Image.R", "Denoising Albedo.R", "Denoising Normal.X", "Depth.Z"})
+        EXPECT_NE(bytes.find(layer), std::string::npos) << layer;
+    pkrt::Image plain = pkrt::read_exr(dir.file("plain.exr")), denoised = pkrt::read_exr(dir.file("d.exr")),
+                noisy = pkrt::read_noisy_layer(dir.file("d.exr"), 24, 20);
+    double changed = 0;
+    for (size_t i = 0; i < plain.pixels.size(); ++i) {
+        ASSERT_EQ(plain.pixels[i].y, noisy.pixels[i].y) << i;  // the render itself, as without --denoise
+        changed += std::fabs(denoised.pixels[i].y - plain.pixels[i].y);
+    }
+    EXPECT_GT(changed, 0.0);
+    // A denoised render resumes from its noisy layer: 8 spp, then on to 24, is the 24-spp render.
+    ASSERT_EQ(run_pkrt(render + " -q --spp 24 --denoise -o full.exr", cwd).code, 0);
+    ASSERT_EQ(run_pkrt(render + " -q --spp 8 --denoise -o part.exr", cwd).code, 0);
+    ASSERT_EQ(run_pkrt(render + " -q --spp 24 --denoise --resume part.exr -o part.exr", cwd).code, 0);
+    pkrt::Image full = pkrt::read_noisy_layer(dir.file("full.exr"), 24, 20),
+                resumed = pkrt::read_noisy_layer(dir.file("part.exr"), 24, 20);
+    for (size_t i = 0; i < full.pixels.size(); ++i)
+        EXPECT_NEAR(full.pixels[i].y, resumed.pixels[i].y, 1e-5f * (1.0f + full.pixels[i].y)) << i;
+    TempDir clean;
+    expect_clean_failure(clean, kSmall + " --denoise -o b%d.png --frames 2 --camera-path orbit", 1,
+                         "--denoise: not with --frames");
+}

@@ -145,3 +145,33 @@ TEST(GpuFeatures, AdaptiveRoundsAndSharedFramesKeepThem) {
     }
 #endif
 }
+
+// The GPU's denoiser runs the CPU's steps (kernels/denoise.h): the same image to float rounding (the
+// device's expf and powf), and its filter time is measured.
+TEST(GpuFeatures, TheDenoiserIsTheCpus) {
+    std::string why;
+    std::vector<GpuDevice> gpus = cuda_devices(&why);
+    if (gpus.empty()) GTEST_SKIP() << "no CUDA device: " << why;
+#if defined(PKRT_HAVE_CUDA)
+    Scene s = load_prepared(kScenes + "/cornell.json");
+    auto cpu = make_cpu_backend();
+    RenderSettings rs = settings(96, 64, 4, 8, 5);
+    rs.features = true;
+    RenderOutput out = render_image(*cpu, s, rs, nullptr);
+    Image on_cpu = make_cpu_denoiser()->denoise(out.image, out.features);
+    auto gpu = make_cuda_backend(gpus[0]);
+    std::unique_ptr<Denoiser> d = gpu->make_denoiser();
+    EXPECT_NE(d->device().find("GPU"), std::string::npos) << d->device();
+    Image on_gpu = d->denoise(out.image, out.features);
+    EXPECT_GT(d->last_device_ms(), 0.0);
+    ASSERT_EQ(on_gpu.pixels.size(), on_cpu.pixels.size());
+    size_t off = 0;
+    for (size_t i = 0; i < on_cpu.pixels.size(); ++i)
+        for (int c = 0; c < 3; ++c)
+            off += std::fabs(on_gpu.pixels[i][c] - on_cpu.pixels[i][c]) > 1e-3f * (1.0f + on_cpu.pixels[i][c]);
+    EXPECT_LE(off, on_cpu.pixels.size() / 1000) << "channels off by more than 0.1%";
+    // Twice in a row (buffers kept), and a larger image after a smaller one.
+    Image again = d->denoise(out.image, out.features);
+    EXPECT_EQ(again.pixels[100].y, on_gpu.pixels[100].y);
+#endif
+}

@@ -387,3 +387,22 @@ TEST(ViewerCli, HelpListsTheFlags) {
           "--script", "--max-triangles", "--max-texels", "--max-polygon-corners"})
         EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
 }
+
+// The denoised view is pkrt render --denoise's image: the same samples, the same denoiser, the same look.
+TEST(Viewer, DenoisedScreenshotEqualsPkrtRenderDenoise) {
+    TempDir dir;
+    const std::string scene = shell_quote(std::string(PKRT_SCENES_DIR) + "/cornell.json");
+    RunResult v = run_viewer(scene +
+                                 " --backend cpu --frames 4 --spp-per-frame 2 --scale 1 --res 96x64 --denoise "
+                                 "--screenshot v.png",
+                             dir.path().string());
+    SKIP_WITHOUT_XVFB(v);
+    ASSERT_EQ(v.code, 0) << v.err;
+    const std::string cli = shell_quote(PKRT_BINARY) + " render " + scene + " --backend cpu --spp 8 --res 96x64 -q";
+    ASSERT_EQ(run_in(cli + " --denoise -o d.png", dir.path().string()).code, 0);
+    ASSERT_EQ(run_in(cli + " -o n.png", dir.path().string()).code, 0);
+    Png vp = read_png(dir.file("v.png")), dp = read_png(dir.file("d.png")), np = read_png(dir.file("n.png"));
+    ASSERT_TRUE(vp.ok() && dp.ok() && np.ok());
+    EXPECT_LE(max_abs_diff(vp, dp), 1) << "largest difference in 8-bit steps";
+    EXPECT_GT(mean_abs_diff(vp, np), 1.0) << "the noisy image differs from the denoised one";
+}

@@ -1,0 +1,41 @@
+#include "app/viewer/denoised_view.h"
+
+#include "render/image/aov.h"
+
+namespace pkrt::viewer {
+
+bool DenoisedView::due(uint32_t generation) const {
+    if (!shown_ || generation != generation_) return true;
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - last_).count() >= kRefreshMs;
+}
+
+bool DenoisedView::refresh(const Backend& backend, uint32_t generation) {
+    auto t0 = std::chrono::steady_clock::now();
+    backend.accumulation(acc_);
+    if (acc_.features.empty()) {
+        why_ = "no feature buffers in this mode's frames (resident mode packs radiance alone)";
+        shown_ = false;
+        return false;
+    }
+    why_.clear();
+    if (!denoiser_) denoiser_ = backend.make_denoiser();
+    Image image = resolve_accumulation(acc_);
+    Image out = denoiser_->denoise(image, resolve_features(acc_));
+    width_ = out.width;
+    height_ = out.height;
+    rgba_.resize(4 * out.pixels.size());
+    for (size_t i = 0; i < out.pixels.size(); ++i) {
+        rgba_[4 * i + 0] = out.pixels[i].x;
+        rgba_[4 * i + 1] = out.pixels[i].y;
+        rgba_[4 * i + 2] = out.pixels[i].z;
+        rgba_[4 * i + 3] = 1.0f;
+    }
+    device_ = denoiser_->device();
+    last_ = std::chrono::steady_clock::now();
+    ms_ = std::chrono::duration<double, std::milli>(last_ - t0).count();
+    shown_ = true;
+    generation_ = generation;
+    return true;
+}
+
+}  // namespace pkrt::viewer

@@ -1,0 +1,48 @@
+// The viewer's denoised image: the accumulation so far, resolved and denoised on the backend's device
+// (render/denoise/denoiser.h), shown in place of the accumulation. The accumulation itself is never
+// touched: samples keep adding to it, and each refresh denoises the newest. A refresh reads the
+// accumulation and its features back, so it runs at most every kRefreshMs (the first image of a new
+// view at once).
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "render/backend.h"
+
+namespace pkrt::viewer {
+
+class DenoisedView {
+public:
+    static constexpr double kRefreshMs = 100.0;
+
+    // Whether the image of `generation` is due for a refresh now.
+    bool due(uint32_t generation) const;
+    // Denoises the backend's accumulation into rgba (width x height RGBA32F, a = 1, so the display's
+    // division leaves it as it is). False, with why() saying so, where the accumulation has no features
+    // (a resident kernel's packed frames do not carry them).
+    bool refresh(const Backend& backend, uint32_t generation);
+    const std::vector<float>& rgba() const { return rgba_; }
+    int width() const { return width_; }
+    int height() const { return height_; }
+    double ms() const { return ms_; }  // the last refresh, read-back and all
+    const std::string& device() const { return device_; }
+    const std::string& why() const { return why_; }
+    // A new backend (another device): the next refresh makes its denoiser.
+    void reset() { denoiser_.reset(); }
+
+private:
+    std::unique_ptr<Denoiser> denoiser_;
+    std::vector<float> rgba_;
+    int width_ = 0, height_ = 0;
+    double ms_ = 0.0;
+    std::string device_, why_;
+    bool shown_ = false;
+    uint32_t generation_ = 0;
+    std::chrono::steady_clock::time_point last_{};
+    Accumulation acc_;  // kept: its vectors' memory is reused
+};
+
+}  // namespace pkrt::viewer

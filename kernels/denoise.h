@@ -1,0 +1,178 @@
+// The denoiser's per-pixel steps, for the CPU (render/denoise/) and the GPU (kernels/gpu/denoise.cu) alike:
+// an edge-avoiding a-trous wavelet filter (Dammertz et al. 2010) guided by the feature buffers
+// (kernels/features.h), with the variance guidance of SVGF (Schied et al. 2017):
+//
+//   prepare    radiance / albedo (the texture comes back at the end, so it is never blurred) and the
+//              guide: unit normal, depth, depth's screen-space slope
+//   variance   of the demodulated luminance around the pixel on its surface (SVGF's spatial estimate,
+//              for images without a history of moments, made robust to edges of light)
+//   a-trous    iterations of the 5x5 B3-spline kernel with holes (step 1, 2, 4, ...), each sample
+//              weighted by how alike its normal, depth and luminance are to the centre's, the luminance
+//              test scaled by the centre's standard deviation; the variance is filtered with the squares
+//              of the weights, so each pass's test reflects the noise that is left
+//   finish     times the albedo again
+// Every step reads the previous step's buffer and writes its own, one pixel per call.
+#pragma once
+
+#include "kernels/vec3.h"
+
+namespace pkrt {
+
+struct DenoiseParams {
+    int iterations = 5;            // a-trous passes: the footprint is 4 * 2^iterations pixels wide
+    float sigma_luminance = 4.0f;  // in standard deviations of the centre's luminance
+    float sigma_normal = 128.0f;   // exponent of the normals' cosine
+    float sigma_depth = 1.0f;      // in depth slopes times distance
+};
+
+// Demodulated radiance and the variance of its luminance.
+struct alignas(16) DenoiseTexel {
+    Vec3 rgb;
+    float variance;
+};
+
+// The surface a pixel shows: unit normal (0 where its samples escaped), depth, and depth's change per
+// pixel (the larger of its two screen-space slopes).
+struct alignas(16) DenoiseGuide {
+    Vec3 normal;
+    float depth;
+};
+
+struct DenoiseFrame {
+    int width, height;
+    const DenoiseGuide* guide;
+    const float* slope;
+};
+
+PKRT_HD int clamp_coord(int v, int n) { return v < 0 ? 0 : (v >= n ? n - 1 : v); }
+
+// Radiance is divided by the albedo and multiplied by it again at the end, so the filter never blurs a
+// texture. Below this floor an albedo divides by the floor instead: a near-black texel would otherwise
+// turn its little radiance into a bright irradiance that leaks into its neighbours' means.
+constexpr float kDemodulateFloor = 0.05f;
+
+PKRT_HD Vec3 demodulation_albedo(Vec3 albedo) {
+    return Vec3{fmaxf(albedo.x, kDemodulateFloor), fmaxf(albedo.y, kDemodulateFloor),
+                fmaxf(albedo.z, kDemodulateFloor)};
+}
+
+// Step 1 for pixel i: radiance over albedo, and the guide.
+PKRT_HD void denoise_prepare(const Vec3* color, const Vec3* albedo, const Vec3* normal, const Vec3* depth,
+                             DenoiseTexel* texel, DenoiseGuide* guide, size_t i) {
+    Vec3 a = demodulation_albedo(albedo[i]);
+    Vec3 c = color[i];
+    texel[i] = DenoiseTexel{Vec3{c.x / a.x, c.y / a.y, c.z / a.z}, 0.0f};
+    Vec3 n = normal[i];
+    float len = length(n);
+    guide[i] = DenoiseGuide{len > 1e-3f ? n * (1.0f / len) : splat(0.0f), depth[i].x};
+}
+
+// The guide's depth slope at (x, y): of the two neighbours along each axis the nearer in depth (an
+// edge's far side is not the surface's slope).
+PKRT_HD float denoise_slope(const DenoiseGuide* g, int w, int h, int x, int y) {
+    auto z = [&](int xx, int yy) { return g[static_cast<size_t>(clamp_coord(yy, h)) * w + clamp_coord(xx, w)].depth; };
+    float c = z(x, y);
+    float dx = fminf(fabsf(z(x + 1, y) - c), fabsf(z(x - 1, y) - c));
+    float dy = fminf(fabsf(z(x, y + 1) - c), fabsf(z(x, y - 1) - c));
+    return fmaxf(dx, dy);
+}
+
+// How much the sample at q counts beside the centre p, `dist` pixels apart, from their surfaces alone.
+PKRT_HD float surface_weight(const DenoiseGuide& p, float slope_p, const DenoiseGuide& q, float dist,
+                             const DenoiseParams& s) {
+    // Where every sample escaped the pixel shows the environment itself, which has no noise to take out
+    // (and its horizon is an edge no feature marks): it is left as it is, and never mixed with a surface.
+    if (dot(p.normal, p.normal) == 0.0f || dot(q.normal, q.normal) == 0.0f) return 0.0f;
+    float cos_n = fmaxf(0.0f, dot(p.normal, q.normal));
+    float w_n = powf(cos_n, s.sigma_normal);
+    float w_z = expf(-fabsf(p.depth - q.depth) / (s.sigma_depth * slope_p * dist + 1e-4f * fabsf(p.depth) + 1e-6f));
+    return w_n * w_z;
+}
+
+// Step 2 at (x, y): the luminance variance around the centre, of its surface's samples (weighted by
+// surface_weight). SVGF takes a 7x7 window; here one of its four 4x4 quadrants that hold the centre
+// (as Kuwahara's filter chooses), so that a pixel beside a light or a shadow's edge, on the same
+// surface, is not taken for a noisy one and blurred across it (BENCHMARKS.md, the denoiser).
+PKRT_HD DenoiseTexel denoise_variance(const DenoiseTexel* in, const DenoiseFrame& f, int x, int y,
+                                      const DenoiseParams& s) {
+    const size_t i = static_cast<size_t>(y) * f.width + x;
+    const DenoiseGuide gp = f.guide[i];
+    const float slope = f.slope[i];
+    float sum_w[4] = {}, m1[4] = {}, m2[4] = {};
+    for (int dy = -3; dy <= 3; ++dy)
+        for (int dx = -3; dx <= 3; ++dx) {
+            int qx = x + dx, qy = y + dy;
+            if (qx < 0 || qy < 0 || qx >= f.width || qy >= f.height) continue;
+            size_t q = static_cast<size_t>(qy) * f.width + qx;
+            float w = dx == 0 && dy == 0
+                          ? 1.0f
+                          : surface_weight(gp, slope, f.guide[q], sqrtf(static_cast<float>(dx * dx + dy * dy)), s);
+            float l = luminance(in[q].rgb);
+            for (int k = 0; k < 4; ++k) {
+                bool in_k = ((k & 1) ? dx >= 0 : dx <= 0) && ((k & 2) ? dy >= 0 : dy <= 0);
+                if (!in_k) continue;
+                sum_w[k] += w;
+                m1[k] += w * l;
+                m2[k] += w * l * l;
+            }
+        }
+    float v[4];
+    for (int k = 0; k < 4; ++k) {  // the centre is in every quadrant (weight 1)
+        float mean = m1[k] / sum_w[k];
+        v[k] = fmaxf(0.0f, m2[k] / sum_w[k] - mean * mean);
+    }
+    // The second least: the least alone takes a quadrant of black pixels in a sparse, dark image for
+    // one without noise.
+    float lo = fminf(v[0], v[1]), hi = fmaxf(v[0], v[1]), lo2 = fminf(v[2], v[3]), hi2 = fmaxf(v[2], v[3]);
+    float var = fminf(fmaxf(lo, lo2), fminf(hi, hi2));
+    return DenoiseTexel{in[i].rgb, var};
+}
+
+// The centre's variance through a 3x3 Gaussian (SVGF: a steadier guide than one pixel's estimate).
+PKRT_HD float blurred_variance(const DenoiseTexel* in, int w, int h, int x, int y) {
+    const float k[3] = {0.25f, 0.5f, 0.25f};
+    float v = 0.0f;
+    for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx)
+            v += k[dx + 1] * k[dy + 1] *
+                 in[static_cast<size_t>(clamp_coord(y + dy, h)) * w + clamp_coord(x + dx, w)].variance;
+    return v;
+}
+
+// Step 3, one a-trous pass at (x, y) with holes of `step` pixels.
+PKRT_HD DenoiseTexel denoise_atrous(const DenoiseTexel* in, const DenoiseFrame& f, int x, int y, int step,
+                                    const DenoiseParams& s) {
+    const float kernel[3] = {3.0f / 8.0f, 1.0f / 4.0f, 1.0f / 16.0f};
+    const size_t i = static_cast<size_t>(y) * f.width + x;
+    const DenoiseTexel c = in[i];
+    const DenoiseGuide gp = f.guide[i];
+    const float slope = f.slope[i];
+    const float lp = luminance(c.rgb);
+    const float l_scale = 1.0f / (s.sigma_luminance * sqrtf(blurred_variance(in, f.width, f.height, x, y)) + 1e-6f);
+    Vec3 sum = c.rgb * kernel[0] * kernel[0];
+    float sum_w = kernel[0] * kernel[0], sum_v = sum_w * sum_w * c.variance;
+    for (int dy = -2; dy <= 2; ++dy)
+        for (int dx = -2; dx <= 2; ++dx) {
+            if (dx == 0 && dy == 0) continue;
+            int qx = x + dx * step, qy = y + dy * step;
+            if (qx < 0 || qy < 0 || qx >= f.width || qy >= f.height) continue;
+            size_t q = static_cast<size_t>(qy) * f.width + qx;
+            const DenoiseTexel t = in[q];
+            float dist = static_cast<float>(step) * sqrtf(static_cast<float>(dx * dx + dy * dy));
+            float w = kernel[dx < 0 ? -dx : dx] * kernel[dy < 0 ? -dy : dy] *
+                      surface_weight(gp, slope, f.guide[q], dist, s) * expf(-fabsf(luminance(t.rgb) - lp) * l_scale);
+            sum += t.rgb * w;
+            sum_w += w;
+            sum_v += w * w * t.variance;
+        }
+    return DenoiseTexel{sum * (1.0f / sum_w), sum_v / (sum_w * sum_w)};
+}
+
+// Step 4 for pixel i: the texture back.
+PKRT_HD Vec3 denoise_finish(const DenoiseTexel* in, const Vec3* albedo, size_t i) {
+    Vec3 a = demodulation_albedo(albedo[i]);
+    Vec3 c = in[i].rgb;
+    return Vec3{c.x * a.x, c.y * a.y, c.z * a.z};
+}
+
+}  // namespace pkrt

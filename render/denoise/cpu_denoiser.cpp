@@ -1,0 +1,75 @@
+// The denoiser's steps (kernels/denoise.h) on the CPU, one row of pixels per work item.
+#include <chrono>
+#include <vector>
+
+#include "render/cpu/parallel.h"
+#include "render/denoise/denoiser.h"
+#include "render/error.h"
+
+namespace pkrt {
+
+void check_denoise_inputs(const Image& color, const FeatureImages& f) {
+    for (const Image* img : {&f.albedo, &f.normal, &f.depth})
+        if (img->width != color.width || img->height != color.height || img->pixels.size() != color.pixels.size())
+            throw Error("internal: denoising an image without features of its size");
+}
+
+namespace {
+
+class CpuDenoiser final : public Denoiser {
+public:
+    explicit CpuDenoiser(unsigned threads) : threads_(threads == 0 ? worker_count() : threads) {}
+
+    std::string device() const override { return "CPU, " + std::to_string(threads_) + " threads"; }
+    double last_device_ms() const override { return last_ms_; }
+
+    Image denoise(const Image& color, const FeatureImages& features, const DenoiseParams& params) override {
+        check_denoise_inputs(color, features);
+        const auto t0 = std::chrono::steady_clock::now();
+        const int w = color.width, h = color.height;
+        const size_t n = color.pixels.size();
+        std::vector<DenoiseTexel> a(n), b(n);
+        std::vector<DenoiseGuide> guide(n);
+        std::vector<float> slope(n);
+        auto rows = [&](auto&& per_pixel) {
+            parallel_chunks(
+                static_cast<size_t>(h), 4,
+                [&](unsigned, size_t y0, size_t y1) {
+                    for (size_t y = y0; y < y1; ++y)
+                        for (int x = 0; x < w; ++x) per_pixel(x, static_cast<int>(y));
+                },
+                threads_);
+        };
+        rows([&](int x, int y) {
+            denoise_prepare(color.pixels.data(), features.albedo.pixels.data(), features.normal.pixels.data(),
+                            features.depth.pixels.data(), b.data(), guide.data(), static_cast<size_t>(y) * w + x);
+        });
+        rows([&](int x, int y) { slope[static_cast<size_t>(y) * w + x] = denoise_slope(guide.data(), w, h, x, y); });
+        const DenoiseFrame frame{w, h, guide.data(), slope.data()};
+        rows(
+            [&](int x, int y) { a[static_cast<size_t>(y) * w + x] = denoise_variance(b.data(), frame, x, y, params); });
+        for (int it = 0; it < params.iterations; ++it) {
+            rows([&](int x, int y) {
+                b[static_cast<size_t>(y) * w + x] = denoise_atrous(a.data(), frame, x, y, 1 << it, params);
+            });
+            a.swap(b);
+        }
+        Image out = color;
+        rows([&](int x, int y) {
+            size_t i = static_cast<size_t>(y) * w + x;
+            out.pixels[i] = denoise_finish(a.data(), features.albedo.pixels.data(), i);
+        });
+        last_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        return out;
+    }
+
+private:
+    unsigned threads_;
+    double last_ms_ = 0.0;
+};
+
+}  // namespace
+
+std::unique_ptr<Denoiser> make_cpu_denoiser(unsigned threads) { return std::make_unique<CpuDenoiser>(threads); }
+
+}  // namespace pkrt
