@@ -18,9 +18,8 @@ bool DenoisedView::refresh(const Backend& backend, uint32_t generation) {
         return false;
     }
     why_.clear();
-    if (!denoiser_) denoiser_ = backend.make_denoiser();
     Image image = resolve_accumulation(acc_);
-    Image out = denoiser_->denoise(image, resolve_features(acc_));
+    Image out = denoiser(backend).denoise(image, resolve_features(acc_));
     width_ = out.width;
     height_ = out.height;
     rgba_.resize(4 * out.pixels.size());

@@ -32,6 +32,11 @@ public:
     const std::string& why() const { return why_; }
     // A new backend (another device): the next refresh makes its denoiser.
     void reset() { denoiser_.reset(); }
+    // The denoiser on `backend`'s device (made the first time).
+    Denoiser& denoiser(const Backend& backend) {
+        if (!denoiser_) denoiser_ = backend.make_denoiser();
+        return *denoiser_;
+    }
 
 private:
     std::unique_ptr<Denoiser> denoiser_;

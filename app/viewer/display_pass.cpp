@@ -129,8 +129,9 @@ void DisplayPass::release() {
 }
 
 template <class Uniforms>
-void DisplayPass::full_screen(GLuint program, GLint u_accum, GLuint texture, int width, int height, Uniforms set) {
-    gl::Viewport(0, 0, width, height);
+void DisplayPass::full_screen(GLuint program, GLint u_accum, GLuint texture, int x, int y, int width, int height,
+                              Uniforms set) {
+    gl::Viewport(x, y, width, height);
     gl::Disable(GL_BLEND);
     gl::Disable(GL_DEPTH_TEST);
     gl::Disable(GL_SCISSOR_TEST);
@@ -148,7 +149,7 @@ void DisplayPass::full_screen(GLuint program, GLint u_accum, GLuint texture, int
 
 float DisplayPass::metered_stops(GLuint texture) {
     gl::BindFramebuffer(GL_FRAMEBUFFER, meter_fbo_);
-    full_screen(meter_program_, u_meter_accum_, texture, kMeterTiles, kMeterTiles,
+    full_screen(meter_program_, u_meter_accum_, texture, 0, 0, kMeterTiles, kMeterTiles,
                 [&] { gl::Uniform1i(u_meter_tiles_, kMeterTiles); });
     std::vector<float> tiles(2 * kMeterTiles * kMeterTiles);
     gl::PixelStorei(GL_PACK_ALIGNMENT, 4);
@@ -160,8 +161,8 @@ float DisplayPass::metered_stops(GLuint texture) {
     return auto_exposure_stops(sum, blocks);
 }
 
-void DisplayPass::draw(GLuint texture, int viewport_width, int viewport_height, float exposure_stops, ToneCurve curve) {
-    full_screen(program_, u_accum_, texture, viewport_width, viewport_height, [&] {
+void DisplayPass::draw(GLuint texture, int x, int y, int width, int height, float exposure_stops, ToneCurve curve) {
+    full_screen(program_, u_accum_, texture, x, y, width, height, [&] {
         gl::Uniform1f(u_exposure_, std::exp2(exposure_stops));
         gl::Uniform1i(u_tone_map_, static_cast<int>(curve));
     });

@@ -19,17 +19,17 @@ public:
     DisplayPass(const DisplayPass&) = delete;
     DisplayPass& operator=(const DisplayPass&) = delete;
 
-    void draw(GLuint texture, int viewport_width, int viewport_height, float exposure_stops, ToneCurve curve);
+    void draw(GLuint texture, int x, int y, int width, int height, float exposure_stops, ToneCurve curve);
     // The automatic exposure of the accumulation in `texture`, in stops (auto_exposure_stops of the mean
     // log luminance of its 8x8-pixel blocks). Leaves the default framebuffer bound.
     float metered_stops(GLuint texture);
 
 private:
     void release();  // every GL object this holds (the destructor, a constructor that failed)
-    // One full-screen triangle of `program` over a width x height viewport of the bound framebuffer,
+    // One full-screen triangle of `program` over a width x height viewport at (x, y) of the bound framebuffer,
     // reading `texture` as its u_accum; `set` sets the program's other uniforms.
     template <class Uniforms>
-    void full_screen(GLuint program, GLint u_accum, GLuint texture, int width, int height, Uniforms set);
+    void full_screen(GLuint program, GLint u_accum, GLuint texture, int x, int y, int width, int height, Uniforms set);
     static constexpr int kMeterTiles = 32;  // the metering target is kMeterTiles x kMeterTiles tiles
     GLuint program_ = 0, vao_ = 0;
     GLint u_accum_ = -1, u_exposure_ = -1, u_tone_map_ = -1;

@@ -35,6 +35,12 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
         "--target-error", o->target_error,
         "Stop when converged: adaptive rounds until every pixel's estimated relative error is at most E (0: off)");
     app.add_flag("--spp-map", o->spp_map, "Show the samples-per-pixel map over the image");
+    app.add_option("--camera", o->camera, "A camera of the scene file (glTF) by index or name; default: its first");
+    app.add_option("--env", o->env,
+                   "Light the scene with this environment map (.hdr or .exr) instead of its own environment");
+    app.add_option("--seed", o->seed, "Random seed")->capture_default_str();
+    app.add_option("--bookmarks", o->bookmarks, "Camera bookmarks file: Ctrl+1..9 save the view, 1..9 recall it")
+        ->capture_default_str();
     app.add_flag("--denoise", o->denoise,
                  "Show the image denoised (a-trous guided by albedo, normal and depth; key N toggles it)");
     app.add_option("--max-depth", o->max_depth, "Maximum bounces (default: the scene's)");
@@ -109,7 +115,9 @@ void check_options(const ViewerOptions& o) {
     check_setup_options(setup_options(o));  // --exposure, --tone-map and the rest, as pkrt render checks them
     if ((o.frames_set && o.frames < 1) || o.frames > 1000000)
         throw Error("--frames " + std::to_string(o.frames) + ": must be between 1 and 1000000");
-    if (!o.screenshot.empty()) check_output_path(o.screenshot, {".png"}, "--screenshot");
+    if (!o.screenshot.empty()) check_output_path(o.screenshot, {".png", ".exr"}, "--screenshot");
+    if (o.bookmarks.empty() || image_extension(o.bookmarks) != ".json")
+        throw Error("--bookmarks " + o.bookmarks + ": must name a .json file");
     if ((o.preview_set && o.preview < 1) || o.preview > 64)
         throw Error("--preview " + std::to_string(o.preview) + ": must be between 1 (none) and 64");
     parse_settings(o.set);  // the backend parses them again; a bad one fails here, before a window opens
@@ -127,6 +135,9 @@ SetupOptions setup_options(const ViewerOptions& o) {
     if (o.max_depth >= 0) so.max_depth = o.max_depth;
     so.exposure = o.exposure;
     so.tone_map = o.tone_map;
+    so.camera = o.camera;
+    so.env = o.env;
+    so.seed = o.seed;
     return so;
 }
 

@@ -38,6 +38,10 @@ struct ViewerOptions {
     RunOptions run;                   // -q, -v, --log-level, -j
     std::vector<std::string> set;     // --set KEY=VALUE scheduler settings, as for pkrt render
     std::string devices;              // --devices: CUDA devices, as for pkrt render
+    std::string camera;               // --camera: a camera of the scene file (glTF), as for pkrt render
+    std::string env;                  // --env: an environment map in place of the scene's
+    uint32_t seed = 0;                // --seed, as for pkrt render
+    std::string bookmarks = "pkrt-bookmarks.json";  // camera bookmarks (app/viewer/bookmarks.h)
 };
 
 // Parses argv. Returns -1 to go on, or an exit code (0 after --help, 2 for a syntax error, which it has

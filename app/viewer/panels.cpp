@@ -59,11 +59,15 @@ void help_marker(const char* text) {
 
 void Panels::draw(ViewSettings& s, const PanelData& d, PanelRequests& r) {
     menu_bar(d, r);
+    // Docked at the right edge, beside the image rather than over it (the viewer draws the image in
+    // what is left); its title bar's arrow collapses it, and Tab hides all of the UI.
     const ImGuiViewport* vp = ImGui::GetMainViewport();
     float width = std::min(kPanelWidth, vp->WorkSize.x * 0.5f);
-    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x - width, vp->WorkPos.y), ImGuiCond_FirstUseEver);
-    ImGui::SetNextWindowSize(ImVec2(width, vp->WorkSize.y), ImGuiCond_FirstUseEver);
-    if (ImGui::Begin("pkrt")) {
+    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x - width, vp->WorkPos.y), ImGuiCond_Always);
+    ImGui::SetNextWindowSize(ImVec2(width, vp->WorkSize.y), ImGuiCond_Always);
+    bool open = ImGui::Begin("pkrt", nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize);
+    r.panel_left = open ? vp->WorkPos.x + vp->WorkSize.x - width : vp->WorkPos.x + vp->WorkSize.x;
+    if (open) {
         if (ImGui::CollapsingHeader("Render", ImGuiTreeNodeFlags_DefaultOpen)) render_section(s, d);
         if (ImGui::CollapsingHeader("Camera", ImGuiTreeNodeFlags_DefaultOpen)) camera_section(s, d);
         if (ImGui::CollapsingHeader("Statistics", ImGuiTreeNodeFlags_DefaultOpen)) statistics_section(d);
@@ -79,6 +83,7 @@ void Panels::draw(ViewSettings& s, const PanelData& d, PanelRequests& r) {
 
 void Panels::menu_bar(const PanelData& d, PanelRequests& r) {
     if (ImGui::BeginMainMenuBar()) {
+        r.menu_height = ImGui::GetWindowHeight();
         if (ImGui::BeginMenu("File")) {
             if (ImGui::MenuItem("Open...", "drop a file")) open_popup_ = true;
             if (ImGui::MenuItem("Screenshot", "P")) r.screenshot = true;

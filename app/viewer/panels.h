@@ -70,6 +70,9 @@ struct PanelRequests {
     bool screenshot = false, reset_camera = false, frame_scene = false;
     bool start_compare = false, cancel_compare = false, quit = false;
     std::string open_path;
+    // Where the UI sits this frame (window coordinates): the menu bar's height, and the left edge of the
+    // panel docked at the window's right edge (the window's width where the panel is collapsed).
+    float menu_height = 0.0f, panel_left = 0.0f;
 };
 
 class Panels {

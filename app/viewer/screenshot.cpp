@@ -7,6 +7,7 @@
 
 #include "app/viewer/gl_loader.h"
 #include "render/error.h"
+#include "render/image/aov.h"
 #include "render/image/image.h"
 
 namespace pkrt::viewer {
@@ -25,12 +26,26 @@ void save_back_buffer_png(const std::string& path, int width, int height) {
     write_png_rgb8(path, width, height, flipped);  // its errors name the path
 }
 
-std::string next_screenshot_name(const std::string& directory) {
+std::string next_screenshot_name(const std::string& directory, const std::string& extension) {
     for (int n = 1;; ++n) {
-        std::filesystem::path p = std::filesystem::path(directory) / ("pkrt-screenshot-" + std::to_string(n) + ".png");
+        std::filesystem::path p =
+            std::filesystem::path(directory) / ("pkrt-screenshot-" + std::to_string(n) + extension);
         std::error_code ec;
         if (!std::filesystem::exists(p, ec)) return p.string();
     }
+}
+
+void save_accumulation_exr(const std::string& path, const Backend& backend, Denoiser* denoiser) {
+    Accumulation acc = backend.accumulation();
+    Image image = resolve_accumulation(acc);
+    if (!denoiser || acc.features.empty()) {
+        write_file_atomically(path, encode_exr(image));
+        return;
+    }
+    FeatureImages f = resolve_features(acc);
+    Image denoised = denoiser->denoise(image, f);
+    write_file_atomically(path,
+                          encode_exr_with_aovs(denoised, {}, f, {Aov::kAlbedo, Aov::kNormal, Aov::kDepth}, &image));
 }
 
 }  // namespace pkrt::viewer

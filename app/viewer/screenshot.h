@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "render/backend.h"
+
 namespace pkrt::viewer {
 
 // Reads width x height RGB from the back buffer, flips it (GL's row 0 is the bottom), writes a PNG
@@ -11,6 +13,9 @@ namespace pkrt::viewer {
 void save_back_buffer_png(const std::string& path, int width, int height);
 
 // pkrt-screenshot-N.png with the smallest N >= 1 not taken in `directory`.
-std::string next_screenshot_name(const std::string& directory = ".");
+std::string next_screenshot_name(const std::string& directory = ".", const std::string& extension = ".png");
+// The backend's accumulation as a linear EXR (mean radiance); with `denoiser`, denoised as pkrt render
+// --denoise writes it: the render kept as its Noisy Image layer, beside the feature layers.
+void save_accumulation_exr(const std::string& path, const Backend& backend, Denoiser* denoiser);
 
 }  // namespace pkrt::viewer

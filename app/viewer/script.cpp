@@ -115,11 +115,12 @@ std::vector<ScriptStep> parse_script(const std::string& path) {
             }
         } else if (cmd == "key") {
             s.kind = ScriptStep::Kind::kKey;
-            if (w.size() < 2 || w.size() > 4) throw fail("expected 'key NAME [FRAMES] [shift]'");
+            if (w.size() < 2 || w.size() > 5) throw fail("expected 'key NAME [FRAMES] [shift] [ctrl]'");
             s.key = key_from_name(w[1]);
             if (s.key < 0) throw fail("key: unknown key name '" + w[1] + "'");
             for (size_t i = 2; i < w.size(); ++i) {
                 if (w[i] == "shift") s.mods |= GLFW_MOD_SHIFT;
+                else if (w[i] == "ctrl") s.mods |= GLFW_MOD_CONTROL;
                 else if (!parse_int(w[i], &s.count) || s.count < 0) throw fail("key: FRAMES must be a number >= 0");
             }
         } else if (cmd == "scroll") {

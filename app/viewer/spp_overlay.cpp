@@ -32,12 +32,11 @@ void SppOverlay::update(int width, int height, const std::vector<uint32_t>& coun
     gl::BindTexture(GL_TEXTURE_2D, 0);
 }
 
-void SppOverlay::draw(float window_width, float window_height, float opacity) const {
+void SppOverlay::draw(float x, float y, float width, float height, float opacity) const {
     if (!texture_ || opacity <= 0.0f) return;
     // Row 0 of the map is the image's top row, uploaded first: v = 0 at the top, as ImGui draws.
     ImGui::GetBackgroundDrawList()->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(texture_)),
-                                             ImVec2(0, 0), ImVec2(window_width, window_height), ImVec2(0, 0),
-                                             ImVec2(1, 1),
+                                             ImVec2(x, y), ImVec2(x + width, y + height), ImVec2(0, 0), ImVec2(1, 1),
                                              IM_COL32(255, 255, 255, static_cast<int>(opacity * 255.0f + 0.5f)));
 }
 

@@ -20,7 +20,7 @@ public:
     // The map of a width x height image's counts, coloured from min_spp to max_spp.
     void update(int width, int height, const std::vector<uint32_t>& counts, int min_spp, int max_spp);
     // Between ImGui::NewFrame and ImGui::Render: the map over the whole window (as the image is drawn).
-    void draw(float window_width, float window_height, float opacity) const;
+    void draw(float x, float y, float width, float height, float opacity) const;
     void clear();
 
 private:

@@ -57,6 +57,8 @@ ViewerApp::ViewerApp(const ViewerOptions& options) : options_(options) {
     view_.spp_map = options_.spp_map;
     view_.denoise = options_.denoise;
     progressive_.set_features(view_.denoise);
+    progressive_.set_seed(options_.seed);
+    bookmarks_.load(options_.bookmarks);
     view_.max_depth = options_.max_depth >= 0 ? options_.max_depth : scene_->defaults.max_depth;
     view_.resolution_scale = options_.scale > 0 ? options_.scale : (cpu ? 0.5f : 1.0f);
     // Batch runs (tests, measurements) keep N frames N frames of samples unless a preview is asked for.
@@ -72,6 +74,7 @@ ViewerApp::ViewerApp(const ViewerOptions& options) : options_(options) {
         h = std::max(16, static_cast<int>(h * shrink));
     }
     window_ = std::make_unique<GlWindow>(w, h, "pkrt-viewer - " + scene_name_, !batch_);
+    area_ = ImageArea{0, 0, w, h};  // until the first frame lays the UI out
     log_info("OpenGL %d.%d core: %s", window_->gl_major(), window_->gl_minor(), window_->context_description().c_str());
 
     // Our callbacks first: ImGui's backend then installs its own and chains to these.

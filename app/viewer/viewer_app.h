@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "app/viewer/camera_controller.h"
+#include "app/viewer/bookmarks.h"
 #include "app/viewer/compare.h"
 #include "app/viewer/denoised_view.h"
 #include "app/viewer/frame_timing.h"
@@ -86,6 +87,8 @@ private:
     std::optional<AdaptiveSettings> adaptive_settings() const;
     // The samples-per-pixel map of the image shown (after its upload).
     void update_spp_map();
+    void bookmark_key(int slot, bool save);
+    void draw_help();
     // The denoised view in the display texture in place of the accumulation of `generation`: refreshed
     // when due, else the last refresh left there. False where it cannot be shown (upload the accumulation).
     bool show_denoised(uint32_t generation);
@@ -122,6 +125,18 @@ private:
     std::unique_ptr<AccumulationUpload> upload_;
     SppOverlay spp_overlay_;
     DenoisedView denoised_;
+    // The part of the window the image is drawn in (window coordinates, y down): all of it where the UI
+    // is hidden or the run is a batch of frames; else what the menu bar and the docked panel leave.
+    struct ImageArea {
+        int x = 0, y = 0, width = 0, height = 0;
+    };
+    ImageArea area_;
+    void update_image_area(const PanelRequests& req);
+    // The area in framebuffer pixels (GL's origin at the bottom left).
+    ImageArea framebuffer_area() const;
+    Bookmarks bookmarks_;
+    bool ui_hidden_ = false;         // Tab: the image alone
+    bool help_open_ = false;         // F1: the keys
     bool denoised_up_ = false;       // the display texture holds the denoised view
     uint32_t shown_generation_ = 0;  // of the image the display texture holds
 

@@ -92,8 +92,7 @@ void ViewerApp::input_cursor(double x, double y) {
     cursor_x_ = x;
     cursor_y_ = y;
     if (drag_button_ < 0) return;
-    int w = 0, h = 0;
-    window_size(&w, &h);
+    const int h = area_.height;
     CameraSpec& cam = camera_spec_;
     bool changed = false;
     if (drag_pan_) changed = camera_.pan(cam, static_cast<float>(dx), static_cast<float>(dy), static_cast<float>(h));
@@ -115,16 +114,78 @@ void ViewerApp::input_key(int key, int action, int mods) {
     if (action != GLFW_PRESS || (imgui_ready_ && ImGui::GetIO().WantTextInput)) return;  // typing a path
     // Carried out at once, in event order: a reset followed by a wheel notch in the same batch of
     // events must dolly from the reset camera, not be undone by a reset applied later.
+    if (key >= GLFW_KEY_1 && key <= GLFW_KEY_9) {
+        bookmark_key(key - GLFW_KEY_0, (mods & GLFW_MOD_CONTROL) != 0);
+        return;
+    }
     switch (key) {
         case GLFW_KEY_R: reset_camera(); break;
         case GLFW_KEY_F: frame_scene(); break;
         case GLFW_KEY_N: view_.denoise = !view_.denoise; break;  // apply_settings follows this frame
-        case GLFW_KEY_P:
-            take_screenshot(options_.screenshot.empty() ? next_screenshot_name() : options_.screenshot);
+        case GLFW_KEY_P: {                                       // Shift+P: the linear image as EXR
+            const bool exr = (mods & GLFW_MOD_SHIFT) || held_keys_.count(GLFW_KEY_LEFT_SHIFT) ||
+                             held_keys_.count(GLFW_KEY_RIGHT_SHIFT);
+            const std::string ext = exr ? ".exr" : ".png";
+            bool named = !options_.screenshot.empty() && image_extension(options_.screenshot) == ext;
+            take_screenshot(named ? options_.screenshot : next_screenshot_name(".", ext));
             break;
+        }
+        case GLFW_KEY_TAB: ui_hidden_ = !ui_hidden_; break;
+        case GLFW_KEY_F1: help_open_ = !help_open_; break;
         case GLFW_KEY_ESCAPE: glfwSetWindowShouldClose(window_->handle(), GLFW_TRUE); break;
         default: break;
     }
+}
+
+void ViewerApp::bookmark_key(int slot, bool save) {
+    try {
+        if (save) {
+            bookmarks_.save(slot, camera_spec_);
+            set_status("bookmark " + std::to_string(slot) + " saved to " + bookmarks_.path(), false);
+        } else if (const auto& c = bookmarks_.get(slot)) {
+            camera_spec_ = *c;
+            camera_changed();
+            set_status("bookmark " + std::to_string(slot), false);
+        } else {
+            set_status("no bookmark " + std::to_string(slot) + " (Ctrl+" + std::to_string(slot) + " saves one)", false);
+        }
+    } catch (const Error& e) {
+        set_status(e.what(), true);
+    }
+}
+
+void ViewerApp::draw_help() {
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.5f),
+                            ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+    if (ImGui::Begin("Keys (F1)", &help_open_, ImGuiWindowFlags_AlwaysAutoResize)) {
+        static const char* const keys[][2] = {
+            {"left drag", "orbit"},
+            {"middle drag, Shift+left drag", "pan"},
+            {"wheel, right drag", "dolly"},
+            {"W A S D, Q E (Shift: faster)", "fly"},
+            {"Ctrl+click", "focus the thin lens there"},
+            {"R / F", "the scene's camera / frame the scene"},
+            {"1..9 / Ctrl+1..9", "recall / save a camera bookmark"},
+            {"N", "denoised view on or off"},
+            {"P / Shift+P", "screenshot: PNG as shown / EXR, linear"},
+            {"Tab", "hide or show the panels"},
+            {"F1", "this help"},
+            {"Esc", "quit"},
+        };
+        if (ImGui::BeginTable("keys", 2)) {
+            for (const auto& k : keys) {
+                ImGui::TableNextRow();
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(k[0]);
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(k[1]);
+            }
+            ImGui::EndTable();
+        }
+        ImGui::TextDisabled("bookmarks: %s", bookmarks_.path().c_str());
+    }
+    ImGui::End();
 }
 
 void ViewerApp::reset_camera() {
@@ -132,15 +193,16 @@ void ViewerApp::reset_camera() {
 }
 
 void ViewerApp::frame_scene() {
-    int w = 0, h = 0;
-    glfwGetFramebufferSize(window_->handle(), &w, &h);
+    const int w = area_.width, h = area_.height;
     if (h > 0 && camera_.frame(camera_spec_, static_cast<float>(w) / static_cast<float>(h))) camera_changed();
 }
 
 void ViewerApp::focus_at(double x, double y) {
-    int w = 0, h = 0;
-    window_size(&w, &h);
-    if (w <= 0 || h <= 0) return;
+    // The point in the image area, whose view it is.
+    const int w = area_.width, h = area_.height;
+    x -= area_.x;
+    y -= area_.y;
+    if (w <= 0 || h <= 0 || x < 0 || y < 0 || x >= w || y >= h) return;
     // The pinhole ray through the point (the lens centre's ray), traced on the host against the scene's
     // BVH; the render resolution does not matter, the view's angles are the window's.
     CameraView view = make_camera_view(camera_spec_, w, h);

@@ -119,8 +119,9 @@ void ViewerApp::frame() {
         glfwWaitEventsTimeout(0.1);
         return;
     }
-    int rw = std::max(1, static_cast<int>(std::lround(fb_w * view_.resolution_scale)));
-    int rh = std::max(1, static_cast<int>(std::lround(fb_h * view_.resolution_scale)));
+    const ImageArea fa = framebuffer_area();
+    int rw = std::max(1, static_cast<int>(std::lround(fa.width * view_.resolution_scale)));
+    int rh = std::max(1, static_cast<int>(std::lround(fa.height * view_.resolution_scale)));
     progressive_.set_resolution(rw, rh);
 
     // Frames are queued before this pass draws, so the GPU renders while it draws and presents; but a
@@ -152,12 +153,12 @@ PanelRequests ViewerApp::draw_ui(ViewSettings* before) {
     view_.focus_distance = make_camera_view(camera_spec_, 1, 1).focus_distance;
     *before = view_;
     PanelRequests req;
-    panels_.draw(view_, panel_data(), req);
-    if (view_.spp_map) {
-        int ww = 0, wh = 0;
-        glfwGetWindowSize(window_->handle(), &ww, &wh);
-        spp_overlay_.draw(static_cast<float>(ww), static_cast<float>(wh), view_.spp_map_opacity);
-    }
+    if (!ui_hidden_) panels_.draw(view_, panel_data(), req);
+    update_image_area(req);
+    if (help_open_) draw_help();
+    if (view_.spp_map)
+        spp_overlay_.draw(static_cast<float>(area_.x), static_cast<float>(area_.y), static_cast<float>(area_.width),
+                          static_cast<float>(area_.height), view_.spp_map_opacity);
     ImGui::Render();
     return req;
 }
@@ -225,7 +226,8 @@ void ViewerApp::present(const PanelRequests& req, int fb_w, int fb_h) {
     gl::Viewport(0, 0, fb_w, fb_h);
     gl::ClearColor(0.0f, 0.0f, 0.0f, 1.0f);
     gl::Clear(GL_COLOR_BUFFER_BIT);
-    display_->draw(upload_->texture(), fb_w, fb_h, stops, view_.tone_map);
+    const ImageArea fa = framebuffer_area();
+    display_->draw(upload_->texture(), fa.x, fa.y, fa.width, fa.height, stops, view_.tone_map);
     if (req.screenshot) {
         // --screenshot names P's file (overwritten on each press); otherwise a fresh numbered name.
         take_screenshot(options_.screenshot.empty() ? next_screenshot_name() : options_.screenshot);
@@ -315,6 +317,29 @@ void ViewerApp::apply_settings(const ViewSettings& before) {
     if (!view_.denoise) denoised_up_ = false;
     // spp per frame, exposure and tone map need no restart: sample indices keep counting, and the
     // display pass re-reads the accumulation every frame.
+}
+
+void ViewerApp::update_image_area(const PanelRequests& req) {
+    int w = 0, h = 0;
+    glfwGetWindowSize(window_->handle(), &w, &h);
+    area_ = ImageArea{0, 0, w, h};
+    if (ui_hidden_ || (batch_ && !script_)) return;  // a batch's frames are the window's size
+    int top = static_cast<int>(std::lround(req.menu_height));
+    int right = std::clamp(static_cast<int>(std::lround(req.panel_left)), 1, std::max(1, w));
+    area_ = ImageArea{0, std::min(top, h - 1), right, std::max(1, h - top)};
+}
+
+ViewerApp::ImageArea ViewerApp::framebuffer_area() const {
+    int w = 0, h = 0, fb_w = 0, fb_h = 0;
+    glfwGetWindowSize(window_->handle(), &w, &h);
+    glfwGetFramebufferSize(window_->handle(), &fb_w, &fb_h);
+    if (w <= 0 || h <= 0 || area_.width <= 0) return ImageArea{0, 0, fb_w, fb_h};
+    double sx = static_cast<double>(fb_w) / w, sy = static_cast<double>(fb_h) / h;
+    int x0 = static_cast<int>(std::lround(area_.x * sx)),
+        x1 = static_cast<int>(std::lround((area_.x + area_.width) * sx));
+    int top = static_cast<int>(std::lround(area_.y * sy)),
+        bottom = static_cast<int>(std::lround((area_.y + area_.height) * sy));
+    return ImageArea{x0, fb_h - std::min(bottom, fb_h), std::max(1, x1 - x0), std::max(1, bottom - top)};
 }
 
 bool ViewerApp::show_denoised(uint32_t generation) {

@@ -18,22 +18,27 @@
 namespace pkrt::viewer {
 
 void ViewerApp::take_screenshot(const std::string& path) {
-    finish_all_frames();  // every frame asked for so far is in the picture
+    finish_all_frames();                    // every frame asked for so far is in the picture
+    if (image_extension(path) == ".exr") {  // the accumulation itself, linear (denoised as the view is)
+        save_accumulation_exr(path, *backend_, view_.denoise ? &denoised_.denoiser(*backend_) : nullptr);
+        set_status("saved " + path, false);
+        return;
+    }
     if (view_.denoise) {  // and denoised as it now is, not as the last refresh found it
         denoised_up_ = false;
         show_denoised(shown_generation_);
     }
-    int fb_w = 0, fb_h = 0;
-    glfwGetFramebufferSize(window_->handle(), &fb_w, &fb_h);
     // Redraw the image pass alone into the back buffer and read it: the PNG is the tone-mapped render
-    // as the window shows it, without the panels. The next frame overwrites the back buffer anyway.
+    // as the window shows it, without the panels, at the size of the window's image area. The next
+    // frame overwrites the back buffer anyway.
+    const ImageArea fa = framebuffer_area();
     float stops = display_stops(true);  // the picture of exactly this accumulation
     gl::BindFramebuffer(GL_FRAMEBUFFER, 0);
-    gl::Viewport(0, 0, fb_w, fb_h);
+    gl::Viewport(0, 0, fa.width, fa.height);
     gl::ClearColor(0.0f, 0.0f, 0.0f, 1.0f);
     gl::Clear(GL_COLOR_BUFFER_BIT);
-    display_->draw(upload_->texture(), fb_w, fb_h, stops, view_.tone_map);
-    save_back_buffer_png(path, fb_w, fb_h);
+    display_->draw(upload_->texture(), 0, 0, fa.width, fa.height, stops, view_.tone_map);
+    save_back_buffer_png(path, fa.width, fa.height);
     set_status("saved " + path, false);
 }
 

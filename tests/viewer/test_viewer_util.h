@@ -16,6 +16,8 @@
 namespace pkrt_test {
 
 constexpr int kSkipped = 77;  // viewer_xvfb.sh: Xvfb is not installed
+#define SKIP_WITHOUT_XVFB(r) \
+    if ((r).code == pkrt_test::kSkipped) GTEST_SKIP() << (r).err
 
 // Runs pkrt-viewer with `args` (already shell-quoted where needed) in `cwd`; under Xvfb unless
 // `with_display` is false, in which case DISPLAY is removed from its environment.
