@@ -13,7 +13,6 @@
 #include <string>
 
 #include "render/adaptive.h"
-#include "render/denoise/denoiser.h"
 #include "render/devices.h"
 #include "render/image/image.h"
 #include "render/mode.h"
@@ -24,6 +23,7 @@
 namespace pkrt {
 
 class Progress;
+class Denoiser;  // render/denoise/denoiser.h
 
 struct RenderSettings {
     int width = 512, height = 512;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "render/backend.h"
+#include "render/denoise/denoiser.h"
 
 namespace pkrt::viewer {
 

@@ -7,6 +7,7 @@
 
 #include "app/viewer/gl_loader.h"
 #include "render/error.h"
+#include "render/denoise/denoiser.h"
 #include "render/image/aov.h"
 #include "render/image/image.h"
 

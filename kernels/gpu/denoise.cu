@@ -1,6 +1,6 @@
 // The denoiser's steps (kernels/denoise.h) as kernels, one thread per pixel, launched in sequence on one
 // stream: prepare, slope, variance, the a-trous passes, finish.
-#include "kernels/gpu/gpu_launch.h"
+#include "kernels/gpu/denoise_launch.h"
 
 namespace pkrt {
 

@@ -8,7 +8,6 @@
 
 #include "kernels/frame.h"
 #include "kernels/adaptive.h"
-#include "kernels/denoise.h"
 #include "kernels/gpu/gpu_records.h"
 #include "kernels/scene_view.h"
 
@@ -107,17 +106,5 @@ cudaError_t launch_pack_accumulation(const DeviceFramebuffer& fb, int width, int
 // The same into a width x height RGBA32F CUDA array behind `surface` (a GL texture mapped into CUDA).
 cudaError_t launch_pack_accumulation_surface(const DeviceFramebuffer& fb, int width, int height, int block, size_t half,
                                              cudaSurfaceObject_t surface, cudaStream_t stream);
-
-// ---- Denoising (kernels/gpu/denoise.cu: the steps of kernels/denoise.h, a kernel each) ----
-
-struct DenoiseBuffers {
-    const Vec3 *color, *albedo, *normal, *depth;  // the image and its features, width x height each
-    DenoiseTexel *a, *b;                          // ping-pong
-    DenoiseGuide* guide;
-    float* slope;
-    Vec3* out;
-};
-cudaError_t launch_denoise(const DenoiseBuffers& b, int width, int height, const DenoiseParams& params,
-                           cudaStream_t stream);
 
 }  // namespace pkrt

@@ -1,6 +1,6 @@
 #include "render/cuda/gpu_denoiser.h"
 
-#include "kernels/gpu/gpu_launch.h"
+#include "kernels/gpu/denoise_launch.h"
 #include "render/cuda/device_memory.h"
 
 namespace pkrt {

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "render/cuda/cuda_backend.h"
+#include "render/denoise/denoiser.h"
 #include "render/cuda/device_memory.h"
 #include "render/distributed/sample_chunks.h"
 

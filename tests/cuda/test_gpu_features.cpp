@@ -7,6 +7,7 @@
 
 #include "render/backend.h"
 #include "render/devices.h"
+#include "render/denoise/denoiser.h"
 #include "render/image/aov.h"
 #include "tests/test_render_util.h"
 #include "tests/test_util.h"
