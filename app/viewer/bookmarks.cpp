@@ -29,7 +29,8 @@ Vec3 vec3(const json& j, const std::string& what) {
 float number(const json& j, const std::string& what, float lo, float hi) {
     if (!j.is_number()) throw Error(what + ": expected a number");
     float f = j.get<float>();
-    if (!(f >= lo && f <= hi)) throw Error(what + ": must be between " + std::to_string(lo) + " and " + std::to_string(hi));
+    if (!(f >= lo && f <= hi))
+        throw Error(what + ": must be between " + std::to_string(lo) + " and " + std::to_string(hi));
     return f;
 }
 

@@ -192,7 +192,7 @@ TEST(ViewerGpuResident, ResizingKeepsShowingTheImage) {
     ASSERT_EQ(r.code, 0) << r.err;
     Png img = read_png(dir.file("r.png"));
     ASSERT_TRUE(img.ok()) << r.err;
-    EXPECT_EQ(img.width, 260);  // the image area: 520 less the panel docked beside it (half the window)
+    EXPECT_EQ(img.width, 260);   // the image area: 520 less the panel docked beside it (half the window)
     EXPECT_GT(img.height, 340);  // 380 less the menu bar
     EXPECT_LT(img.height, 380);
     EXPECT_GT(distinct_colors(img), 500u);

@@ -22,21 +22,24 @@ const std::string kCornell = shell_quote(std::string(PKRT_SCENES_DIR) + "/cornel
 TEST(ViewerKeys, ExrScreenshotIsTheAccumulation) {
     TempDir dir;
     const std::string cwd = dir.path().string();
-    RunResult v = run_viewer(kCornell + " --backend cpu --frames 3 --spp-per-frame 2 --scale 1 --res 64x48 --seed 7 "
-                                        "--screenshot v.exr",
+    RunResult v = run_viewer(kCornell +
+                                 " --backend cpu --frames 3 --spp-per-frame 2 --scale 1 --res 64x48 --seed 7 "
+                                 "--screenshot v.exr",
                              cwd);
     SKIP_WITHOUT_XVFB(v);
     ASSERT_EQ(v.code, 0) << v.err;
-    RunResult c = run_in(shell_quote(PKRT_BINARY) + " render " + kCornell +
-                             " --backend cpu --spp 6 --res 64x48 --seed 7 -q -o c.exr",
-                         cwd);
+    RunResult c = run_in(
+        shell_quote(PKRT_BINARY) + " render " + kCornell + " --backend cpu --spp 6 --res 64x48 --seed 7 -q -o c.exr",
+        cwd);
     ASSERT_EQ(c.code, 0) << c.err;
     pkrt::Image vi = pkrt::read_exr(dir.file("v.exr")), ci = pkrt::read_exr(dir.file("c.exr"));
     ASSERT_EQ(vi.pixels.size(), ci.pixels.size());
-    for (size_t i = 0; i < vi.pixels.size(); ++i) ASSERT_NEAR(vi.pixels[i].y, ci.pixels[i].y, 1e-5f * (1 + ci.pixels[i].y)) << i;
+    for (size_t i = 0; i < vi.pixels.size(); ++i)
+        ASSERT_NEAR(vi.pixels[i].y, ci.pixels[i].y, 1e-5f * (1 + ci.pixels[i].y)) << i;
     // Another seed is another image.
-    RunResult s0 = run_viewer(kCornell + " --backend cpu --frames 3 --spp-per-frame 2 --scale 1 --res 64x48 "
-                                         "--screenshot s0.exr",
+    RunResult s0 = run_viewer(kCornell +
+                                  " --backend cpu --frames 3 --spp-per-frame 2 --scale 1 --res 64x48 "
+                                  "--screenshot s0.exr",
                               cwd);
     ASSERT_EQ(s0.code, 0) << s0.err;
     pkrt::Image si = pkrt::read_exr(dir.file("s0.exr"));
@@ -44,8 +47,9 @@ TEST(ViewerKeys, ExrScreenshotIsTheAccumulation) {
     for (size_t i = 0; i < si.pixels.size(); ++i) differ += si.pixels[i].y != vi.pixels[i].y;
     EXPECT_GT(differ, static_cast<int>(si.pixels.size()) / 2);
     // Denoised: R, G, B as pkrt render --denoise writes them, the render kept beside them.
-    RunResult d = run_viewer(kCornell + " --backend cpu --frames 3 --spp-per-frame 2 --scale 1 --res 64x48 --seed 7 "
-                                        "--denoise --screenshot d.exr",
+    RunResult d = run_viewer(kCornell +
+                                 " --backend cpu --frames 3 --spp-per-frame 2 --scale 1 --res 64x48 --seed 7 "
+                                 "--denoise --screenshot d.exr",
                              cwd);
     ASSERT_EQ(d.code, 0) << d.err;
     pkrt::Image noisy = pkrt::read_noisy_layer(dir.file("d.exr"), 64, 48);
@@ -74,7 +78,8 @@ TEST(ViewerKeys, EnvAndCameraAreThoseOfPkrtRender) {
     ASSERT_EQ(v.code, 0) << v.err;
     RunResult c = run_in(shell_quote(PKRT_BINARY) + " render " + gltf + flags + " --spp 2 -q -o c.png", cwd);
     ASSERT_EQ(c.code, 0) << c.err;
-    RunResult other = run_in(shell_quote(PKRT_BINARY) + " render " + gltf + " --backend cpu --res 64x48 --spp 2 -q -o o.png", cwd);
+    RunResult other =
+        run_in(shell_quote(PKRT_BINARY) + " render " + gltf + " --backend cpu --res 64x48 --spp 2 -q -o o.png", cwd);
     ASSERT_EQ(other.code, 0) << other.err;
     Png vp = read_png(dir.file("v.png")), cp = read_png(dir.file("c.png")), op = read_png(dir.file("o.png"));
     ASSERT_TRUE(vp.ok() && cp.ok() && op.ok());
@@ -104,8 +109,9 @@ TEST(ViewerKeys, BookmarksSaveAndRecallTheView) {
               "screenshot recalled.png\n"
               "key 2\n"
               "frames 1\n");
-    RunResult r = run_viewer(kCornell + " --backend cpu --res 320x240 --scale 0.25 --script marks.txt --bookmarks b.json",
-                             dir.path().string());
+    RunResult r =
+        run_viewer(kCornell + " --backend cpu --res 320x240 --scale 0.25 --script marks.txt --bookmarks b.json",
+                   dir.path().string());
     SKIP_WITHOUT_XVFB(r);
     ASSERT_EQ(r.code, 0) << r.err;
     Png moved = read_png(dir.file("moved.png")), reset = read_png(dir.file("reset.png")),
@@ -143,8 +149,8 @@ TEST(ViewerKeys, TabHidesThePanels) {
               "frames 1\n"
               "screenshot help.png ui\n"
               "frames 1\n");
-    RunResult r =
-        run_viewer(kCornell + " --backend cpu --res 480x320 --scale 0.5 --spp-target 2 --script tab.txt", dir.path().string());
+    RunResult r = run_viewer(kCornell + " --backend cpu --res 480x320 --scale 0.5 --spp-target 2 --script tab.txt",
+                             dir.path().string());
     SKIP_WITHOUT_XVFB(r);
     ASSERT_EQ(r.code, 0) << r.err;
     Png plain = read_png(dir.file("plain2.png")), with = read_png(dir.file("with_panels.png")),
