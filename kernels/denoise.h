@@ -8,8 +8,9 @@
 //              for images without a history of moments, made robust to edges of light)
 //   a-trous    iterations of the 5x5 B3-spline kernel with holes (step 1, 2, 4, ...), each sample
 //              weighted by how alike its normal, depth and luminance are to the centre's, the luminance
-//              test scaled by the centre's standard deviation; the variance is filtered with the squares
-//              of the weights, so each pass's test reflects the noise that is left
+//              test scaled by the centre's standard deviation (the first pass compares 3x3 means: at low
+//              spp one sample's spike is no edge); the variance is filtered with the squares of the
+//              weights, so each pass's test reflects the noise that is left
 //   finish     times the albedo again
 // Every step reads the previous step's buffer and writes its own, one pixel per call.
 #pragma once
@@ -21,8 +22,8 @@ namespace pkrt {
 struct DenoiseParams {
     int iterations = 5;            // a-trous passes: the footprint is 4 * 2^iterations pixels wide
     float sigma_luminance = 4.0f;  // in standard deviations of the centre's luminance
-    float sigma_normal = 128.0f;   // exponent of the normals' cosine
-    float sigma_depth = 1.0f;      // in depth slopes times distance
+    float sigma_normal = 8.0f;     // exponent of the normals' cosine
+    float sigma_depth = 8.0f;      // in depth slopes times distance
 };
 
 // Demodulated radiance and the variance of its luminance.
@@ -42,6 +43,7 @@ struct DenoiseFrame {
     int width, height;
     const DenoiseGuide* guide;
     const float* slope;
+    const float* smooth;  // null, or the luminance the first pass's test compares (denoise_smooth_luminance)
 };
 
 PKRT_HD int clamp_coord(int v, int n) { return v < 0 ? 0 : (v >= n ? n - 1 : v); }
@@ -128,6 +130,29 @@ PKRT_HD DenoiseTexel denoise_variance(const DenoiseTexel* in, const DenoiseFrame
     return DenoiseTexel{in[i].rgb, var};
 }
 
+// The demodulated luminance at (x, y) through a 3x3 Gaussian of its surface's samples: what the first
+// a-trous pass's luminance test compares, so that one sample's spike at low spp does not pass for an edge.
+PKRT_HD float denoise_smooth_luminance(const DenoiseTexel* in, const DenoiseFrame& f, int x, int y,
+                                       const DenoiseParams& s) {
+    const float k[3] = {0.25f, 0.5f, 0.25f};
+    const size_t i = static_cast<size_t>(y) * f.width + x;
+    const DenoiseGuide gp = f.guide[i];
+    float sum = 0.0f, sum_w = 0.0f;
+    for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {
+            int qx = x + dx, qy = y + dy;
+            if (qx < 0 || qy < 0 || qx >= f.width || qy >= f.height) continue;
+            size_t q = static_cast<size_t>(qy) * f.width + qx;
+            float w = k[dx + 1] * k[dy + 1] *
+                      (dx == 0 && dy == 0 ? 1.0f
+                                          : surface_weight(gp, f.slope[i], f.guide[q],
+                                                           sqrtf(static_cast<float>(dx * dx + dy * dy)), s));
+            sum += w * luminance(in[q].rgb);
+            sum_w += w;
+        }
+    return sum / sum_w;
+}
+
 // The centre's variance through a 3x3 Gaussian (SVGF: a steadier guide than one pixel's estimate).
 PKRT_HD float blurred_variance(const DenoiseTexel* in, int w, int h, int x, int y) {
     const float k[3] = {0.25f, 0.5f, 0.25f};
@@ -147,7 +172,7 @@ PKRT_HD DenoiseTexel denoise_atrous(const DenoiseTexel* in, const DenoiseFrame& 
     const DenoiseTexel c = in[i];
     const DenoiseGuide gp = f.guide[i];
     const float slope = f.slope[i];
-    const float lp = luminance(c.rgb);
+    const float lp = f.smooth ? f.smooth[i] : luminance(c.rgb);
     const float l_scale = 1.0f / (s.sigma_luminance * sqrtf(blurred_variance(in, f.width, f.height, x, y)) + 1e-6f);
     Vec3 sum = c.rgb * kernel[0] * kernel[0];
     float sum_w = kernel[0] * kernel[0], sum_v = sum_w * sum_w * c.variance;
@@ -160,7 +185,8 @@ PKRT_HD DenoiseTexel denoise_atrous(const DenoiseTexel* in, const DenoiseFrame& 
             const DenoiseTexel t = in[q];
             float dist = static_cast<float>(step) * sqrtf(static_cast<float>(dx * dx + dy * dy));
             float w = kernel[dx < 0 ? -dx : dx] * kernel[dy < 0 ? -dy : dy] *
-                      surface_weight(gp, slope, f.guide[q], dist, s) * expf(-fabsf(luminance(t.rgb) - lp) * l_scale);
+                      surface_weight(gp, slope, f.guide[q], dist, s) *
+                      expf(-fabsf((f.smooth ? f.smooth[q] : luminance(t.rgb)) - lp) * l_scale);
             sum += t.rgb * w;
             sum_w += w;
             sum_v += w * w * t.variance;

@@ -13,6 +13,7 @@ struct DenoiseBuffers {
     DenoiseTexel *a, *b;                          // ping-pong
     DenoiseGuide* guide;
     float* slope;
+    float* smooth;  // the first pass's luminance (denoise_smooth_luminance)
     Vec3* out;
 };
 // The steps of kernels/denoise.h, a kernel each, on `stream`.

@@ -39,6 +39,7 @@ public:
             b_.allocate(n);
             guide_.allocate(n);
             slope_.allocate(n);
+            smooth_.allocate(n);
             pixels_ = n;
         }
         auto up = [&](DeviceArray<Vec3>& to, const Image& from) {
@@ -49,8 +50,8 @@ public:
         up(albedo_, f.albedo);
         up(normal_, f.normal);
         up(depth_, f.depth);
-        DenoiseBuffers b{color_.get(), albedo_.get(), normal_.get(), depth_.get(), a_.get(),
-                         b_.get(),     guide_.get(),  slope_.get(),  out_.get()};
+        DenoiseBuffers b{color_.get(), albedo_.get(), normal_.get(), depth_.get(),  a_.get(),
+                         b_.get(),     guide_.get(),  slope_.get(),  smooth_.get(), out_.get()};
         check(cudaEventRecord(start_, stream_), "denoise");
         check(launch_denoise(b, color.width, color.height, params, stream_), "denoise");
         check(cudaEventRecord(end_, stream_), "denoise");
@@ -72,7 +73,7 @@ private:
     DeviceArray<Vec3> color_, albedo_, normal_, depth_, out_;
     DeviceArray<DenoiseTexel> a_, b_;
     DeviceArray<DenoiseGuide> guide_;
-    DeviceArray<float> slope_;
+    DeviceArray<float> slope_, smooth_;
     double last_ms_ = 0.0;
 };
 

@@ -45,12 +45,18 @@ public:
                             features.depth.pixels.data(), b.data(), guide.data(), static_cast<size_t>(y) * w + x);
         });
         rows([&](int x, int y) { slope[static_cast<size_t>(y) * w + x] = denoise_slope(guide.data(), w, h, x, y); });
-        const DenoiseFrame frame{w, h, guide.data(), slope.data()};
+        const DenoiseFrame frame{w, h, guide.data(), slope.data(), nullptr};
         rows(
             [&](int x, int y) { a[static_cast<size_t>(y) * w + x] = denoise_variance(b.data(), frame, x, y, params); });
+        std::vector<float> smooth(n);
+        rows([&](int x, int y) {
+            smooth[static_cast<size_t>(y) * w + x] = denoise_smooth_luminance(a.data(), frame, x, y, params);
+        });
+        const DenoiseFrame first{w, h, guide.data(), slope.data(), smooth.data()};
         for (int it = 0; it < params.iterations; ++it) {
             rows([&](int x, int y) {
-                b[static_cast<size_t>(y) * w + x] = denoise_atrous(a.data(), frame, x, y, 1 << it, params);
+                b[static_cast<size_t>(y) * w + x] =
+                    denoise_atrous(a.data(), it == 0 ? first : frame, x, y, 1 << it, params);
             });
             a.swap(b);
         }
