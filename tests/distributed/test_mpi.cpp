@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "render/image/aov.h"
 #include "render/image/image.h"
 #include "tests/cli/test_cli_util.h"
 
@@ -111,6 +112,28 @@ TEST(Mpi, OneRankIsAPlainRender) {
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(read_text(dir.file("a.pfm")), read_text(dir.file("b.pfm")));
     EXPECT_FALSE(stats(dir, "b.json").contains("mpi"));
+}
+
+// Feature buffers and the denoiser across ranks: the features are summed with the radiance, so the
+// layers, the denoised image and its Noisy Image are a single process's to float rounding.
+TEST(Mpi, FeaturesAndTheDenoisedImageAreThoseOfOneProcess) {
+    TempDir dir;
+    const std::string flags =
+        "render " + shell_quote(kCornell) + " --backend cpu --spp 6 --res 48x40 --seed 4 -q --denoise";
+    ASSERT_EQ(run_pkrt(flags + " -o a.exr", dir.path().string()).code, 0);
+    RunResult r = run_in(mpirun(2) + " " + flags + " -o b.exr", dir.path().string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::vector<pkrt::Aov> all = {pkrt::Aov::kAlbedo, pkrt::Aov::kNormal, pkrt::Aov::kDepth};
+    pkrt::FeatureImages fa = pkrt::read_aov_layers(dir.file("a.exr"), 48, 40, all),
+                        fb = pkrt::read_aov_layers(dir.file("b.exr"), 48, 40, all);
+    pkrt::Image da = pkrt::read_exr(dir.file("a.exr")), db = pkrt::read_exr(dir.file("b.exr"));
+    for (size_t i = 0; i < da.pixels.size(); ++i)
+        for (int c = 0; c < 3; ++c) {
+            EXPECT_NEAR(fa.albedo.pixels[i][c], fb.albedo.pixels[i][c], 1e-5f) << i;
+            EXPECT_NEAR(fa.normal.pixels[i][c], fb.normal.pixels[i][c], 1e-5f) << i;
+            EXPECT_NEAR(fa.depth.pixels[i][c], fb.depth.pixels[i][c], 1e-5f * fa.depth.pixels[i][c]) << i;
+            EXPECT_NEAR(da.pixels[i][c], db.pixels[i][c], 1e-3f * (1.0f + da.pixels[i][c])) << i;
+        }
 }
 
 // Chunks go to whichever rank asks: on a render of 8 chunks that takes a good part of a second, both
