@@ -34,6 +34,8 @@
 #                           on the device (viewer on the X display): issue 29's check: GPU tests, the viewer's
 #                           GPU tests, viewer fps per mode base against new, the bench matrix in every mode
 #                           base against new (base viewer: .stage/base/pkrt-viewer)
+#   tests/h200.sh features  on the device (viewer tests on the X display): issue 31's feature buffers and
+#                           denoiser: GPU tests, base against new, the cost of --aov and --denoise per mode
 #   tests/h200.sh soak start SECONDS, then soak wait
 #                           the viewer soak (tests/soak.sh) across two device calls, on the X display
 #
@@ -495,6 +497,27 @@ house() {
     save
 }
 
+# Issue 31's feature buffers and denoiser (session 18 built them without a device): the GPU tests
+# (GpuFeatures.* among them), the viewer's GPU tests on the X display, the bench matrix base against new
+# in every mode (the kernels write features only where a framebuffer keeps them: without, no slower),
+# then the cost of keeping them and the denoiser's kernel time at 1080p, per mode.
+features() {
+    begin_results
+    gpu_tests 300
+    if [ -n "${DISPLAY:-}" ] && [ -x ./.stage/pkrt-viewer ]; then viewer_tests; fi
+    compare_with_base 128x128,512x512,1920x1080 10 512x512,1920x1080 5
+    echo "=== features and the denoiser, Crytek Sponza 1920x1080 d4, 8 spp"
+    local m
+    for m in persistent relaunch graph megakernel resident; do
+        for f in "" "--aov albedo,normal,depth" "--denoise"; do
+            timeout 100 $P render scenes/bench/crytek-sponza.json --res 1920x1080 --spp 8 --max-depth 4 --mode $m $f \
+                -o "$out/f_$m.exr" >"$out/f_${m}_${f:2:3}.txt" 2>&1
+            echo "$m ${f:-plain}: $(grep -E "ms GPU time|denoised on" "$out/f_${m}_${f:2:3}.txt" | tr '\n' ' ')"
+        done
+    done
+    save
+}
+
 # A GPU test that failed once, FILTER run REPEAT times by this build's test_gpu and, when staged
 # (.stage/base/test_gpu), by the base's: whether the failure came with a change or was there before it.
 repeat_test() {
@@ -522,6 +545,7 @@ case "${1:-}" in
     multi) shift; multi "$@" ;;
     resident) shift; resident "$@" ;;
     house) shift; house "$@" ;;
+    features) features ;;
     profile) begin_results; profile ;;
     trees) begin_results; trees ;;
     profile_extend) begin_results; profile_extend ;;
