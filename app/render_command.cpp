@@ -47,15 +47,12 @@ struct PreparedRender {
     std::unique_ptr<Denoiser> denoiser;  // --denoise
 };
 
-// --aov: features go to the EXR outputs, of one image (a sequence's frames are written as they end).
+// --aov: features go to the EXR outputs (a sequence's: its first frame's names stand for them).
 // --denoise: every feature, so that a denoised EXR can be resumed.
-std::vector<Aov> check_feature_flags(const RenderArgs& a, const std::string& output, const std::string& hdr,
-                                     bool sequence) {
-    if (a.denoise && sequence) throw Error("--denoise: not with --frames (it denoises one image)");
+std::vector<Aov> check_feature_flags(const RenderArgs& a, const std::string& output, const std::string& hdr) {
     std::vector<Aov> aovs = a.denoise ? std::vector<Aov>{Aov::kAlbedo, Aov::kNormal, Aov::kDepth} : std::vector<Aov>{};
     if (a.aov.empty()) return aovs;
     std::vector<Aov> asked = parse_aov_list(a.aov);
-    if (sequence) throw Error("--aov: not with --frames (it writes the features of one image)");
     if (image_extension(output) != ".exr" && image_extension(hdr) != ".exr")
         throw Error("--aov " + a.aov + ": the features are layers of an EXR: give -o or --hdr a .exr file");
     return a.denoise ? aovs : asked;
@@ -169,7 +166,7 @@ PreparedRender prepare_render(const RenderArgs& a, Ranks& ranks) {
     }
     if (!a.reference.empty() && sequence) throw Error("--reference: not with --frames (it measures one image)");
     check_long_render_flags(a, ranks, sequence);
-    p.aovs = check_feature_flags(a, output, hdr, sequence);
+    p.aovs = check_feature_flags(a, output, hdr);
     if (!a.reference.empty() && lead) check_reference_path(a.reference);
     int w = 0, h = 0;
     if (!a.res.empty()) parse_resolution(a.res, &w, &h);
@@ -358,7 +355,7 @@ int run_render(const RenderArgs& a, Ranks& ranks) {
     Backend* backend = p.backend.get();
     std::vector<OutputFile>& outputs = p.outputs;
     if (p.camera_path) {
-        SequenceOutputs seq{a.output, a.hdr, a.stats, p.look, p.inputs};
+        SequenceOutputs seq{a.output, a.hdr, a.stats, p.look, p.inputs, p.aovs, p.denoiser.get()};
         return run_sequence(*backend, scene, rs, *p.camera_path, a.frames, seq);
     }
     const uint64_t pixels = static_cast<uint64_t>(rs.width) * rs.height;

@@ -64,6 +64,7 @@ int run_sequence(Backend& backend, const Scene& scene, const RenderSettings& set
     };
     double writing = 0.0;
     unsigned writers = 0;
+    std::mutex denoiser_mutex;  // one denoiser (a GPU's buffers) for every writer
     {
         FrameWriter writer(frame_writer_threads());
         writers = writer.threads();
@@ -72,18 +73,31 @@ int run_sequence(Backend& backend, const Scene& scene, const RenderSettings& set
             [&](const SequenceFrame& f, RenderOutput& r) {
                 // The writers divide the sums (the render loop only copies them out): at 512x512 and up the
                 // division costs the loop more than the GPU's frame.
-                writer.add([&out, &written, &spares_mutex, &spares, index = f.index,
+                writer.add([&out, &written, &spares_mutex, &spares, &denoiser_mutex, index = f.index,
                             acc = std::move(r.accumulation)]() mutable {
                     Image image = resolve_accumulation(acc);
+                    FeatureImages features = out.aovs.empty() ? FeatureImages{} : resolve_features(acc);
                     {
                         std::lock_guard<std::mutex> lock(spares_mutex);
                         spares.push_back(std::move(acc));
                     }
+                    Image noisy;
+                    if (out.denoiser) {
+                        std::lock_guard<std::mutex> lock(denoiser_mutex);
+                        noisy = std::move(image);
+                        image = out.denoiser->denoise(noisy, features);
+                    }
+                    // An EXR frame carries the features' layers (and, denoised, the render itself).
+                    auto encode = [&](const std::string& path, const Look& look) {
+                        if (!out.aovs.empty() && image_extension(path) == ".exr")
+                            return encode_exr_with_aovs(image, {}, features, out.aovs, out.denoiser ? &noisy : nullptr);
+                        return encode_image(path, image, look);
+                    };
                     std::vector<OutputFile> files = {{"-o", frame_path(out.image_pattern, index), {}}};
-                    files[0].bytes = encode_image(files[0].path, image, out.look);
+                    files[0].bytes = encode(files[0].path, out.look);
                     if (!out.hdr_pattern.empty()) {
                         std::string hdr = frame_path(out.hdr_pattern, index);
-                        files.push_back({"--hdr", hdr, encode_image(hdr, image)});
+                        files.push_back({"--hdr", hdr, encode(hdr, Look{})});
                     }
                     write_outputs(files, out.inputs);
                     ++written;

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "render/backend.h"
+#include "render/denoise/denoiser.h"
+#include "render/image/aov.h"
 #include "render/scene/camera_path.h"
 
 namespace pkrt {
@@ -26,6 +28,8 @@ struct SequenceOutputs {
     std::string image_pattern, hdr_pattern, stats;  // -o (any image type), --hdr, --stats
     Look look;                                      // of the PNGs
     std::vector<SceneInput> inputs;                 // never overwritten
+    std::vector<Aov> aovs;                          // --aov: layers of the EXR frames
+    Denoiser* denoiser = nullptr;                   // --denoise: every frame denoised (EXRs keep the render too)
 };
 
 // Renders and writes the sequence, with progress and a summary (info). Returns the exit code.

@@ -158,7 +158,8 @@ RenderStats render_sequence(Backend& backend, const Scene& scene, const RenderSe
     RenderStats total;
     SequenceTiming local;
     SequenceTiming& time = timing ? *timing : local;
-    backend.set_queue_ahead(true);
+    // Frames queued ahead hand over their packed images, which carry no features: with them, one at a time.
+    backend.set_queue_ahead(!settings.features);
     struct QueueAheadOff {
         Backend& b;
         ~QueueAheadOff() {
