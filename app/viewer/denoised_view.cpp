@@ -9,11 +9,16 @@ bool DenoisedView::due(uint32_t generation) const {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - last_).count() >= kRefreshMs;
 }
 
-bool DenoisedView::refresh(const Backend& backend, uint32_t generation) {
+bool DenoisedView::refresh(const Backend& backend, const RenderSettings& settings, uint32_t generation) {
     auto t0 = std::chrono::steady_clock::now();
+    if (backend.holds_device(settings)) {
+        why_ = "not beside a kernel that holds the GPU (resident mode): the denoiser's kernels would wait for it";
+        shown_ = false;
+        return false;
+    }
     backend.accumulation(acc_);
     if (acc_.features.empty()) {
-        why_ = "no feature buffers in this mode's frames (resident mode packs radiance alone)";
+        why_ = "no feature buffers in these frames";
         shown_ = false;
         return false;
     }

@@ -22,9 +22,9 @@ public:
     // Whether the image of `generation` is due for a refresh now.
     bool due(uint32_t generation) const;
     // Denoises the backend's accumulation into rgba (width x height RGBA32F, a = 1, so the display's
-    // division leaves it as it is). False, with why() saying so, where the accumulation has no features
-    // (a resident kernel's packed frames do not carry them).
-    bool refresh(const Backend& backend, uint32_t generation);
+    // division leaves it as it is). False, with why() saying so, where frames of `settings` keep a kernel
+    // on the device (no denoising kernel could run beside it) or the accumulation has no features.
+    bool refresh(const Backend& backend, const RenderSettings& settings, uint32_t generation);
     const std::vector<float>& rgba() const { return rgba_; }
     int width() const { return width_; }
     int height() const { return height_; }
