@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "app/limit_options.h"
+#include "app/view_options.h"
 #include "app/sequence_cli.h"
 #include "render/backend.h"
 #include "render/checkpoint.h"
@@ -50,7 +51,7 @@ struct PreparedRender {
 // --aov: features go to the EXR outputs (a sequence's: its first frame's names stand for them).
 // --denoise: every feature, so that a denoised EXR can be resumed.
 std::vector<Aov> check_feature_flags(const RenderArgs& a, const std::string& output, const std::string& hdr) {
-    std::vector<Aov> aovs = a.denoise ? std::vector<Aov>{Aov::kAlbedo, Aov::kNormal, Aov::kDepth} : std::vector<Aov>{};
+    std::vector<Aov> aovs = a.denoise ? kAllAovs : std::vector<Aov>{};
     if (a.aov.empty()) return aovs;
     std::vector<Aov> asked = parse_aov_list(a.aov);
     if (image_extension(output) != ".exr" && image_extension(hdr) != ".exr")
@@ -299,10 +300,9 @@ void encode_images(const RenderArgs& a, const PreparedRender& p, const Image& im
         log_info("exposure auto: %+.2f stops", look.exposure_stops);
     }
     for (auto& o : outputs) {
-        if (o.flag != "-o" && o.flag != "--hdr") continue;
-        if (!p.aovs.empty() && image_extension(o.path) == ".exr")
-            o.bytes = encode_exr_with_aovs(image, attributes, features, p.aovs, noisy);
-        else o.bytes = encode_image(o.path, image, o.flag == "-o" ? look : Look{}, attributes);
+        if (o.flag == "-o" || o.flag == "--hdr")
+            o.bytes =
+                encode_output_image(o.path, image, o.flag == "-o" ? look : Look{}, attributes, features, p.aovs, noisy);
     }
 }
 
@@ -415,7 +415,6 @@ CLI::App* add_render_command(CLI::App& app, RenderArgs* a) {
     add_bvh_options(render, &a->bvh);
     render->add_option("--set", a->set,
                        "Scheduler setting KEY=VALUE for experiments (repeatable; see pkrt help-settings)");
-    render->add_option("--seed", a->seed, "Random seed")->capture_default_str();
     render->add_option("--hdr", a->hdr, "Also write linear radiance to .exr, .pfm or .hdr");
     render->add_flag("--denoise", a->denoise,
                      "Denoise the outputs (a-trous guided by albedo, normal and depth); EXRs keep the render as their "
@@ -424,13 +423,11 @@ CLI::App* add_render_command(CLI::App& app, RenderArgs* a) {
                        "Feature layers of the EXR outputs: any of albedo,normal,depth (named as Blender names them: "
                        "Denoising Albedo, Denoising Normal, Depth)");
     render->add_option("--stats", a->stats, "Write render statistics as JSON");
-    render->add_option("--env", a->env,
-                       "Light the scene with this environment map (.hdr or .exr) instead of its own environment");
+    add_view_options(render, &a->camera, &a->env, &a->seed);
     render->add_option("--frames", a->frames,
                        "Render an image sequence of N frames (-o out_%04d.png or .exr, with --camera-path)");
     render->add_option("--camera-path", a->camera_path,
                        "Sequence cameras: orbit[:DEGREES] about the up axis, or a keyframe .json");
-    render->add_option("--camera", a->camera, "A camera of the scene file (glTF) by index or name; default: its first");
     render->add_option("--exposure", a->exposure,
                        "A PNG's exposure: stops, or auto (the image's log-average luminance to mid grey); default: "
                        "the scene's, else 0. Linear outputs stay radiance");

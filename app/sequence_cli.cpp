@@ -89,9 +89,8 @@ int run_sequence(Backend& backend, const Scene& scene, const RenderSettings& set
                     }
                     // An EXR frame carries the features' layers (and, denoised, the render itself).
                     auto encode = [&](const std::string& path, const Look& look) {
-                        if (!out.aovs.empty() && image_extension(path) == ".exr")
-                            return encode_exr_with_aovs(image, {}, features, out.aovs, out.denoiser ? &noisy : nullptr);
-                        return encode_image(path, image, look);
+                        return encode_output_image(path, image, look, {}, features, out.aovs,
+                                                   out.denoiser ? &noisy : nullptr);
                     };
                     std::vector<OutputFile> files = {{"-o", frame_path(out.image_pattern, index), {}}};
                     files[0].bytes = encode(files[0].path, out.look);

@@ -22,8 +22,22 @@ struct FeatureSample {
     float weight;  // 1 where the write holds an albedo and normal, else 0
 };
 
-// Floats per pixel of a feature buffer: the sums of albedo (3), normal (3), depth and weight.
+// Floats per pixel of a feature buffer: the sums of albedo (3), normal (3), depth and weight, at these
+// offsets.
 constexpr int kFeatureFloats = 8;
+constexpr int kFeatureAlbedo = 0, kFeatureNormal = 3, kFeatureDepth = 6, kFeatureWeight = 7;
+
+// What a sample adds to its pixel's feature sums, in the buffer's order.
+PKRT_HD void feature_floats(const FeatureSample& s, float (&v)[kFeatureFloats]) {
+    v[kFeatureAlbedo + 0] = s.albedo.x;
+    v[kFeatureAlbedo + 1] = s.albedo.y;
+    v[kFeatureAlbedo + 2] = s.albedo.z;
+    v[kFeatureNormal + 0] = s.normal.x;
+    v[kFeatureNormal + 1] = s.normal.y;
+    v[kFeatureNormal + 2] = s.normal.z;
+    v[kFeatureDepth] = s.depth;
+    v[kFeatureWeight] = s.weight;
+}
 
 // PathState::flags
 constexpr uint16_t kPathFeaturesWritten = 1u;

@@ -11,6 +11,7 @@
 #include "render/error.h"
 #include "render/scheduler_options.h"
 #include "app/limit_options.h"
+#include "app/view_options.h"
 #include "render/image/image.h"
 #include "render/scene/render_limits.h"
 
@@ -35,10 +36,7 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
         "--target-error", o->target_error,
         "Stop when converged: adaptive rounds until every pixel's estimated relative error is at most E (0: off)");
     app.add_flag("--spp-map", o->spp_map, "Show the samples-per-pixel map over the image");
-    app.add_option("--camera", o->camera, "A camera of the scene file (glTF) by index or name; default: its first");
-    app.add_option("--env", o->env,
-                   "Light the scene with this environment map (.hdr or .exr) instead of its own environment");
-    app.add_option("--seed", o->seed, "Random seed")->capture_default_str();
+    pkrt::add_view_options(&app, &o->camera, &o->env, &o->seed);
     app.add_option("--bookmarks", o->bookmarks, "Camera bookmarks file: Ctrl+1..9 save the view, 1..9 recall it")
         ->capture_default_str();
     app.add_flag("--denoise", o->denoise,

@@ -45,8 +45,7 @@ void save_accumulation_exr(const std::string& path, const Backend& backend, Deno
     }
     FeatureImages f = resolve_features(acc);
     Image denoised = denoiser->denoise(image, f);
-    write_file_atomically(path,
-                          encode_exr_with_aovs(denoised, {}, f, {Aov::kAlbedo, Aov::kNormal, Aov::kDepth}, &image));
+    write_file_atomically(path, encode_exr_with_aovs(denoised, {}, f, kAllAovs, &image));
 }
 
 }  // namespace pkrt::viewer

@@ -31,16 +31,14 @@ __device__ __forceinline__ unsigned sm_id() {
 __device__ __forceinline__ void add_features(const DeviceFramebuffer& fb, uint32_t pixel, const FeatureSample& fs) {
     if (!fb.features) return;
     if (pixel >= fb.pixels) pixel -= fb.pixels;
-    float4* p = reinterpret_cast<float4*>(fb.features + kFeatureFloats * static_cast<size_t>(pixel));
-    float4 a = make_float4(fs.albedo.x, fs.albedo.y, fs.albedo.z, fs.normal.x);
-    float4 b = make_float4(fs.normal.y, fs.normal.z, fs.depth, fs.weight);
+    float* p = fb.features + kFeatureFloats * static_cast<size_t>(pixel);
+    float v[kFeatureFloats];
+    feature_floats(fs, v);
 #if __CUDA_ARCH__ >= 900  // vector atomics: two instead of eight
-    atomicAdd(p, a);
-    atomicAdd(p + 1, b);
+    atomicAdd(reinterpret_cast<float4*>(p), make_float4(v[0], v[1], v[2], v[3]));
+    atomicAdd(reinterpret_cast<float4*>(p) + 1, make_float4(v[4], v[5], v[6], v[7]));
 #else
-    float* q = reinterpret_cast<float*>(p);
-    const float v[kFeatureFloats] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-    for (int i = 0; i < kFeatureFloats; ++i) atomicAdd(q + i, v[i]);
+    for (int i = 0; i < kFeatureFloats; ++i) atomicAdd(p + i, v[i]);
 #endif
 }
 

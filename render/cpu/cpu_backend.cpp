@@ -244,8 +244,8 @@ private:
     struct FeatureSum {
         float f[kFeatureFloats] = {};
         void add(const FeatureSample& s) {
-            const float v[kFeatureFloats] = {s.albedo.x, s.albedo.y, s.albedo.z, s.normal.x,
-                                             s.normal.y, s.normal.z, s.depth,    s.weight};
+            float v[kFeatureFloats];
+            feature_floats(s, v);
             for (int i = 0; i < kFeatureFloats; ++i) f[i] += v[i];
         }
         void add_to(float* dst) const {

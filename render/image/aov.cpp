@@ -72,11 +72,11 @@ FeatureImages resolve_features(const Accumulation& a) {
     if (!interleaved && a.counts.size() != n) throw Error("internal: an accumulation without its sample counts");
     for (size_t i = 0; i < n; ++i) {
         const float* s = &a.features[kFeatureFloats * i];
-        float inv = s[7] > 0.0f ? 1.0f / s[7] : 0.0f;
-        f.albedo.pixels[i] = Vec3{s[0], s[1], s[2]} * inv;
-        f.normal.pixels[i] = Vec3{s[3], s[4], s[5]} * inv;
+        const float w = s[kFeatureWeight], inv = w > 0.0f ? 1.0f / w : 0.0f;
+        f.albedo.pixels[i] = Vec3{s[kFeatureAlbedo], s[kFeatureAlbedo + 1], s[kFeatureAlbedo + 2]} * inv;
+        f.normal.pixels[i] = Vec3{s[kFeatureNormal], s[kFeatureNormal + 1], s[kFeatureNormal + 2]} * inv;
         float count = interleaved ? a.rgba[4 * i + 3] : static_cast<float>(a.counts[i]);
-        f.depth.pixels[i] = splat(count > 0.0f ? s[6] / count : 0.0f);
+        f.depth.pixels[i] = splat(count > 0.0f ? s[kFeatureDepth] / count : 0.0f);
     }
     return f;
 }
@@ -158,6 +158,14 @@ void read_layers(const std::string& path, int width, int height, const std::vect
 }
 
 }  // namespace
+
+std::string encode_output_image(const std::string& path, const Image& image, const Look& look,
+                                const ExrAttributes& attributes, const FeatureImages& features,
+                                const std::vector<Aov>& aovs, const Image* noisy) {
+    if (!aovs.empty() && image_extension(path) == ".exr")
+        return encode_exr_with_aovs(image, attributes, features, aovs, noisy);
+    return encode_image(path, image, look, attributes);
+}
 
 FeatureImages read_aov_layers(const std::string& path, int width, int height, const std::vector<Aov>& aovs) {
     FeatureImages f;

@@ -15,6 +15,8 @@ enum class Aov { kAlbedo, kNormal, kDepth };
 
 // The names --aov takes, in the order of Aov.
 inline const std::vector<std::string> kAovNames = {"albedo", "normal", "depth"};
+// Every one: what a denoised EXR carries, so that it can be resumed.
+inline const std::vector<Aov> kAllAovs = {Aov::kAlbedo, Aov::kNormal, Aov::kDepth};
 
 // "albedo,normal" -> the list, each once, in the order given; an Error names the flag and the value.
 std::vector<Aov> parse_aov_list(const std::string& text);
@@ -26,6 +28,12 @@ FeatureImages resolve_features(const Accumulation& a);
 // `noisy` (may be null): a denoised render's own radiance, as the layer "Noisy Image.R/G/B" (Blender's).
 std::string encode_exr_with_aovs(const Image& image, const ExrAttributes& attributes, const FeatureImages& features,
                                  const std::vector<Aov>& aovs, const Image* noisy = nullptr);
+
+// An output image by the extension of `path`, as encode_image writes it; an EXR with the layers of `aovs`
+// (and `noisy`) where there are any.
+std::string encode_output_image(const std::string& path, const Image& image, const Look& look,
+                                const ExrAttributes& attributes, const FeatureImages& features,
+                                const std::vector<Aov>& aovs, const Image* noisy = nullptr);
 
 // The layers of `aovs` in an EXR (of width x height, as --resume reads it); the others stay black. An
 // Error names the file and the first layer it lacks.
