@@ -58,15 +58,20 @@ PKRT_HD Vec3 demodulation_albedo(Vec3 albedo) {
                 fmaxf(albedo.z, kDemodulateFloor)};
 }
 
+// The image to denoise and its features (kernels/features.h), a Vec3 a pixel each (depth in every
+// component).
+struct DenoiseInputs {
+    const Vec3 *color, *albedo, *normal, *depth;
+};
+
 // Step 1 for pixel i: radiance over albedo, and the guide.
-PKRT_HD void denoise_prepare(const Vec3* color, const Vec3* albedo, const Vec3* normal, const Vec3* depth,
-                             DenoiseTexel* texel, DenoiseGuide* guide, size_t i) {
-    Vec3 a = demodulation_albedo(albedo[i]);
-    Vec3 c = color[i];
+PKRT_HD void denoise_prepare(const DenoiseInputs& in, DenoiseTexel* texel, DenoiseGuide* guide, size_t i) {
+    Vec3 a = demodulation_albedo(in.albedo[i]);
+    Vec3 c = in.color[i];
     texel[i] = DenoiseTexel{Vec3{c.x / a.x, c.y / a.y, c.z / a.z}, 0.0f};
-    Vec3 n = normal[i];
+    Vec3 n = in.normal[i];
     float len = length(n);
-    guide[i] = DenoiseGuide{len > 1e-3f ? n * (1.0f / len) : splat(0.0f), depth[i].x};
+    guide[i] = DenoiseGuide{len > 1e-3f ? n * (1.0f / len) : splat(0.0f), in.depth[i].x};
 }
 
 // The guide's depth slope at (x, y): of the two neighbours along each axis the nearer in depth (an
@@ -195,9 +200,9 @@ PKRT_HD DenoiseTexel denoise_atrous(const DenoiseTexel* in, const DenoiseFrame& 
 }
 
 // Step 4 for pixel i: the texture back.
-PKRT_HD Vec3 denoise_finish(const DenoiseTexel* in, const Vec3* albedo, size_t i) {
-    Vec3 a = demodulation_albedo(albedo[i]);
-    Vec3 c = in[i].rgb;
+PKRT_HD Vec3 denoise_finish(const DenoiseTexel* texel, const DenoiseInputs& in, size_t i) {
+    Vec3 a = demodulation_albedo(in.albedo[i]);
+    Vec3 c = texel[i].rgb;
     return Vec3{c.x * a.x, c.y * a.y, c.z * a.z};
 }
 

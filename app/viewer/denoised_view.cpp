@@ -9,7 +9,13 @@ bool DenoisedView::due(uint32_t generation) const {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - last_).count() >= kRefreshMs;
 }
 
-bool DenoisedView::refresh(const Backend& backend, const RenderSettings& settings, uint32_t generation) {
+void DenoisedView::set_temporal(bool on) {
+    if (!on) history_.clear();
+    temporal_ = on;
+}
+
+bool DenoisedView::refresh(const Backend& backend, const RenderSettings& settings, uint32_t generation,
+                           const CameraSpec& camera, uint32_t content) {
     auto t0 = std::chrono::steady_clock::now();
     if (backend.holds_device(settings)) {
         why_ = "not beside a kernel that holds the GPU (resident mode): the denoiser's kernels would wait for it";
@@ -24,7 +30,19 @@ bool DenoisedView::refresh(const Backend& backend, const RenderSettings& setting
     }
     why_.clear();
     Image image = resolve_accumulation(acc_);
-    Image out = denoiser(backend).denoise(image, resolve_features(acc_));
+    FeatureImages features = resolve_features(acc_);
+    if (content != content_) history_.clear();
+    content_ = content;
+    reused_ = 0.0;
+    if (temporal_) {
+        if (generation != generation_) history_.next_view();
+        image = history_.blend(image, accumulation_samples(acc_), features,
+                               make_camera_view(camera, acc_.width, acc_.height));
+        reused_ = image.pixels.empty()
+                      ? 0.0
+                      : static_cast<double>(history_.reused()) / static_cast<double>(image.pixels.size());
+    }
+    Image out = denoiser(backend).denoise(image, features);
     width_ = out.width;
     height_ = out.height;
     rgba_.resize(4 * out.pixels.size());

@@ -2,7 +2,8 @@
 // (render/denoise/denoiser.h), shown in place of the accumulation. The accumulation itself is never
 // touched: samples keep adding to it, and each refresh denoises the newest. A refresh reads the
 // accumulation and its features back, so it runs at most every kRefreshMs (the first image of a new
-// view at once).
+// view at once). While the camera moves, each new view's image takes in the ones before it, reprojected
+// (render/denoise/temporal.h: SVGF's temporal step), unless set_temporal(false).
 #pragma once
 
 #include <chrono>
@@ -12,6 +13,8 @@
 
 #include "render/backend.h"
 #include "render/denoise/denoiser.h"
+#include "render/denoise/temporal.h"
+#include "render/scene/scene.h"
 
 namespace pkrt::viewer {
 
@@ -24,7 +27,13 @@ public:
     // Denoises the backend's accumulation into rgba (width x height RGBA32F, a = 1, so the display's
     // division leaves it as it is). False, with why() saying so, where frames of `settings` keep a kernel
     // on the device (no denoising kernel could run beside it) or the accumulation has no features.
-    bool refresh(const Backend& backend, const RenderSettings& settings, uint32_t generation);
+    // `camera` is the view of `generation`; `content` counts what the image shows besides the camera
+    // (ProgressiveRenderer::content): another content starts the temporal history again.
+    bool refresh(const Backend& backend, const RenderSettings& settings, uint32_t generation, const CameraSpec& camera,
+                 uint32_t content);
+    void set_temporal(bool on);
+    // Of the last refresh: the fraction of its pixels that took something from the views before.
+    double reused() const { return reused_; }
     const std::vector<float>& rgba() const { return rgba_; }
     int width() const { return width_; }
     int height() const { return height_; }
@@ -45,8 +54,10 @@ private:
     int width_ = 0, height_ = 0;
     double ms_ = 0.0;
     std::string device_, why_;
-    bool shown_ = false;
-    uint32_t generation_ = 0;
+    bool shown_ = false, temporal_ = true;
+    uint32_t generation_ = 0, content_ = 0;
+    double reused_ = 0.0;
+    TemporalHistory history_;
     std::chrono::steady_clock::time_point last_{};
     Accumulation acc_;  // kept: its vectors' memory is reused
 };

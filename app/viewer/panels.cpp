@@ -182,6 +182,13 @@ void Panels::render_section(ViewSettings& s, const PanelData& d) {
     help_marker(
         "Shows the accumulation denoised: a-trous guided by albedo, normal and depth, as pkrt render --denoise. The "
         "samples keep adding to the accumulation; the denoised image is refreshed from it every 100 ms.");
+    if (s.denoise) {
+        ImGui::Checkbox("temporal reuse", &s.temporal);
+        help_marker(
+            "While the camera moves, each new view's few samples are blended with the views before it, carried to the "
+            "pixels that show the same surface (SVGF's temporal step). Off: each view is denoised from its own "
+            "samples alone.");
+    }
     if (s.denoise && !d.denoise_note.empty()) ImGui::TextWrapped("%s", d.denoise_note.c_str());
     ImGui::Checkbox("samples per pixel map", &s.spp_map);
     help_marker(

@@ -21,6 +21,7 @@ void ProgressiveRenderer::set_backend(Backend* backend) {
 void ProgressiveRenderer::set_scene(const Scene* scene) {
     drain();
     scene_ = scene;
+    ++content_;
     if (scene_) camera_ = scene_->camera;
     if (backend_ && scene_) backend_->set_scene(*scene_);
     stale_ = true;
@@ -49,6 +50,7 @@ void ProgressiveRenderer::set_mode(std::optional<SchedulerMode> mode) {
 void ProgressiveRenderer::set_max_depth(int max_depth) {
     if (max_depth == settings_.max_depth) return;
     settings_.max_depth = max_depth;
+    ++content_;
     stale_ = true;
 }
 
@@ -113,6 +115,7 @@ void ProgressiveRenderer::submit(uint32_t spp) {
         reset_height_ = settings_.height;
         next_sample_ = 0;
         ++generation_;
+        image_camera_ = camera_;
         stale_ = false;
         cancel_sent_ = false;
         restart_ = false;

@@ -73,6 +73,11 @@ public:
     void drain();
     // Counts images: increases with every reset of the accumulation.
     uint32_t generation() const { return generation_; }
+    // Counts what the images show apart from the camera (the scene, the max depth): a new view of the
+    // same content may reuse the last one's pixels (the denoiser's temporal step), another content not.
+    uint32_t content() const { return content_; }
+    // The camera of the image of generation() (a move since then is the next image's).
+    const CameraSpec& image_camera() const { return image_camera_; }
 
     bool stale() const { return stale_; }
     // Samples per pixel so far: every pixel's, or their mean in adaptive rounds.
@@ -97,7 +102,7 @@ public:
 private:
     Backend* backend_ = nullptr;
     const Scene* scene_ = nullptr;
-    CameraSpec camera_;
+    CameraSpec camera_, image_camera_;
     RenderSettings settings_;
     struct InFlight {
         std::chrono::steady_clock::time_point submitted;
@@ -112,7 +117,7 @@ private:
     uint64_t adaptive_samples_ = 0;
     double converged_fraction_ = 0.0;
     uint32_t next_sample_ = 0;
-    uint32_t generation_ = 0;
+    uint32_t generation_ = 0, content_ = 0;
     int reset_width_ = 0, reset_height_ = 0;  // the accumulation's size
     bool stale_ = true;
     bool cancel_sent_ = false;  // the frames in flight were cancelled for the coming reset

@@ -228,7 +228,10 @@ PanelData ViewerApp::panel_data() const {
     if (!denoised_.why().empty()) d.denoise_note = denoised_.why();
     else if (!denoised_.device().empty())
         d.denoise_note = "on the " + denoised_.device() + ": " +
-                         std::to_string(static_cast<int>(denoised_.ms() + 0.5)) + " ms a refresh, read-back included";
+                         std::to_string(static_cast<int>(denoised_.ms() + 0.5)) + " ms a refresh, read-back included" +
+                         (view_.temporal ? ", " + std::to_string(static_cast<int>(100.0 * denoised_.reused() + 0.5)) +
+                                               "% of pixels from the views before"
+                                         : "");
     d.scene_radius = camera_.bounds().radius();
     return d;
 }

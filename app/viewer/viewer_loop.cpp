@@ -345,7 +345,9 @@ ViewerApp::ImageArea ViewerApp::framebuffer_area() const {
 bool ViewerApp::show_denoised(uint32_t generation) {
     bool fits = denoised_.width() == upload_->width() && denoised_.height() == upload_->height();
     if (denoised_up_ && fits && !denoised_.due(generation)) return true;
-    denoised_up_ = denoised_.refresh(*backend_, progressive_.settings(), generation);
+    denoised_.set_temporal(view_.temporal);
+    denoised_up_ = denoised_.refresh(*backend_, progressive_.settings(), generation, progressive_.image_camera(),
+                                     progressive_.content());
     if (denoised_up_) upload_->upload_rgba(denoised_.rgba().data());
     return denoised_up_;
 }

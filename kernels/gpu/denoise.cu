@@ -17,7 +17,7 @@ __device__ __forceinline__ bool pixel_of_thread(int w, int h, int& x, int& y) {
 __global__ void denoise_prepare_kernel(DenoiseBuffers b, int w, int h) {
     int x, y;
     if (!pixel_of_thread(w, h, x, y)) return;
-    denoise_prepare(b.color, b.albedo, b.normal, b.depth, b.b, b.guide, static_cast<size_t>(y) * w + x);
+    denoise_prepare(b.in, b.b, b.guide, static_cast<size_t>(y) * w + x);
 }
 
 __global__ void denoise_slope_kernel(DenoiseBuffers b, int w, int h) {
@@ -52,7 +52,7 @@ __global__ void denoise_finish_kernel(const DenoiseTexel* in, DenoiseBuffers b, 
     int x, y;
     if (!pixel_of_thread(w, h, x, y)) return;
     size_t i = static_cast<size_t>(y) * w + x;
-    b.out[i] = denoise_finish(in, b.albedo, i);
+    b.out[i] = denoise_finish(in, b.in, i);
 }
 
 }  // namespace

@@ -9,8 +9,8 @@
 namespace pkrt {
 
 struct DenoiseBuffers {
-    const Vec3 *color, *albedo, *normal, *depth;  // the image and its features, width x height each
-    DenoiseTexel *a, *b;                          // ping-pong
+    DenoiseInputs in;     // the image and its features, width x height each
+    DenoiseTexel *a, *b;  // ping-pong
     DenoiseGuide* guide;
     float* slope;
     float* smooth;  // the first pass's luminance (denoise_smooth_luminance)

@@ -50,8 +50,13 @@ public:
         up(albedo_, f.albedo);
         up(normal_, f.normal);
         up(depth_, f.depth);
-        DenoiseBuffers b{color_.get(), albedo_.get(), normal_.get(), depth_.get(),  a_.get(),
-                         b_.get(),     guide_.get(),  slope_.get(),  smooth_.get(), out_.get()};
+        DenoiseBuffers b{{color_.get(), albedo_.get(), normal_.get(), depth_.get()},
+                         a_.get(),
+                         b_.get(),
+                         guide_.get(),
+                         slope_.get(),
+                         smooth_.get(),
+                         out_.get()};
         check(cudaEventRecord(start_, stream_), "denoise");
         check(launch_denoise(b, color.width, color.height, params, stream_), "denoise");
         check(cudaEventRecord(end_, stream_), "denoise");

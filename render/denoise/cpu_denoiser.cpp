@@ -14,6 +14,10 @@ void check_denoise_inputs(const Image& color, const FeatureImages& f) {
             throw Error("internal: denoising an image without features of its size");
 }
 
+DenoiseInputs denoise_inputs(const Image& color, const FeatureImages& f) {
+    return DenoiseInputs{color.pixels.data(), f.albedo.pixels.data(), f.normal.pixels.data(), f.depth.pixels.data()};
+}
+
 namespace {
 
 class CpuDenoiser final : public Denoiser {
@@ -40,10 +44,8 @@ public:
                 },
                 threads_);
         };
-        rows([&](int x, int y) {
-            denoise_prepare(color.pixels.data(), features.albedo.pixels.data(), features.normal.pixels.data(),
-                            features.depth.pixels.data(), b.data(), guide.data(), static_cast<size_t>(y) * w + x);
-        });
+        const DenoiseInputs in = denoise_inputs(color, features);
+        rows([&](int x, int y) { denoise_prepare(in, b.data(), guide.data(), static_cast<size_t>(y) * w + x); });
         rows([&](int x, int y) { slope[static_cast<size_t>(y) * w + x] = denoise_slope(guide.data(), w, h, x, y); });
         const DenoiseFrame frame{w, h, guide.data(), slope.data(), nullptr};
         rows(
@@ -63,7 +65,7 @@ public:
         Image out = color;
         rows([&](int x, int y) {
             size_t i = static_cast<size_t>(y) * w + x;
-            out.pixels[i] = denoise_finish(a.data(), features.albedo.pixels.data(), i);
+            out.pixels[i] = denoise_finish(a.data(), in, i);
         });
         last_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         return out;

@@ -26,5 +26,7 @@ std::unique_ptr<Denoiser> make_cpu_denoiser(unsigned threads = 0);
 
 // An Error unless `features` are the size of `color` (internal: the caller resolved both).
 void check_denoise_inputs(const Image& color, const FeatureImages& features);
+// The pointers the per-pixel steps read (kernels/denoise.h).
+DenoiseInputs denoise_inputs(const Image& color, const FeatureImages& features);
 
 }  // namespace pkrt

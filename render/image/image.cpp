@@ -130,6 +130,15 @@ Image resolve_accumulation(const Accumulation& a) {
     return img;
 }
 
+std::vector<float> accumulation_samples(const Accumulation& a) {
+    size_t n = static_cast<size_t>(a.width) * a.height;
+    bool interleaved = a.rgba.size() == 4 * n;
+    if (!interleaved && a.counts.size() != n) throw Error("internal: an accumulation without its sample counts");
+    std::vector<float> out(n);
+    for (size_t i = 0; i < n; ++i) out[i] = interleaved ? a.rgba[4 * i + 3] : static_cast<float>(a.counts[i]);
+    return out;
+}
+
 void expand_preview(Accumulation& a, int block) {
     if (block <= 1) return;
     Accumulation full;

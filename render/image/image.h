@@ -40,6 +40,8 @@ struct Accumulation {
 };
 // Mean radiance per pixel (0 where no sample landed).
 Image resolve_accumulation(const Accumulation& a);
+// Samples per pixel of an accumulation (what resolve_accumulation divides by).
+std::vector<float> accumulation_samples(const Accumulation& a);
 
 // An accumulation's features (kernels/features.h) as images: mean albedo, mean normal (not renormalised,
 // as denoisers take it: shorter than 1 where a pixel's samples saw several orientations; 0 where none

@@ -1,0 +1,107 @@
+// The denoiser's temporal step (SVGF, Schied et al. 2017): while the camera moves, each new view starts
+// with a handful of samples, so the image to denoise takes in what the views before it left, carried
+// to the pixels that show the same surface now. Per pixel of the new view:
+//
+//   reproject  the pixel's surface point (its depth along the view axis, through the pixel's centre)
+//              projected into the previous view; of the four history pixels around that position the
+//              ones that show the same surface (normal and depth alike) are blended bilinearly
+//   blend      the pixel's own mean and the history's, each weighted by the samples behind it, the
+//              history's capped (SVGF's exponential moving average, counted in samples): an old view's
+//              error, blurred by each reprojection, fades within a few frames
+//
+// Both work on demodulated radiance (kernels/denoise.h), so a texture moves with its surface and is
+// never smeared by the history. The blend keeps its sample count, which the next view's blend weighs.
+#pragma once
+
+#include "kernels/denoise.h"
+#include "kernels/shading/camera.h"
+
+namespace pkrt {
+
+// The history a view leaves for the next: its demodulated radiance, the surfaces it shows, and how
+// many samples stand behind each pixel (0: none).
+struct TemporalFrame {
+    CameraView camera;
+    int width, height;
+    const Vec3* radiance;
+    const DenoiseGuide* guide;
+    const float* samples;
+};
+
+struct TemporalParams {
+    float max_history = 8.0f;  // samples the history counts for at most (SVGF's alpha 0.2 is ~4 frames)
+    float min_cos = 0.9f;      // normals this alike show the same surface
+    float depth_tolerance = 0.03f;  // relative to the depth, plus the history pixel's depth slope
+};
+
+struct TemporalSample {
+    Vec3 radiance;
+    float samples;  // 0: nothing in the history shows this pixel's surface
+};
+
+// Where `point` lands in `c`'s image of width x height, in pixels (pixel (x, y)'s centre at x, y), and
+// its depth along the view axis; false behind the camera. The inverse of camera_ray's pinhole ray.
+PKRT_HD bool project_point(const CameraView& c, int width, int height, Vec3 point, float& px, float& py, float& z) {
+    Vec3 v = point - c.eye;
+    z = dot(v, c.forward);
+    if (!(z > 1e-6f)) return false;
+    float sx = dot(v, c.right) / (z * c.tan_half_fov_y * c.aspect);
+    float sy = dot(v, c.up) / (z * c.tan_half_fov_y);
+    px = (sx + 1.0f) * 0.5f * static_cast<float>(width) - 0.5f;
+    py = (1.0f - sy) * 0.5f * static_cast<float>(height) - 0.5f;
+    return true;
+}
+
+// The surface point pixel (x, y) of `c` shows at view-axis depth `depth` (through the pixel's centre).
+PKRT_HD Vec3 unproject_pixel(const CameraView& c, int width, int height, int x, int y, float depth) {
+    float sx = (2.0f * (static_cast<float>(x) + 0.5f) / static_cast<float>(width) - 1.0f) * c.tan_half_fov_y * c.aspect;
+    float sy = (1.0f - 2.0f * (static_cast<float>(y) + 0.5f) / static_cast<float>(height)) * c.tan_half_fov_y;
+    return c.eye + (c.forward + c.right * sx + c.up * sy) * depth;
+}
+
+// The history at pixel (x, y) of the view `camera` (width x height), whose surface is `g`.
+PKRT_HD TemporalSample temporal_reproject(const TemporalFrame& prev, const CameraView& camera, int width, int height,
+                                          int x, int y, const DenoiseGuide& g, const TemporalParams& p) {
+    TemporalSample none{splat(0.0f), 0.0f};
+    if (dot(g.normal, g.normal) == 0.0f || !(g.depth > 0.0f)) return none;  // the sky: nothing to carry
+    float px, py, z;
+    if (!project_point(prev.camera, prev.width, prev.height, unproject_pixel(camera, width, height, x, y, g.depth), px,
+                       py, z))
+        return none;
+    if (!(px > -1.0f && py > -1.0f && px < static_cast<float>(prev.width) && py < static_cast<float>(prev.height)))
+        return none;
+    int x0 = static_cast<int>(floorf(px)), y0 = static_cast<int>(floorf(py));
+    float fx = px - static_cast<float>(x0), fy = py - static_cast<float>(y0);
+    Vec3 sum = splat(0.0f);
+    float sum_w = 0.0f, sum_n = 0.0f;
+    for (int k = 0; k < 4; ++k) {
+        int qx = x0 + (k & 1), qy = y0 + (k >> 1);
+        if (qx < 0 || qy < 0 || qx >= prev.width || qy >= prev.height) continue;
+        float w = ((k & 1) ? fx : 1.0f - fx) * ((k >> 1) ? fy : 1.0f - fy);
+        if (!(w > 0.0f)) continue;
+        size_t q = static_cast<size_t>(qy) * prev.width + qx;
+        const DenoiseGuide h = prev.guide[q];
+        if (!(prev.samples[q] > 0.0f) || dot(h.normal, g.normal) < p.min_cos) continue;
+        float slope = denoise_slope(prev.guide, prev.width, prev.height, qx, qy);
+        if (fabsf(h.depth - z) > p.depth_tolerance * z + 2.0f * slope) continue;
+        sum += prev.radiance[q] * w;
+        sum_n += prev.samples[q] * w;
+        sum_w += w;
+    }
+    // A history of a sliver of the footprint (one tap at the far corner) is too little to trust.
+    if (!(sum_w > 0.05f)) return none;
+    return TemporalSample{sum * (1.0f / sum_w), sum_n / sum_w};
+}
+
+// The pixel's radiance (`samples` of them averaged) blended with its history; `samples` becomes the
+// blend's count.
+PKRT_HD Vec3 temporal_blend(Vec3 radiance, float& samples, const TemporalSample& h, const TemporalParams& p) {
+    float n_h = fminf(h.samples, p.max_history);
+    float n = samples + n_h;
+    if (!(n > 0.0f)) return radiance;
+    Vec3 out = (radiance * samples + h.radiance * n_h) * (1.0f / n);
+    samples = n;
+    return out;
+}
+
+}  // namespace pkrt

@@ -1,0 +1,70 @@
+// TemporalHistory: the per-pixel steps of kernels/denoise_temporal.h on the CPU, rows in parallel.
+#include "render/denoise/temporal.h"
+
+#include <atomic>
+
+#include "render/cpu/parallel.h"
+#include "render/denoise/denoiser.h"
+
+namespace pkrt {
+
+TemporalHistory::TemporalHistory(const TemporalParams& params, unsigned threads)
+    : params_(params), threads_(threads == 0 ? worker_count() : threads) {}
+
+void TemporalHistory::next_view() {
+    if (!current_.empty()) previous_ = std::move(current_);
+    current_ = View{};
+}
+
+void TemporalHistory::clear() {
+    previous_ = View{};
+    current_ = View{};
+    reused_ = 0;
+}
+
+Image TemporalHistory::blend(const Image& color, const std::vector<float>& samples, const FeatureImages& features,
+                             const CameraView& camera) {
+    check_denoise_inputs(color, features);
+    const int w = color.width, h = color.height;
+    const size_t n = color.pixels.size();
+    View& v = current_;
+    v.camera = camera;
+    v.width = w;
+    v.height = h;
+    v.radiance.resize(n);
+    v.guide.resize(n);
+    v.samples.assign(samples.begin(), samples.end());
+    v.samples.resize(n, 0.0f);
+    std::vector<DenoiseTexel> texel(n);
+    const TemporalFrame prev{previous_.camera, previous_.width, previous_.height, previous_.radiance.data(),
+                             previous_.guide.data(), previous_.samples.data()};
+    Image out = color;
+    const DenoiseInputs in = denoise_inputs(color, features);
+    std::atomic<size_t> reused{0};
+    parallel_chunks(
+        static_cast<size_t>(h), 4,
+        [&](unsigned, size_t y0, size_t y1) {
+            size_t here = 0;
+            for (size_t y = y0; y < y1; ++y)
+                for (int x = 0; x < w; ++x) {
+                    size_t i = y * w + x;
+                    denoise_prepare(in, texel.data(), v.guide.data(), i);
+                    Vec3 r = texel[i].rgb;
+                    if (!previous_.empty()) {
+                        TemporalSample s =
+                            temporal_reproject(prev, camera, w, h, x, static_cast<int>(y), v.guide[i], params_);
+                        if (s.samples > 0.0f) ++here;
+                        r = temporal_blend(r, v.samples[i], s, params_);
+                    }
+                    v.radiance[i] = r;
+                    texel[i].rgb = r;
+                    out.pixels[i] = denoise_finish(texel.data(), in, i);
+                }
+            reused += here;
+        },
+        threads_);
+    reused_ = reused;
+    return out;
+}
+
+}  // namespace pkrt
