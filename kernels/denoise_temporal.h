@@ -5,6 +5,9 @@
 //   reproject  the pixel's surface point (its depth along the view axis, through the pixel's centre)
 //              projected into the previous view; of the four history pixels around that position the
 //              ones that show the same surface (normal and depth alike) are blended bilinearly
+//   clip       the history into the box of the new view's own neighbourhood (the mean of the 3x3 pixels
+//              of its surface, +- clip_sigma of their spread, as TAA clips its history): a firefly or a
+//              change of light the history holds is not carried on for frames
 //   blend      the pixel's own mean and the history's, each weighted by the samples behind it, the
 //              history's capped (SVGF's exponential moving average, counted in samples): an old view's
 //              error, blurred by each reprojection, fades within a few frames
@@ -29,9 +32,11 @@ struct TemporalFrame {
 };
 
 struct TemporalParams {
-    float max_history = 8.0f;  // samples the history counts for at most (SVGF's alpha 0.2 is ~4 frames)
-    float min_cos = 0.9f;      // normals this alike show the same surface
+    float max_history = 8.0f;       // samples the history counts for at most (SVGF's alpha 0.2 is ~4 frames)
+    float min_cos = 0.9f;           // normals this alike show the same surface
     float depth_tolerance = 0.03f;  // relative to the depth, plus the history pixel's depth slope
+    bool clip = true;               // clip the history (off: for measuring what the clip does)
+    float clip_sigma = 2.0f;        // the history's box: the neighbourhood's mean +- this many deviations
 };
 
 struct TemporalSample {
@@ -91,6 +96,40 @@ PKRT_HD TemporalSample temporal_reproject(const TemporalFrame& prev, const Camer
     // A history of a sliver of the footprint (one tap at the far corner) is too little to trust.
     if (!(sum_w > 0.05f)) return none;
     return TemporalSample{sum * (1.0f / sum_w), sum_n / sum_w};
+}
+
+// The box the history at (x, y) is clipped to: per channel, the mean of the new view's demodulated
+// radiance over the 3x3 pixels of the centre's surface that hold samples, +- clip_sigma standard
+// deviations of a pixel's value about it (each pixel weighted by its samples). False where no
+// neighbour holds a sample (nothing to clip against: the history is all there is).
+PKRT_HD bool temporal_clip_box(const DenoiseTexel* now, const float* samples, const DenoiseGuide* guide,
+                               const float* slope, int width, int height, int x, int y, const TemporalParams& p,
+                               Vec3& lo, Vec3& hi) {
+    const size_t i = static_cast<size_t>(y) * width + x;
+    const DenoiseParams surface;
+    Vec3 m1 = splat(0.0f), m2 = splat(0.0f);
+    float sum_w = 0.0f;
+    for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {
+            int qx = x + dx, qy = y + dy;
+            if (qx < 0 || qy < 0 || qx >= width || qy >= height) continue;
+            size_t q = static_cast<size_t>(qy) * width + qx;
+            if (!(samples[q] > 0.0f)) continue;
+            float w = dx == 0 && dy == 0 ? 1.0f
+                                         : surface_weight(guide[i], slope[i], guide[q],
+                                                          sqrtf(static_cast<float>(dx * dx + dy * dy)), surface);
+            Vec3 c = now[q].rgb;
+            m1 += c * w;
+            m2 += Vec3{c.x * c.x, c.y * c.y, c.z * c.z} * w;
+            sum_w += w;
+        }
+    if (!(sum_w > 0.0f)) return false;
+    Vec3 mean = m1 * (1.0f / sum_w), sq = m2 * (1.0f / sum_w);
+    Vec3 sigma{sqrtf(fmaxf(0.0f, sq.x - mean.x * mean.x)), sqrtf(fmaxf(0.0f, sq.y - mean.y * mean.y)),
+               sqrtf(fmaxf(0.0f, sq.z - mean.z * mean.z))};
+    lo = mean - sigma * p.clip_sigma;
+    hi = mean + sigma * p.clip_sigma;
+    return true;
 }
 
 // The pixel's radiance (`samples` of them averaged) blended with its history; `samples` becomes the

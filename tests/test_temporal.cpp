@@ -1,7 +1,8 @@
 // The denoiser's temporal step (kernels/denoise_temporal.h, render/denoise/temporal.h): a surface point
 // projects back to the pixel sample that saw it, a view blends each pixel with the history of the same
 // surface weighted by samples (the history's capped), a moved camera finds what it saw before, and a
-// different surface, the sky, or a new content take nothing from the history.
+// different surface, the sky, or a new content take nothing from the history, and a history far from
+// what the new view shows around the pixel is clipped.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -78,10 +79,13 @@ TEST(Temporal, ASurfacePointProjectsBackToThePixelSampleThatSawIt) {
     EXPECT_FALSE(project_point(c, 64, 48, c.eye - c.forward, x, y, z));  // behind the camera
 }
 
+// The new view's pixels are noisy about the history's (a checkerboard of +-30%), so the history lies
+// inside each pixel's clip box and only the blend's weights decide.
 TEST(Temporal, TheSameViewBlendsEachPixelWithItsHistoryBySamplesCapped) {
     View v = plane_view(facing_plane(0.0f));
     Image other = v.color;
-    for (Vec3& p : other.pixels) p = p * 2.0f;
+    for (int y = 0; y < kH; ++y)
+        for (int x = 0; x < kW; ++x) other.at(x, y) = other.at(x, y) * ((x + y) % 2 ? 1.3f : 0.7f);
     for (float history_samples : {4.0f, 100.0f}) {
         TemporalHistory h;
         h.blend(v.color, samples(history_samples), v.features, v.camera);
@@ -91,8 +95,34 @@ TEST(Temporal, TheSameViewBlendsEachPixelWithItsHistoryBySamplesCapped) {
         float n = std::min(history_samples, TemporalParams{}.max_history);
         for (int y = 0; y < kH; ++y)
             for (int x = 0; x < kW; ++x)
-                expect_near(out.at(x, y), (other.at(x, y) + v.color.at(x, y) * n) * (1.0f / (1.0f + n)), 1e-5f,
-                            "blend", x, y);
+                expect_near(out.at(x, y), (other.at(x, y) + v.color.at(x, y) * n) * (1.0f / (1.0f + n)), 1e-5f, "blend",
+                            x, y);
+    }
+}
+
+// A history far outside what the new view's neighbourhood shows (a firefly, or light that changed) is
+// clipped into that neighbourhood's box: the mean +- clip_sigma deviations, here of a checkerboard of
+// +-10% about the plane's radiance.
+TEST(Temporal, AHistoryOutsideTheNewViewsNeighbourhoodIsClipped) {
+    View v = plane_view(facing_plane(0.0f));
+    Image now = v.color, firefly = v.color;
+    for (int y = 0; y < kH; ++y)
+        for (int x = 0; x < kW; ++x) now.at(x, y) = now.at(x, y) * ((x + y) % 2 ? 1.1f : 0.9f);
+    firefly.at(20, 10) = firefly.at(20, 10) * 50.0f;
+    for (bool clip : {true, false}) {
+        TemporalParams p;
+        p.clip = clip;
+        TemporalHistory h(p);
+        h.blend(firefly, samples(8.0f), v.features, v.camera);
+        h.next_view();
+        Image out = h.blend(now, samples(1.0f), v.features, v.camera);
+        // Unclipped, 8 of the 9 samples are the firefly's; clipped, the history is at most the 3x3
+        // checkerboard's mean plus two deviations: about 1.2 times the radiance there.
+        float ratio = out.at(20, 10).x / v.color.at(20, 10).x;
+        if (clip) EXPECT_LT(ratio, 1.25f);
+        else EXPECT_GT(ratio, 40.0f);
+        // Away from the firefly the history lies inside the box and blends as it is.
+        expect_near(out.at(5, 5), (now.at(5, 5) + v.color.at(5, 5) * 8.0f) * (1.0f / 9.0f), 1e-5f, "blend", 5, 5);
     }
 }
 
@@ -129,7 +159,8 @@ TEST(Temporal, ADifferentSurfaceOrTheSkyTakesNothing) {
         h.next_view();
         Image out = h.blend(other, samples(1.0f), now, v.camera);
         EXPECT_EQ(h.reused(), 0u);
-        for (size_t i = 0; i < out.pixels.size(); ++i) expect_near(out.pixels[i], other.pixels[i], 1e-5f, "pixel", i, 0);
+        for (size_t i = 0; i < out.pixels.size(); ++i)
+            expect_near(out.pixels[i], other.pixels[i], 1e-5f, "pixel", i, 0);
     };
     FeatureImages nearer = v.features;  // an object in front of the plane
     for (Vec3& d : nearer.depth.pixels) d = splat(4.0f);

@@ -36,33 +36,55 @@ Image TemporalHistory::blend(const Image& color, const std::vector<float>& sampl
     v.samples.assign(samples.begin(), samples.end());
     v.samples.resize(n, 0.0f);
     std::vector<DenoiseTexel> texel(n);
-    const TemporalFrame prev{previous_.camera, previous_.width, previous_.height, previous_.radiance.data(),
-                             previous_.guide.data(), previous_.samples.data()};
+    std::vector<float> slope(n), counts(v.samples);  // counts: the blend's, v.samples the view's own
+    const TemporalFrame prev{previous_.camera,          previous_.width,        previous_.height,
+                             previous_.radiance.data(), previous_.guide.data(), previous_.samples.data()};
     Image out = color;
     const DenoiseInputs in = denoise_inputs(color, features);
+    auto rows = [&](auto&& per_row) {
+        parallel_chunks(
+            static_cast<size_t>(h), 4,
+            [&](unsigned, size_t y0, size_t y1) {
+                for (size_t y = y0; y < y1; ++y) per_row(static_cast<int>(y));
+            },
+            threads_);
+    };
+    rows([&](int y) {
+        for (int x = 0; x < w; ++x) denoise_prepare(in, texel.data(), v.guide.data(), static_cast<size_t>(y) * w + x);
+    });
+    rows([&](int y) {
+        for (int x = 0; x < w; ++x) slope[static_cast<size_t>(y) * w + x] = denoise_slope(v.guide.data(), w, h, x, y);
+    });
     std::atomic<size_t> reused{0};
-    parallel_chunks(
-        static_cast<size_t>(h), 4,
-        [&](unsigned, size_t y0, size_t y1) {
-            size_t here = 0;
-            for (size_t y = y0; y < y1; ++y)
-                for (int x = 0; x < w; ++x) {
-                    size_t i = y * w + x;
-                    denoise_prepare(in, texel.data(), v.guide.data(), i);
-                    Vec3 r = texel[i].rgb;
-                    if (!previous_.empty()) {
-                        TemporalSample s =
-                            temporal_reproject(prev, camera, w, h, x, static_cast<int>(y), v.guide[i], params_);
-                        if (s.samples > 0.0f) ++here;
-                        r = temporal_blend(r, v.samples[i], s, params_);
-                    }
-                    v.radiance[i] = r;
-                    texel[i].rgb = r;
-                    out.pixels[i] = denoise_finish(texel.data(), in, i);
+    rows([&](int y) {
+        size_t here = 0;
+        for (int x = 0; x < w; ++x) {
+            size_t i = static_cast<size_t>(y) * w + x;
+            Vec3 r = texel[i].rgb;
+            if (!previous_.empty()) {
+                TemporalSample s = temporal_reproject(prev, camera, w, h, x, y, v.guide[i], params_);
+                Vec3 lo, hi;
+                if (s.samples > 0.0f) {
+                    ++here;
+                    if (params_.clip && temporal_clip_box(texel.data(), v.samples.data(), v.guide.data(), slope.data(),
+                                                          w, h, x, y, params_, lo, hi))
+                        s.radiance = vmin(vmax(s.radiance, lo), hi);
                 }
-            reused += here;
-        },
-        threads_);
+                r = temporal_blend(r, counts[i], s, params_);
+            }
+            v.radiance[i] = r;
+        }
+        reused += here;
+    });
+    // The blend is written only now: the clip boxes above read the view's own radiance and counts.
+    v.samples.swap(counts);
+    rows([&](int y) {
+        for (int x = 0; x < w; ++x) {
+            size_t i = static_cast<size_t>(y) * w + x;
+            texel[i].rgb = v.radiance[i];
+            out.pixels[i] = denoise_finish(texel.data(), in, i);
+        }
+    });
     reused_ = reused;
     return out;
 }

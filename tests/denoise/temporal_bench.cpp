@@ -8,6 +8,7 @@
 // relMSE per frame, and the mean of the last half of the frames (where the history has built up).
 // Not a ctest: run it by hand in a Release build, e.g.
 //   build/tests/temporal_bench scenes/cornell.json 128 128 --frames 12 --spp 1 --ref 1024
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -39,8 +40,9 @@ CameraSpec turned(CameraSpec c, float degrees) {
 
 int main(int argc, char** argv) {
     if (argc < 4) {
-        std::fprintf(stderr, "usage: temporal_bench SCENE WIDTH HEIGHT [--frames N] [--spp S] [--ref R] [--yaw DEG] "
-                             "[--history H] [--same-seed]\n");
+        std::fprintf(stderr,
+                     "usage: temporal_bench SCENE WIDTH HEIGHT [--frames N] [--spp S] [--ref R] [--yaw DEG] "
+                     "[--history H] [--same-seed] [--clip SIGMA | --no-clip]\n");
         return 2;
     }
     try {
@@ -57,6 +59,8 @@ int main(int argc, char** argv) {
             else if (!std::strcmp(argv[i], "--yaw")) yaw = static_cast<float>(std::atof(next()));
             else if (!std::strcmp(argv[i], "--history")) tp.max_history = static_cast<float>(std::atof(next()));
             else if (!std::strcmp(argv[i], "--same-seed")) same_seed = true;
+            else if (!std::strcmp(argv[i], "--clip")) tp.clip_sigma = static_cast<float>(std::atof(next()));
+            else if (!std::strcmp(argv[i], "--no-clip")) tp.clip = false;
             else throw Error(std::string("unknown flag ") + argv[i]);
         }
         Scene scene = load_scene(path);
@@ -65,7 +69,7 @@ int main(int argc, char** argv) {
         auto cpu = make_cpu_backend();
         auto denoiser = make_cpu_denoiser();
         TemporalHistory history(tp);
-        std::printf("frame  noisy      spatial    temporal   blended    reused\n");
+        std::printf("frame  noisy      spatial    temporal   blended    reused  blend ms\n");
         double sum[3] = {};
         int counted = 0;
         for (int f = 0; f < frames; ++f) {
@@ -85,14 +89,15 @@ int main(int argc, char** argv) {
             Image reference = render_image(*cpu, scene, rr, nullptr).image;
             CameraView view = make_camera_view(scene.camera, w, h);
             history.next_view();
-            Image blended = history.blend(out.image, std::vector<float>(out.image.pixels.size(), static_cast<float>(spp)),
-                                          out.features, view);
-            double e[4] = {relative_mse(out.image, reference),
-                           relative_mse(denoiser->denoise(out.image, out.features), reference),
-                           relative_mse(denoiser->denoise(blended, out.features), reference),
-                           relative_mse(blended, reference)};
-            std::printf("%5d  %.3e  %.3e  %.3e  %.3e  %.3f\n", f, e[0], e[1], e[2], e[3],
-                        static_cast<double>(history.reused()) / static_cast<double>(out.image.pixels.size()));
+            auto t0 = std::chrono::steady_clock::now();
+            Image blended = history.blend(
+                out.image, std::vector<float>(out.image.pixels.size(), static_cast<float>(spp)), out.features, view);
+            double blend_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            double e[4] = {
+                relative_mse(out.image, reference), relative_mse(denoiser->denoise(out.image, out.features), reference),
+                relative_mse(denoiser->denoise(blended, out.features), reference), relative_mse(blended, reference)};
+            std::printf("%5d  %.3e  %.3e  %.3e  %.3e  %.3f  %.1f\n", f, e[0], e[1], e[2], e[3],
+                        static_cast<double>(history.reused()) / static_cast<double>(out.image.pixels.size()), blend_ms);
             if (f >= frames / 2) {
                 for (int k = 0; k < 3; ++k) sum[k] += e[k];
                 ++counted;
