@@ -5,7 +5,7 @@
 //   reproject  the pixel's surface point (its depth along the view axis, through the pixel's centre)
 //              projected into the previous view; of the four history pixels around that position the
 //              ones that show the same surface (normal and depth alike) are blended bilinearly
-//   clip       the history into the box of the new view's own neighbourhood (the mean of the 3x3 pixels
+//   clip       (optional, off by default: BENCHMARKS.md session 19) the history into the box of the new view's own neighbourhood (the mean of the 3x3 pixels
 //              of its surface, +- clip_sigma of their spread, as TAA clips its history): a firefly or a
 //              change of light the history holds is not carried on for frames
 //   blend      the pixel's own mean and the history's, each weighted by the samples behind it, the
@@ -35,7 +35,7 @@ struct TemporalParams {
     float max_history = 8.0f;       // samples the history counts for at most (SVGF's alpha 0.2 is ~4 frames)
     float min_cos = 0.9f;           // normals this alike show the same surface
     float depth_tolerance = 0.03f;  // relative to the depth, plus the history pixel's depth slope
-    bool clip = true;               // clip the history (off: for measuring what the clip does)
+    bool clip = false;              // clip the history: off, as it measured worse on a textured scene
     float clip_sigma = 2.0f;        // the history's box: the neighbourhood's mean +- this many deviations
 };
 

@@ -3,7 +3,7 @@
 // touched: samples keep adding to it, and each refresh denoises the newest. A refresh reads the
 // accumulation and its features back, so it runs at most every kRefreshMs (the first image of a new
 // view at once). While the camera moves, each new view's image takes in the ones before it, reprojected
-// (render/denoise/temporal.h: SVGF's temporal step) once set_temporal(true).
+// (render/denoise/temporal.h: SVGF's temporal step), unless set_temporal(false).
 #pragma once
 
 #include <chrono>
@@ -54,7 +54,7 @@ private:
     int width_ = 0, height_ = 0;
     double ms_ = 0.0;
     std::string device_, why_;
-    bool shown_ = false, temporal_ = false;
+    bool shown_ = false, temporal_ = true;
     uint32_t generation_ = 0, content_ = 0;
     double reused_ = 0.0;
     TemporalHistory history_;

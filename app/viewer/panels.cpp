@@ -186,8 +186,7 @@ void Panels::render_section(ViewSettings& s, const PanelData& d) {
         ImGui::Checkbox("temporal reuse", &s.temporal);
         help_marker(
             "While the camera moves, each new view's few samples are blended with the views before it, carried to the "
-            "pixels that show the same surface (SVGF's temporal step) and clipped to what the new view shows around "
-            "each pixel. Off: each view is denoised from its own samples alone.");
+            "pixels that show the same surface (SVGF's temporal step). Off: each view is denoised from its own samples alone.");
     }
     if (s.denoise && !d.denoise_note.empty()) ImGui::TextWrapped("%s", d.denoise_note.c_str());
     ImGui::Checkbox("samples per pixel map", &s.spp_map);

@@ -36,7 +36,7 @@ struct ViewSettings {
     bool spp_map = false;
     float spp_map_opacity = 0.75f;
     bool denoise = false;
-    bool temporal = false;  // the denoised view reuses the views before while the camera moves (docs/denoising.md)
+    bool temporal = true;  // the denoised view reuses the views before while the camera moves (docs/denoising.md)
     int compare_frames = 20;
     // The thin lens: copied from the view's camera before the panels draw, written back if edited.
     float aperture_radius = 0.0f;  // 0: pinhole

@@ -59,8 +59,10 @@ int main(int argc, char** argv) {
             else if (!std::strcmp(argv[i], "--yaw")) yaw = static_cast<float>(std::atof(next()));
             else if (!std::strcmp(argv[i], "--history")) tp.max_history = static_cast<float>(std::atof(next()));
             else if (!std::strcmp(argv[i], "--same-seed")) same_seed = true;
-            else if (!std::strcmp(argv[i], "--clip")) tp.clip_sigma = static_cast<float>(std::atof(next()));
-            else if (!std::strcmp(argv[i], "--no-clip")) tp.clip = false;
+            else if (!std::strcmp(argv[i], "--clip")) {
+                tp.clip = true;
+                tp.clip_sigma = static_cast<float>(std::atof(next()));
+            } else if (!std::strcmp(argv[i], "--no-clip")) tp.clip = false;
             else throw Error(std::string("unknown flag ") + argv[i]);
         }
         Scene scene = load_scene(path);
