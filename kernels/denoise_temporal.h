@@ -37,6 +37,7 @@ struct TemporalParams {
     float depth_tolerance = 0.03f;  // relative to the depth, plus the history pixel's depth slope
     bool clip = false;              // clip the history: off, as it measured worse on a textured scene
     float clip_sigma = 2.0f;        // the history's box: the neighbourhood's mean +- this many deviations
+    float clip_min_weight = 4.0f;   // a box of fewer same-surface samples' weight (the centre's is 1) clips nothing
 };
 
 struct TemporalSample {
@@ -99,9 +100,10 @@ PKRT_HD TemporalSample temporal_reproject(const TemporalFrame& prev, const Camer
 }
 
 // The box the history at (x, y) is clipped to: per channel, the mean of the new view's demodulated
-// radiance over the 3x3 pixels of the centre's surface that hold samples, +- clip_sigma standard
-// deviations of a pixel's value about it (each pixel weighted by its samples). False where no
-// neighbour holds a sample (nothing to clip against: the history is all there is).
+// radiance over the 3x3 pixels of the centre's surface that hold samples (each weighted by
+// surface_weight), +- clip_sigma standard deviations of a pixel's value about it. False where those
+// pixels weigh less than clip_min_weight: a box of the centre's one or two samples says nothing of
+// the history, and would throw it away.
 PKRT_HD bool temporal_clip_box(const DenoiseTexel* now, const float* samples, const DenoiseGuide* guide,
                                const float* slope, int width, int height, int x, int y, const TemporalParams& p,
                                Vec3& lo, Vec3& hi) {
@@ -123,7 +125,7 @@ PKRT_HD bool temporal_clip_box(const DenoiseTexel* now, const float* samples, co
             m2 += Vec3{c.x * c.x, c.y * c.y, c.z * c.z} * w;
             sum_w += w;
         }
-    if (!(sum_w > 0.0f)) return false;
+    if (!(sum_w >= p.clip_min_weight)) return false;
     Vec3 mean = m1 * (1.0f / sum_w), sq = m2 * (1.0f / sum_w);
     Vec3 sigma{sqrtf(fmaxf(0.0f, sq.x - mean.x * mean.x)), sqrtf(fmaxf(0.0f, sq.y - mean.y * mean.y)),
                sqrtf(fmaxf(0.0f, sq.z - mean.z * mean.z))};

@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
     if (argc < 4) {
         std::fprintf(stderr,
                      "usage: temporal_bench SCENE WIDTH HEIGHT [--frames N] [--spp S] [--ref R] [--yaw DEG] "
-                     "[--history H] [--same-seed] [--clip SIGMA | --no-clip]\n");
+                     "[--history H] [--same-seed] [--clip SIGMA [--clip-min-weight W] | --no-clip]\n");
         return 2;
     }
     try {
@@ -62,7 +62,9 @@ int main(int argc, char** argv) {
             else if (!std::strcmp(argv[i], "--clip")) {
                 tp.clip = true;
                 tp.clip_sigma = static_cast<float>(std::atof(next()));
-            } else if (!std::strcmp(argv[i], "--no-clip")) tp.clip = false;
+            } else if (!std::strcmp(argv[i], "--clip-min-weight"))
+                tp.clip_min_weight = static_cast<float>(std::atof(next()));
+            else if (!std::strcmp(argv[i], "--no-clip")) tp.clip = false;
             else throw Error(std::string("unknown flag ") + argv[i]);
         }
         Scene scene = load_scene(path);

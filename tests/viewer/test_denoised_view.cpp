@@ -1,0 +1,84 @@
+// The viewer's denoised view (app/viewer/denoised_view.h) driven by its progressive renderer on the CPU
+// backend, without a window: a moved camera's image takes in the last view's (temporal reuse), more
+// samples of one view blend again with the same history, and another content, or reuse turned off,
+// takes nothing from the views before.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "app/viewer/denoised_view.h"
+#include "app/viewer/progressive.h"
+#include "render/scene/scene.h"
+
+using namespace pkrt;
+using namespace pkrt::viewer;
+
+namespace {
+
+struct Rig {
+    std::unique_ptr<Backend> backend = make_cpu_backend();
+    Scene scene;
+    ProgressiveRenderer progressive;
+    DenoisedView view;
+
+    Rig() {
+        scene = load_scene(std::string(PKRT_SCENES_DIR) + "/cornell.json");
+        prepare_scene(scene);
+        progressive.set_backend(backend.get());
+        progressive.set_scene(&scene);
+        progressive.set_resolution(48, 48);
+        progressive.set_features(true);
+    }
+    // One frame of `spp` samples, then the denoised view refreshed from it; the share of its pixels that
+    // took something from the views before.
+    double frame(uint32_t spp) {
+        while (!progressive.can_submit()) progressive.complete();
+        progressive.submit(spp);
+        while (progressive.in_flight()) progressive.complete();
+        EXPECT_TRUE(view.refresh(*backend, progressive.settings(), progressive.generation(), progressive.image_camera(),
+                                 progressive.content()))
+            << view.why();
+        return view.reused();
+    }
+    // The camera slides sideways by `dx` (mm: about two pixels at the back wall for 30; back and forth,
+    // so that the box keeps filling the image).
+    void turn(float dx) {
+        CameraSpec c = progressive.image_camera();
+        c.eye.x += dx;
+        c.look_at.x += dx;
+        progressive.set_camera(c);
+    }
+};
+
+}  // namespace
+
+TEST(DenoisedView, AMovedCameraReusesTheViewBefore) {
+    Rig r;
+    EXPECT_EQ(r.frame(2), 0.0) << "the first view has no history";
+    EXPECT_EQ(r.frame(2), 0.0) << "more samples of the first view: still none";
+    r.turn(30.0f);
+    double moved = r.frame(1);
+    EXPECT_GT(moved, 0.8) << "most of the box is seen from both views";
+    EXPECT_LT(moved, 1.0);
+    EXPECT_EQ(r.view.width(), 48);
+    // More samples of the same view blend again with the same history (not with themselves).
+    EXPECT_NEAR(r.frame(1), moved, 0.05);
+}
+
+TEST(DenoisedView, AnotherContentOrReuseTurnedOffTakesNothing) {
+    Rig r;
+    r.frame(2);
+    r.progressive.set_max_depth(r.progressive.max_depth() + 1);
+    r.turn(30.0f);
+    EXPECT_EQ(r.frame(1), 0.0) << "another max depth: the history is another image's";
+    r.turn(-30.0f);
+    EXPECT_GT(r.frame(1), 0.8) << "then reused again";
+    r.view.set_temporal(false);
+    r.turn(30.0f);
+    EXPECT_EQ(r.frame(1), 0.0);
+    r.view.set_temporal(true);
+    r.turn(-30.0f);
+    EXPECT_EQ(r.frame(1), 0.0) << "turned on again: the history starts with this view";
+    r.turn(30.0f);
+    EXPECT_GT(r.frame(1), 0.8);
+}
