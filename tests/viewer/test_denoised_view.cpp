@@ -82,3 +82,14 @@ TEST(DenoisedView, AnotherContentOrReuseTurnedOffTakesNothing) {
     r.turn(30.0f);
     EXPECT_GT(r.frame(1), 0.8);
 }
+
+// After a camera move the viewer shows a preview first (one sample a 4x4 block, each block filled with
+// it): the preview's image blends with the view before too, and so does the full image that follows.
+TEST(DenoisedView, APreviewBlendsWithTheViewBefore) {
+    Rig r;
+    r.progressive.set_preview(4);
+    r.frame(2);
+    r.turn(30.0f);
+    EXPECT_GT(r.frame(1), 0.6) << "the preview";
+    EXPECT_GT(r.frame(1), 0.8) << "the full image of the same view";
+}
