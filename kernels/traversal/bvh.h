@@ -114,14 +114,22 @@ PKRT_HD int32_t bvh2_leaf_ref(int32_t first, int32_t count) { return ~((first <<
 PKRT_HD int32_t bvh2_leaf_first(int32_t ref) { return (~ref) >> 4; }
 PKRT_HD int32_t bvh2_leaf_count(int32_t ref) { return (~ref) & 15; }
 
+// What a traversal does, pass by pass, for tools that study it (tests/bvh/coherence_bench.cpp): a node
+// visited, or a leaf of `triangles` tested. The default records nothing and compiles to nothing.
+struct NoTraversalSteps {
+    PKRT_HD void node() const {}
+    PKRT_HD void leaf(int32_t triangles) const { (void)triangles; }
+};
+
 // Closest hit in (tmin, tmax), or any hit when kAnyHit (shadow rays: stop at the first occluder), among
 // the hits that `surfaces` says cover (kernels/traversal/cutout.h). For any-hit queries only hit.prim >= 0 matters.
 //
 // One node or one leaf per pass ("if-if"). Aila & Laine's speculative while-while (inner nodes in a
 // loop of their own, leaves postponed until every lane of the warp holds one) measured 4-18% slower on
 // the H200 in every mode (BENCHMARKS.md, session 6).
-template <bool kAnyHit, class Surfaces>
-PKRT_HD Hit traverse_bvh(const BvhView& bvh, const Ray& ray, float tmin, float tmax, const Surfaces& surfaces) {
+template <bool kAnyHit, class Surfaces, class Steps = NoTraversalSteps>
+PKRT_HD Hit traverse_bvh(const BvhView& bvh, const Ray& ray, float tmin, float tmax, const Surfaces& surfaces,
+                         const Steps& steps = Steps{}) {
     Hit hit = no_hit();
     hit.t = tmax;
     if (bvh.num_nodes == 0) return hit;
@@ -133,6 +141,7 @@ PKRT_HD Hit traverse_bvh(const BvhView& bvh, const Ray& ray, float tmin, float t
     int32_t entry = 0;  // the root is an inner node
     for (;;) {
         if (entry >= 0) {
+            steps.node();
             BvhNode n;
             load_node(bvh.nodes, entry, n);
             float tl =
@@ -152,6 +161,7 @@ PKRT_HD Hit traverse_bvh(const BvhView& bvh, const Ray& ray, float tmin, float t
             }
         } else {
             int32_t first = bvh2_leaf_first(entry), end = first + bvh2_leaf_count(entry);
+            steps.leaf(end - first);
             for (int32_t i = first; i < end; ++i) {
                 Vec3 p0, p1, p2;
                 int32_t rule;
