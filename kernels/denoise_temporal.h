@@ -21,13 +21,14 @@
 
 namespace pkrt {
 
-// The history a view leaves for the next: its demodulated radiance, the surfaces it shows, and how
-// many samples stand behind each pixel (0: none).
+// The history a view leaves for the next: its demodulated radiance, the surfaces it shows (with their
+// depth slopes, denoise_slope), and how many samples stand behind each pixel (0: none).
 struct TemporalFrame {
     CameraView camera;
     int width, height;
     const Vec3* radiance;
     const DenoiseGuide* guide;
+    const float* slope;
     const float* samples;
 };
 
@@ -88,8 +89,7 @@ PKRT_HD TemporalSample temporal_reproject(const TemporalFrame& prev, const Camer
         size_t q = static_cast<size_t>(qy) * prev.width + qx;
         const DenoiseGuide h = prev.guide[q];
         if (!(prev.samples[q] > 0.0f) || dot(h.normal, g.normal) < p.min_cos) continue;
-        float slope = denoise_slope(prev.guide, prev.width, prev.height, qx, qy);
-        if (fabsf(h.depth - z) > p.depth_tolerance * z + 2.0f * slope) continue;
+        if (fabsf(h.depth - z) > p.depth_tolerance * z + 2.0f * prev.slope[q]) continue;
         sum += prev.radiance[q] * w;
         sum_n += prev.samples[q] * w;
         sum_w += w;

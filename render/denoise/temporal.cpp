@@ -33,12 +33,14 @@ Image TemporalHistory::blend(const Image& color, const std::vector<float>& sampl
     v.height = h;
     v.radiance.resize(n);
     v.guide.resize(n);
+    v.slope.resize(n);
     v.samples.assign(samples.begin(), samples.end());
     v.samples.resize(n, 0.0f);
     std::vector<DenoiseTexel> texel(n);
-    std::vector<float> slope(n), counts(v.samples);  // counts: the blend's, v.samples the view's own
+    std::vector<float> counts(v.samples);  // the blend's; v.samples the view's own
     const TemporalFrame prev{previous_.camera,          previous_.width,        previous_.height,
-                             previous_.radiance.data(), previous_.guide.data(), previous_.samples.data()};
+                             previous_.radiance.data(), previous_.guide.data(), previous_.slope.data(),
+                             previous_.samples.data()};
     Image out = color;
     const DenoiseInputs in = denoise_inputs(color, features);
     auto rows = [&](auto&& per_row) {
@@ -53,7 +55,7 @@ Image TemporalHistory::blend(const Image& color, const std::vector<float>& sampl
         for (int x = 0; x < w; ++x) denoise_prepare(in, texel.data(), v.guide.data(), static_cast<size_t>(y) * w + x);
     });
     rows([&](int y) {
-        for (int x = 0; x < w; ++x) slope[static_cast<size_t>(y) * w + x] = denoise_slope(v.guide.data(), w, h, x, y);
+        for (int x = 0; x < w; ++x) v.slope[static_cast<size_t>(y) * w + x] = denoise_slope(v.guide.data(), w, h, x, y);
     });
     std::atomic<size_t> reused{0};
     rows([&](int y) {
@@ -66,8 +68,8 @@ Image TemporalHistory::blend(const Image& color, const std::vector<float>& sampl
                 Vec3 lo, hi;
                 if (s.samples > 0.0f) {
                     ++here;
-                    if (params_.clip && temporal_clip_box(texel.data(), v.samples.data(), v.guide.data(), slope.data(),
-                                                          w, h, x, y, params_, lo, hi))
+                    if (params_.clip && temporal_clip_box(texel.data(), v.samples.data(), v.guide.data(),
+                                                          v.slope.data(), w, h, x, y, params_, lo, hi))
                         s.radiance = vmin(vmax(s.radiance, lo), hi);
                 }
                 r = temporal_blend(r, counts[i], s, params_);

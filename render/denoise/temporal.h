@@ -33,6 +33,7 @@ private:
         int width = 0, height = 0;
         std::vector<Vec3> radiance;  // demodulated (kernels/denoise.h)
         std::vector<DenoiseGuide> guide;
+        std::vector<float> slope;
         std::vector<float> samples;
         bool empty() const { return radiance.empty(); }
     };
