@@ -13,6 +13,8 @@
 //   oct+org    octant, then the origin's cell of a 2^k grid over the scene (Morton order)
 //   oct+dir    octant, then a finer direction cell (k bits per axis)
 //   org+dir    Morton order of origin and direction together (Garanzha & Loop 2010's key)
+// Then shading's divergence: how many materials and BSDF types a warp's hits hold, as generated, binned
+// for traversal, and sorted by material (as Cycles sorts its shading).
 // Not a ctest: run it by hand in a Release build, e.g.
 //   build/tests/coherence_bench scenes/bench/crytek-sponza.json 480 270 --depth 4
 #include <algorithm>
@@ -42,6 +44,7 @@ struct RecordSteps {
 struct TracedRay {
     Ray ray;
     std::vector<uint8_t> passes;
+    int32_t material = -1, type = -1;  // of the hit (-1: it escaped); what shading it next branches on
 };
 
 constexpr double kNode = 1.0, kLeaf = 0.25, kTriangle = 0.75;
@@ -79,6 +82,29 @@ Efficiency simulate(const std::vector<TracedRay>& rays, const std::vector<uint32
     return Efficiency{32.0 * useful / issued, 32.0 * lane_passes / warp_passes};
 }
 
+// Shading's divergence in the same warps: the mean count of distinct materials, and of distinct BSDF
+// types (the branches of kernels/shading/bsdf.h), among a warp's hits.
+std::pair<double, double> shading_spread(const std::vector<TracedRay>& rays, const std::vector<uint32_t>& order) {
+    double materials = 0.0, types = 0.0;
+    size_t warps = 0;
+    for (size_t w = 0; w < order.size(); w += 32, ++warps) {
+        std::vector<int32_t> m, t;
+        for (size_t i = w; i < std::min(order.size(), w + 32); ++i) {
+            const TracedRay& r = rays[order[i]];
+            if (r.material < 0) continue;
+            m.push_back(r.material);
+            t.push_back(r.type);
+        }
+        for (auto* v : {&m, &t}) {
+            std::sort(v->begin(), v->end());
+            v->erase(std::unique(v->begin(), v->end()), v->end());
+        }
+        materials += static_cast<double>(m.size());
+        types += static_cast<double>(t.size());
+    }
+    return {materials / static_cast<double>(warps), types / static_cast<double>(warps)};
+}
+
 // Spreads the low 10 bits of v to every third bit.
 uint64_t spread3(uint32_t v) {
     uint64_t x = v & 0x3ff;
@@ -99,12 +125,13 @@ uint32_t cell(float v, float lo, float hi, int bits) {
 uint32_t octant(Vec3 d) { return (d.x < 0.0f ? 1u : 0u) | (d.y < 0.0f ? 2u : 0u) | (d.z < 0.0f ? 4u : 0u); }
 
 // Generation order, sorted by `key` within windows of `window` rays (stable: ties keep their order).
-std::vector<uint32_t> binned(const std::vector<TracedRay>& rays, size_t window,
-                             const std::function<uint64_t(const Ray&)>& key) {
+using Key = std::function<uint64_t(const TracedRay&)>;
+
+std::vector<uint32_t> binned(const std::vector<TracedRay>& rays, size_t window, const Key& key) {
     std::vector<uint32_t> order(rays.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
     std::vector<uint64_t> keys(rays.size());
-    for (size_t i = 0; i < rays.size(); ++i) keys[i] = key(rays[i].ray);
+    for (size_t i = 0; i < rays.size(); ++i) keys[i] = key(rays[i]);
     for (size_t b = 0; b < order.size(); b += window)
         std::stable_sort(order.begin() + b, order.begin() + std::min(order.size(), b + window),
                          [&](uint32_t a, uint32_t c) { return keys[a] < keys[c]; });
@@ -152,6 +179,10 @@ int main(int argc, char** argv) {
             for (;;) {
                 TracedRay t{Ray{path.origin, path.dir}, {}};
                 Hit hit = traverse_bvh<false>(view.bvh, t.ray, 0.0f, kInfinity, surfaces, RecordSteps{&t.passes});
+                if (hit.prim >= 0) {
+                    t.material = scene.shading[hit.prim].material;
+                    t.type = static_cast<int32_t>(scene.materials[t.material].type);
+                }
                 by_depth[path.depth].push_back(std::move(t));
                 ShadeResult out;
                 shade_path(view, frame, path, hit, out);
@@ -159,17 +190,19 @@ int main(int argc, char** argv) {
             }
         }
 
-        using Key = std::function<uint64_t(const Ray&)>;
-        const Key oct = [](const Ray& r) -> uint64_t { return octant(r.d); };
-        const Key oct_org = [&](const Ray& r) -> uint64_t {
+        const Key oct = [](const TracedRay& t) -> uint64_t { return octant(t.ray.d); };
+        const Key oct_org = [&](const TracedRay& t) -> uint64_t {
+            const Ray& r = t.ray;
             return uint64_t{octant(r.d)} << 60 |
                    morton(cell(r.o.x, lo.x, hi.x, bits), cell(r.o.y, lo.y, hi.y, bits), cell(r.o.z, lo.z, hi.z, bits));
         };
-        const Key oct_dir = [&](const Ray& r) -> uint64_t {
+        const Key oct_dir = [&](const TracedRay& t) -> uint64_t {
+            const Ray& r = t.ray;
             return uint64_t{octant(r.d)} << 60 | morton(cell(r.d.x, -1.0f, 1.0f, bits), cell(r.d.y, -1.0f, 1.0f, bits),
                                                         cell(r.d.z, -1.0f, 1.0f, bits));
         };
-        const Key org_dir = [&](const Ray& r) -> uint64_t {
+        const Key org_dir = [&](const TracedRay& t) -> uint64_t {
+            const Ray& r = t.ray;
             uint64_t o =
                 morton(cell(r.o.x, lo.x, hi.x, bits), cell(r.o.y, lo.y, hi.y, bits), cell(r.o.z, lo.z, hi.z, bits));
             uint64_t d =
@@ -200,6 +233,19 @@ int main(int argc, char** argv) {
                 }
                 std::printf("\n");
             }
+        }
+        std::printf("\nshading: distinct materials (BSDF types) among a warp's hits, whole depth binned\n");
+        std::printf("depth  as generated     oct+org          by material\n");
+        const Key material = [](const TracedRay& t) -> uint64_t { return static_cast<uint64_t>(t.material + 1); };
+        for (int d = 0; d <= max_depth; ++d) {
+            const auto& rays = by_depth[d];
+            if (rays.empty()) continue;
+            std::printf("%5d", d);
+            for (const Key* key : {&oct, &oct_org, &material}) {
+                auto [m, t] = shading_spread(rays, binned(rays, key == &oct ? 1 : rays.size(), *key));
+                std::printf("  %6.2f (%5.2f)  ", m, t);
+            }
+            std::printf("\n");
         }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "coherence_bench: error: %s\n", e.what());
