@@ -5,8 +5,9 @@
 //   reproject  the pixel's surface point (its depth along the view axis, through the pixel's centre)
 //              projected into the previous view; of the four history pixels around that position the
 //              ones that show the same surface (normal and depth alike) are blended bilinearly
-//   clip       (optional, off by default: BENCHMARKS.md session 19) the history into the box of the new view's own neighbourhood (the mean of the 3x3 pixels
-//              of its surface, +- clip_sigma of their spread, as TAA clips its history): a firefly or a
+//   clip       optionally (off: it measured worse on a textured scene, BENCHMARKS.md session 19), the
+//              history into the box of the new view's own neighbourhood (the mean of the 3x3 pixels of
+//              its surface, +- clip_sigma of their spread, as TAA clips its history): a firefly or a
 //              change of light the history holds is not carried on for frames
 //   blend      the pixel's own mean and the history's, each weighted by the samples behind it, the
 //              history's capped (SVGF's exponential moving average, counted in samples): an old view's
