@@ -68,15 +68,13 @@ FeatureImages resolve_features(const Accumulation& a) {
         img->height = a.height;
         img->pixels.resize(n);
     }
-    const bool interleaved = a.rgba.size() == 4 * n;
-    if (!interleaved && a.counts.size() != n) throw Error("internal: an accumulation without its sample counts");
+    const std::vector<float> counts = accumulation_samples(a);
     for (size_t i = 0; i < n; ++i) {
         const float* s = &a.features[kFeatureFloats * i];
         const float w = s[kFeatureWeight], inv = w > 0.0f ? 1.0f / w : 0.0f;
         f.albedo.pixels[i] = Vec3{s[kFeatureAlbedo], s[kFeatureAlbedo + 1], s[kFeatureAlbedo + 2]} * inv;
         f.normal.pixels[i] = Vec3{s[kFeatureNormal], s[kFeatureNormal + 1], s[kFeatureNormal + 2]} * inv;
-        float count = interleaved ? a.rgba[4 * i + 3] : static_cast<float>(a.counts[i]);
-        f.depth.pixels[i] = splat(count > 0.0f ? s[kFeatureDepth] / count : 0.0f);
+        f.depth.pixels[i] = splat(counts[i] > 0.0f ? s[kFeatureDepth] / counts[i] : 0.0f);
     }
     return f;
 }
