@@ -51,4 +51,14 @@ template <class Fn> void parallel_chunks(size_t n, size_t chunk, Fn&& fn, unsign
     for (auto& t : threads) t.join();
 }
 
+// Calls per_row(y) for each row y of an image `height` rows tall, rows in parallel (a few to a chunk).
+template <class Fn> void parallel_rows(int height, Fn&& per_row, unsigned workers = worker_count()) {
+    parallel_chunks(
+        static_cast<size_t>(height), 4,
+        [&](unsigned, size_t y0, size_t y1) {
+            for (size_t y = y0; y < y1; ++y) per_row(static_cast<int>(y));
+        },
+        workers);
+}
+
 }  // namespace pkrt

@@ -36,11 +36,10 @@ public:
         std::vector<DenoiseGuide> guide(n);
         std::vector<float> slope(n);
         auto rows = [&](auto&& per_pixel) {
-            parallel_chunks(
-                static_cast<size_t>(h), 4,
-                [&](unsigned, size_t y0, size_t y1) {
-                    for (size_t y = y0; y < y1; ++y)
-                        for (int x = 0; x < w; ++x) per_pixel(x, static_cast<int>(y));
+            parallel_rows(
+                h,
+                [&](int y) {
+                    for (int x = 0; x < w; ++x) per_pixel(x, y);
                 },
                 threads_);
         };

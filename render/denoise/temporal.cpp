@@ -43,14 +43,7 @@ Image TemporalHistory::blend(const Image& color, const std::vector<float>& sampl
                              previous_.samples.data()};
     Image out = color;
     const DenoiseInputs in = denoise_inputs(color, features);
-    auto rows = [&](auto&& per_row) {
-        parallel_chunks(
-            static_cast<size_t>(h), 4,
-            [&](unsigned, size_t y0, size_t y1) {
-                for (size_t y = y0; y < y1; ++y) per_row(static_cast<int>(y));
-            },
-            threads_);
-    };
+    auto rows = [&](auto&& per_row) { parallel_rows(h, per_row, threads_); };
     rows([&](int y) {
         for (int x = 0; x < w; ++x) denoise_prepare(in, texel.data(), v.guide.data(), static_cast<size_t>(y) * w + x);
     });
