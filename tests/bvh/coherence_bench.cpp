@@ -124,12 +124,18 @@ uint32_t cell(float v, float lo, float hi, int bits) {
 
 uint32_t octant(Vec3 d) { return (d.x < 0.0f ? 1u : 0u) | (d.y < 0.0f ? 2u : 0u) | (d.z < 0.0f ? 4u : 0u); }
 
+// The rays as their paths were generated.
+std::vector<uint32_t> as_generated(size_t n) {
+    std::vector<uint32_t> order(n);
+    for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
+    return order;
+}
+
 // Generation order, sorted by `key` within windows of `window` rays (stable: ties keep their order).
 using Key = std::function<uint64_t(const TracedRay&)>;
 
 std::vector<uint32_t> binned(const std::vector<TracedRay>& rays, size_t window, const Key& key) {
-    std::vector<uint32_t> order(rays.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
+    std::vector<uint32_t> order = as_generated(rays.size());
     std::vector<uint64_t> keys(rays.size());
     for (size_t i = 0; i < rays.size(); ++i) keys[i] = key(rays[i]);
     for (size_t b = 0; b < order.size(); b += window)
@@ -219,8 +225,7 @@ int main(int argc, char** argv) {
             if (rays.empty()) continue;
             double passes = 0.0;
             for (const auto& r : rays) passes += static_cast<double>(r.passes.size());
-            std::vector<uint32_t> as_is = binned(rays, 1, oct);
-            Efficiency e0 = simulate(rays, as_is);
+            Efficiency e0 = simulate(rays, as_generated(rays.size()));
             for (size_t window : {size_t{4096}, size_t{65536}, rays.size()}) {
                 if (window == 4096)
                     std::printf("%5d  %7zu  %10.1f  %5.2f (%5.2f)", d, rays.size(), passes / rays.size(), e0.lanes,
@@ -241,8 +246,9 @@ int main(int argc, char** argv) {
             const auto& rays = by_depth[d];
             if (rays.empty()) continue;
             std::printf("%5d", d);
-            for (const Key* key : {&oct, &oct_org, &material}) {
-                auto [m, t] = shading_spread(rays, binned(rays, key == &oct ? 1 : rays.size(), *key));
+            for (const std::vector<uint32_t>& order :
+                 {as_generated(rays.size()), binned(rays, rays.size(), oct_org), binned(rays, rays.size(), material)}) {
+                auto [m, t] = shading_spread(rays, order);
                 std::printf("  %6.2f (%5.2f)  ", m, t);
             }
             std::printf("\n");
