@@ -84,16 +84,25 @@ PKRT_HD float denoise_slope(const DenoiseGuide* g, int w, int h, int x, int y) {
     return fmaxf(dx, dy);
 }
 
-// How much the sample at q counts beside the centre p, `dist` pixels apart, from their surfaces alone.
-PKRT_HD float surface_weight(const DenoiseGuide& p, float slope_p, const DenoiseGuide& q, float dist,
-                             const DenoiseParams& s) {
+constexpr float kLog2e = 1.44269504f;
+
+// log2 of how much the sample at q counts beside the centre p, `dist` pixels apart, from their surfaces
+// alone (-inf: not at all). A caller adds its other tests' log2 and takes one exp2: an exact powf and
+// expf per neighbour were most of the GPU filter's time (BENCHMARKS.md, the denoiser's cost).
+PKRT_HD float surface_log2_weight(const DenoiseGuide& p, float slope_p, const DenoiseGuide& q, float dist,
+                                  const DenoiseParams& s) {
     // Where every sample escaped the pixel shows the environment itself, which has no noise to take out
     // (and its horizon is an edge no feature marks): it is left as it is, and never mixed with a surface.
-    if (dot(p.normal, p.normal) == 0.0f || dot(q.normal, q.normal) == 0.0f) return 0.0f;
-    float cos_n = fmaxf(0.0f, dot(p.normal, q.normal));
-    float w_n = powf(cos_n, s.sigma_normal);
-    float w_z = expf(-fabsf(p.depth - q.depth) / (s.sigma_depth * slope_p * dist + 1e-4f * fabsf(p.depth) + 1e-6f));
-    return w_n * w_z;
+    if (dot(p.normal, p.normal) == 0.0f || dot(q.normal, q.normal) == 0.0f) return -INFINITY;
+    float cos_n = dot(p.normal, q.normal);
+    if (cos_n <= 0.0f) return -INFINITY;
+    float z_scale = s.sigma_depth * slope_p * dist + 1e-4f * fabsf(p.depth) + 1e-6f;
+    return s.sigma_normal * log2f(cos_n) - kLog2e * fabsf(p.depth - q.depth) / z_scale;
+}
+
+PKRT_HD float surface_weight(const DenoiseGuide& p, float slope_p, const DenoiseGuide& q, float dist,
+                             const DenoiseParams& s) {
+    return exp2f(surface_log2_weight(p, slope_p, q, dist, s));
 }
 
 // Step 2 at (x, y): the luminance variance around the centre, of its surface's samples (weighted by
@@ -178,7 +187,7 @@ PKRT_HD DenoiseTexel denoise_atrous(const DenoiseTexel* in, const DenoiseFrame& 
     const DenoiseGuide gp = f.guide[i];
     const float slope = f.slope[i];
     const float lp = f.smooth ? f.smooth[i] : luminance(c.rgb);
-    const float l_scale = 1.0f / (s.sigma_luminance * sqrtf(blurred_variance(in, f.width, f.height, x, y)) + 1e-6f);
+    const float l_scale = kLog2e / (s.sigma_luminance * sqrtf(blurred_variance(in, f.width, f.height, x, y)) + 1e-6f);
     Vec3 sum = c.rgb * kernel[0] * kernel[0];
     float sum_w = kernel[0] * kernel[0], sum_v = sum_w * sum_w * c.variance;
     for (int dy = -2; dy <= 2; ++dy)
@@ -189,9 +198,9 @@ PKRT_HD DenoiseTexel denoise_atrous(const DenoiseTexel* in, const DenoiseFrame& 
             size_t q = static_cast<size_t>(qy) * f.width + qx;
             const DenoiseTexel t = in[q];
             float dist = static_cast<float>(step) * sqrtf(static_cast<float>(dx * dx + dy * dy));
+            float l_q = f.smooth ? f.smooth[q] : luminance(t.rgb);
             float w = kernel[dx < 0 ? -dx : dx] * kernel[dy < 0 ? -dy : dy] *
-                      surface_weight(gp, slope, f.guide[q], dist, s) *
-                      expf(-fabsf((f.smooth ? f.smooth[q] : luminance(t.rgb)) - lp) * l_scale);
+                      exp2f(surface_log2_weight(gp, slope, f.guide[q], dist, s) - fabsf(l_q - lp) * l_scale);
             sum += t.rgb * w;
             sum_w += w;
             sum_v += w * w * t.variance;
