@@ -5,7 +5,8 @@
 //   prepare    radiance / albedo (the texture comes back at the end, so it is never blurred) and the
 //              guide: unit normal, depth, depth's screen-space slope
 //   variance   of the demodulated luminance around the pixel on its surface (SVGF's spatial estimate,
-//              for images without a history of moments, made robust to edges of light)
+//              for images without a history of moments, made robust to edges of light), and the
+//              3x3 mean luminance the first pass compares
 //   a-trous    iterations of the 5x5 B3-spline kernel with holes (step 1, 2, 4, ...), each sample
 //              weighted by how alike its normal, depth and luminance are to the centre's, the luminance
 //              test scaled by the centre's standard deviation (the first pass compares 3x3 means: at low
@@ -43,7 +44,7 @@ struct DenoiseFrame {
     int width, height;
     const DenoiseGuide* guide;
     const float* slope;
-    const float* smooth;  // null, or the luminance the first pass's test compares (denoise_smooth_luminance)
+    const float* smooth;  // null, or the luminance the first pass's test compares (denoise_variance)
 };
 
 PKRT_HD int clamp_coord(int v, int n) { return v < 0 ? 0 : (v >= n ? n - 1 : v); }
@@ -109,12 +110,16 @@ PKRT_HD float surface_weight(const DenoiseGuide& p, float slope_p, const Denoise
 // surface_weight). SVGF takes a 7x7 window; here one of its four 4x4 quadrants that hold the centre
 // (as Kuwahara's filter chooses), so that a pixel beside a light or a shadow's edge, on the same
 // surface, is not taken for a noisy one and blurred across it (BENCHMARKS.md, the denoiser).
+// With it, from the same weights, `*smooth`: the demodulated luminance through a 3x3 Gaussian of its
+// surface's samples, what the first a-trous pass's luminance test compares, so that one sample's spike
+// at low spp does not pass for an edge.
 PKRT_HD DenoiseTexel denoise_variance(const DenoiseTexel* in, const DenoiseFrame& f, int x, int y,
-                                      const DenoiseParams& s) {
+                                      const DenoiseParams& s, float* smooth) {
+    const float k3[3] = {0.25f, 0.5f, 0.25f};
     const size_t i = static_cast<size_t>(y) * f.width + x;
     const DenoiseGuide gp = f.guide[i];
     const float slope = f.slope[i];
-    float sum_w[4] = {}, m1[4] = {}, m2[4] = {};
+    float sum_w[4] = {}, m1[4] = {}, m2[4] = {}, smooth_sum = 0.0f, smooth_w = 0.0f;
     for (int dy = -3; dy <= 3; ++dy)
         for (int dx = -3; dx <= 3; ++dx) {
             int qx = x + dx, qy = y + dy;
@@ -124,6 +129,11 @@ PKRT_HD DenoiseTexel denoise_variance(const DenoiseTexel* in, const DenoiseFrame
                           ? 1.0f
                           : surface_weight(gp, slope, f.guide[q], sqrtf(static_cast<float>(dx * dx + dy * dy)), s);
             float l = luminance(in[q].rgb);
+            if (dx >= -1 && dx <= 1 && dy >= -1 && dy <= 1) {
+                float ws = k3[dx + 1] * k3[dy + 1] * w;
+                smooth_sum += ws * l;
+                smooth_w += ws;
+            }
             for (int k = 0; k < 4; ++k) {
                 bool in_k = ((k & 1) ? dx >= 0 : dx <= 0) && ((k & 2) ? dy >= 0 : dy <= 0);
                 if (!in_k) continue;
@@ -132,6 +142,7 @@ PKRT_HD DenoiseTexel denoise_variance(const DenoiseTexel* in, const DenoiseFrame
                 m2[k] += w * l * l;
             }
         }
+    *smooth = smooth_sum / smooth_w;
     float v[4];
     for (int k = 0; k < 4; ++k) {  // the centre is in every quadrant (weight 1)
         float mean = m1[k] / sum_w[k];
@@ -142,29 +153,6 @@ PKRT_HD DenoiseTexel denoise_variance(const DenoiseTexel* in, const DenoiseFrame
     float lo = fminf(v[0], v[1]), hi = fmaxf(v[0], v[1]), lo2 = fminf(v[2], v[3]), hi2 = fmaxf(v[2], v[3]);
     float var = fminf(fmaxf(lo, lo2), fminf(hi, hi2));
     return DenoiseTexel{in[i].rgb, var};
-}
-
-// The demodulated luminance at (x, y) through a 3x3 Gaussian of its surface's samples: what the first
-// a-trous pass's luminance test compares, so that one sample's spike at low spp does not pass for an edge.
-PKRT_HD float denoise_smooth_luminance(const DenoiseTexel* in, const DenoiseFrame& f, int x, int y,
-                                       const DenoiseParams& s) {
-    const float k[3] = {0.25f, 0.5f, 0.25f};
-    const size_t i = static_cast<size_t>(y) * f.width + x;
-    const DenoiseGuide gp = f.guide[i];
-    float sum = 0.0f, sum_w = 0.0f;
-    for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx) {
-            int qx = x + dx, qy = y + dy;
-            if (qx < 0 || qy < 0 || qx >= f.width || qy >= f.height) continue;
-            size_t q = static_cast<size_t>(qy) * f.width + qx;
-            float w = k[dx + 1] * k[dy + 1] *
-                      (dx == 0 && dy == 0 ? 1.0f
-                                          : surface_weight(gp, f.slope[i], f.guide[q],
-                                                           sqrtf(static_cast<float>(dx * dx + dy * dy)), s));
-            sum += w * luminance(in[q].rgb);
-            sum_w += w;
-        }
-    return sum / sum_w;
 }
 
 // The centre's variance through a 3x3 Gaussian (SVGF: a steadier guide than one pixel's estimate).

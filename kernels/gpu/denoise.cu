@@ -1,5 +1,5 @@
 // The denoiser's steps (kernels/denoise.h) as kernels, one thread per pixel, launched in sequence on one
-// stream: prepare, slope, variance, the first pass's smoothed luminance, the a-trous passes, finish.
+// stream: prepare, slope, variance (with the first pass's smoothed luminance), the a-trous passes, finish.
 #include "kernels/gpu/denoise_launch.h"
 
 namespace pkrt {
@@ -30,14 +30,8 @@ __global__ void denoise_variance_kernel(DenoiseBuffers b, int w, int h, DenoiseP
     int x, y;
     if (!pixel_of_thread(w, h, x, y)) return;
     DenoiseFrame f{w, h, b.guide, b.slope, nullptr};
-    b.a[static_cast<size_t>(y) * w + x] = denoise_variance(b.b, f, x, y, params);
-}
-
-__global__ void denoise_smooth_kernel(DenoiseBuffers b, int w, int h, DenoiseParams params) {
-    int x, y;
-    if (!pixel_of_thread(w, h, x, y)) return;
-    DenoiseFrame f{w, h, b.guide, b.slope, nullptr};
-    b.smooth[static_cast<size_t>(y) * w + x] = denoise_smooth_luminance(b.a, f, x, y, params);
+    size_t i = static_cast<size_t>(y) * w + x;
+    b.a[i] = denoise_variance(b.b, f, x, y, params, &b.smooth[i]);
 }
 
 __global__ void denoise_atrous_kernel(const DenoiseTexel* in, DenoiseTexel* out, DenoiseBuffers b, int w, int h,
@@ -64,7 +58,6 @@ cudaError_t launch_denoise(const DenoiseBuffers& b, int width, int height, const
     denoise_prepare_kernel<<<grid, block, 0, stream>>>(b, width, height);
     denoise_slope_kernel<<<grid, block, 0, stream>>>(b, width, height);
     denoise_variance_kernel<<<grid, block, 0, stream>>>(b, width, height, params);
-    denoise_smooth_kernel<<<grid, block, 0, stream>>>(b, width, height, params);
     DenoiseTexel *in = b.a, *out = b.b;
     for (int it = 0; it < params.iterations; ++it) {
         denoise_atrous_kernel<<<grid, block, 0, stream>>>(in, out, b, width, height, 1 << it, params);

@@ -13,7 +13,7 @@ struct DenoiseBuffers {
     DenoiseTexel *a, *b;  // ping-pong
     DenoiseGuide* guide;
     float* slope;
-    float* smooth;  // the first pass's luminance (denoise_smooth_luminance)
+    float* smooth;  // the first pass's luminance (denoise_variance)
     Vec3* out;
 };
 // The steps of kernels/denoise.h, a kernel each, on `stream`.

@@ -47,11 +47,10 @@ public:
         rows([&](int x, int y) { denoise_prepare(in, b.data(), guide.data(), static_cast<size_t>(y) * w + x); });
         rows([&](int x, int y) { slope[static_cast<size_t>(y) * w + x] = denoise_slope(guide.data(), w, h, x, y); });
         const DenoiseFrame frame{w, h, guide.data(), slope.data(), nullptr};
-        rows(
-            [&](int x, int y) { a[static_cast<size_t>(y) * w + x] = denoise_variance(b.data(), frame, x, y, params); });
         std::vector<float> smooth(n);
         rows([&](int x, int y) {
-            smooth[static_cast<size_t>(y) * w + x] = denoise_smooth_luminance(a.data(), frame, x, y, params);
+            size_t i = static_cast<size_t>(y) * w + x;
+            a[i] = denoise_variance(b.data(), frame, x, y, params, &smooth[i]);
         });
         const DenoiseFrame first{w, h, guide.data(), slope.data(), smooth.data()};
         for (int it = 0; it < params.iterations; ++it) {
