@@ -87,18 +87,36 @@ PKRT_HD float denoise_slope(const DenoiseGuide* g, int w, int h, int x, int y) {
 
 constexpr float kLog2e = 1.44269504f;
 
+// log2 and division as the GPU's special function unit computes them (about 2 ulp; exact on the CPU):
+// a filter weight needs no more, and the exact forms were much of the filter's instructions.
+PKRT_HD float weight_log2(float x) {
+#if defined(__CUDA_ARCH__)
+    return __log2f(x);
+#else
+    return log2f(x);
+#endif
+}
+
+PKRT_HD float weight_divide(float a, float b) {
+#if defined(__CUDA_ARCH__)
+    return __fdividef(a, b);
+#else
+    return a / b;
+#endif
+}
+
 // log2 of how much the sample at q counts beside the centre p, `dist` pixels apart, from their surfaces
 // alone (-inf: not at all). A caller adds its other tests' log2 and takes one exp2: an exact powf and
 // expf per neighbour were most of the GPU filter's time (BENCHMARKS.md, the denoiser's cost).
+// Where every sample escaped, a pixel shows the environment itself, which has no noise to take out (and
+// its horizon is an edge no feature marks): its normal is 0, so it is never mixed with anything, and a
+// sky pixel at the centre keeps its value.
 PKRT_HD float surface_log2_weight(const DenoiseGuide& p, float slope_p, const DenoiseGuide& q, float dist,
                                   const DenoiseParams& s) {
-    // Where every sample escaped the pixel shows the environment itself, which has no noise to take out
-    // (and its horizon is an edge no feature marks): it is left as it is, and never mixed with a surface.
-    if (dot(p.normal, p.normal) == 0.0f || dot(q.normal, q.normal) == 0.0f) return -INFINITY;
     float cos_n = dot(p.normal, q.normal);
     if (cos_n <= 0.0f) return -INFINITY;
     float z_scale = s.sigma_depth * slope_p * dist + 1e-4f * fabsf(p.depth) + 1e-6f;
-    return s.sigma_normal * log2f(cos_n) - kLog2e * fabsf(p.depth - q.depth) / z_scale;
+    return s.sigma_normal * weight_log2(cos_n) - weight_divide(kLog2e * fabsf(p.depth - q.depth), z_scale);
 }
 
 PKRT_HD float surface_weight(const DenoiseGuide& p, float slope_p, const DenoiseGuide& q, float dist,
