@@ -7,7 +7,8 @@
 #                           (Crytek Sponza as .xz: the device call carries at most 64 MiB). BASE: a pkrt
 #                           binary of the commit before a kernel or scheduler change, staged as
 #                           .stage/base/pkrt so that `run` benchmarks both in the same call. VARIANT: more
-#                           pkrt binaries (builds of experiments), staged as .stage/var/NAME for `variants`
+#                           pkrt binaries (builds of experiments), staged as .stage/var/NAME for `variants`. BASE-viewer
+#                           and BASE-test_gpu beside BASE are staged as its viewer and GPU tests
 #   tests/h200.sh run       on the device, carrying [".gpu", ".stage", ".scenes"]: GPU tests, sanitizers,
 #                           benchmarks (+ viewer runs when an X display from `source .gpu/setup.sh x` is up);
 #                           text and charts land in $OUT/results.tgz, full-size images beside it (a device
@@ -35,7 +36,9 @@
 #                           GPU tests, viewer fps per mode base against new, the bench matrix in every mode
 #                           base against new (base viewer: .stage/base/pkrt-viewer)
 #   tests/h200.sh features  on the device (viewer tests on the X display): issue 31's feature buffers and
-#                           denoiser: GPU tests, base against new, the cost of --aov and --denoise per mode
+#                           denoiser: GPU tests, camera latency per mode, base against new, --aov and --denoise per mode
+#   tests/h200.sh response  on the device (X display): issue 31's camera-change latency per mode, base viewer
+#                           against this one, and the denoiser's time, base against this one
 #   tests/h200.sh soak start SECONDS, then soak wait
 #                           the viewer soak (tests/soak.sh) across two device calls, on the X display
 #
@@ -59,6 +62,9 @@ stage() {
         [ -x "$b" ] && cp "$b" .stage/ && strip ".stage/$(basename "$b")"
     done
     if [ -n "${1:-}" ]; then mkdir -p .stage/base && cp "$1" .stage/base/pkrt && strip .stage/base/pkrt; fi
+    # BASE's viewer and GPU tests too, where they lie beside it as BASE-viewer and BASE-test_gpu.
+    if [ -n "${1:-}" ] && [ -x "$1-viewer" ]; then cp "$1-viewer" .stage/base/pkrt-viewer && strip .stage/base/pkrt-viewer; fi
+    if [ -n "${1:-}" ] && [ -x "$1-test_gpu" ]; then cp "$1-test_gpu" .stage/base/test_gpu && strip .stage/base/test_gpu; fi
     local v
     for v in "${@:2}"; do mkdir -p .stage/var && cp "$v" ".stage/var/$(basename "$v")" && strip ".stage/var/$(basename "$v")"; done
     # The binaries travel as .xz (a device call carries at most 64 MiB); device_paths unpacks them.
@@ -66,6 +72,7 @@ stage() {
     # Libraries the device's Ubuntu lacks (GL, GLFW and X come from .gpu and .gpu-x there).
     ldd build/pkrt | awk '/=>/ {print $3}' |
         grep -E "tinyobj|tinygltf|libstb|OpenEXR|Imath|Iex|IlmThread|cudart|libjpeg|libpng|libdeflate|libmpi|open-rte|open-pal|hwloc|libevent|libudev|assimp|draco|minizip" | xargs -r -I{} cp -L {} .stage/lib/
+    tar cJf .stage/lib.tar.xz -C .stage lib && rm -rf .stage/lib  # 23 MB as they are, a third packed
     mkdir -p .scenes/crytek-sponza-geometry
     cp -r ../shared/scenes/cornell-box ../shared/scenes/dabrovic-sponza ../shared/scenes/stanford-bunny .scenes/
     mkdir -p .scenes/gltf/DamagedHelmet && cp -r ../shared/scenes/gltf/MetalRoughSpheresNoTextures ../shared/scenes/gltf/TextureTransformTest \
@@ -80,7 +87,8 @@ stage() {
 
 # The binaries carry absolute paths of this checkout (scenes, shaders, ../shared/scenes): recreate them.
 device_paths() {
-    find .stage -maxdepth 2 -name '*.xz' -exec xz -dkf {} \;
+    [ -f .stage/lib.tar.xz ] && tar xJf .stage/lib.tar.xz -C .stage
+    find .stage -maxdepth 2 -name '*.xz' ! -name '*.tar.xz' -exec xz -dkf {} \;
     chmod +x .stage/pkrt* .stage/test_* .stage/base/pkrt .stage/var/* 2>/dev/null
     mkdir -p ../shared /work build/tests
     ln -sfn "$root/.scenes" ../shared/scenes
@@ -220,13 +228,179 @@ viewer_fps() {
 }
 
 # The same scene driven by 20 orbit drags: camera change to the new view's first image on screen.
+# The camera-change latency per mode ($@), of VIEWER (default this build's; its logs tagged TAG), run
+# with -v so that resident mode logs each job's GPU time and the gap before it.
 viewer_latency() {
+    local bin=${VIEWER:-./.stage/pkrt-viewer} tag=${TAG:-}
     : >"$out/viewer_latency_script.txt"
     for i in $(seq 20); do printf 'frames 6\ndrag 900 500 912 500\n' >>"$out/viewer_latency_script.txt"; done
     for m in "$@"; do
+        timeout -k 5 100 $bin scenes/bench/crytek-sponza.json --backend cuda --mode $m --res 1920x1080 \
+            --spp-per-frame 1 --script "$out/viewer_latency_script.txt" -v >"$out/viewer_latency_$m$tag.txt" 2>&1
+        echo "$m$tag latency exit $?"; grep -E "camera change|error" "$out/viewer_latency_$m$tag.txt"
+    done
+    save
+}
+
+# Issue 31 part 3: the camera-change latency, the base viewer (.stage/base/pkrt-viewer) against this one,
+# interleaved over two rounds, on Crytek Sponza (display-bound) and on GPU-bound Cornell frames (the
+# scene of ViewerGpu.ACameraChangeShowsOnTheFrameAfterItsRender, run too); then the denoiser's GPU
+# time at 1080p, base (.stage/base/pkrt) against this one, and its kernels under Nsight Compute.
+response() {
+    begin_results
+    local round v m name
+    for i in $(seq 15); do printf 'frames 6\ndrag 300 200 306 200\n'; done >"$out/drags_cornell.txt"
+    for round in 1 2; do
+        for v in base:.stage/base/pkrt-viewer new:./.stage/pkrt-viewer; do
+            name=${v%%:*}
+            [ -n "${DISPLAY:-}" ] && [ -x "${v#*:}" ] || continue
+            VIEWER=${v#*:} TAG=_${name}_$round viewer_latency resident persistent
+            for m in resident persistent; do
+                echo "cornell $m ${name}_$round: $(timeout -k 5 100 ${v#*:} scenes/cornell.json --backend cuda --mode $m \
+                    --res 800x450 --scale 1 --spp-per-frame 8 --max-depth 16 --script "$out/drags_cornell.txt" 2>&1 |
+                    grep -E 'camera change|error')"
+            done
+        done
+    done
+    if [ -n "${DISPLAY:-}" ]; then
+        viewer_tests
+        PKRT_EXPECT_INTEROP=1 PKRT_VIEWER_DISPLAY=$DISPLAY timeout -k 5 200 ./.stage/test_viewer_gpu --gtest_color=no \
+            --gtest_filter='ViewerGpuResident.*:*ACameraChange*' --gtest_repeat=5 >"$out/camera_change_test.txt" 2>&1
+        echo "ViewerGpuResident.*, ACameraChange x5: exit $?, $(grep -c '^\[       OK' "$out/camera_change_test.txt") passed," \
+            "$(grep -c '^\[  FAILED  \] [A-Z]' "$out/camera_change_test.txt") failed"
+        grep -E "Failure|Expected|camera change" "$out/camera_change_test.txt" | head -20
+    fi
+    echo "=== the denoiser on Crytek Sponza 1920x1080"
+    for v in .stage/base/pkrt $P; do
+        for round in 1 2 3; do
+            echo "$v: $(timeout 60 $v render scenes/bench/crytek-sponza.json --res 1920x1080 --spp 1 --denoise \
+                -o /tmp/d.png 2>&1 | grep -E 'denoised on')"
+        done
+    done
+    timeout 120 ncu --kernel-name regex:denoise --section SpeedOfLight $P render scenes/bench/crytek-sponza.json \
+        --res 1920x1080 --spp 1 --denoise -o /tmp/d.png >"$out/ncu_denoise.txt" 2>&1
+    grep -E "denoise_.*_kernel|Duration" "$out/ncu_denoise.txt"
+    save
+}
+
+# The build of the commit before (.stage/base/pkrt, when staged) benchmarked beside this one in the
+# order base, new, base, new: Cornell d16 at resolutions $1 with --repeat $2, Crytek Sponza d4 at $3
+# with --repeat $4; tests/bench_compare.py takes each cell's median of the two runs' medians.
+compare_with_base() {
+    [ -x .stage/base/pkrt ] || return 0
+    echo "=== compare with .stage/base/pkrt"
+    local base_csv="" new_csv="" round build bin
+    for round in 1 2; do
+        for build in base new; do
+            bin=$P; [ $build = base ] && bin=.stage/base/pkrt
+            timeout 100 $bin bench scenes/cornell.json --res "$1" --max-depth 16 --repeat "$2" -q \
+                --csv "$out/cmp_cornell_${build}_$round.csv" >/dev/null
+            timeout 100 $bin bench scenes/bench/crytek-sponza.json --res "$3" --max-depth 4 --repeat "$4" -q \
+                --csv "$out/cmp_sponza_${build}_$round.csv" >/dev/null
+            if [ $build = base ]; then base_csv+="${base_csv:+,}$out/cmp_cornell_base_$round.csv,$out/cmp_sponza_base_$round.csv"
+            else new_csv+="${new_csv:+,}$out/cmp_cornell_new_$round.csv,$out/cmp_sponza_new_$round.csv"; fi
+        done
+    done
+    python3 tests/bench_compare.py "$base_csv" "$new_csv" | tee "$out/compare.md"
+    save
+}
+
+# A shorter session than `run`, for one device call: GPU tests (the conservation test 50 times over),
+# this build against .stage/base/pkrt (base, new, base, new), both BVH layouts on every scene of the
+# bench matrix, and GPU renders of the shipped scenes that exercise materials and the lens.
+check() {
+    begin_results
+    gpu_tests 150
+    timeout 100 ./.stage/test_gpu --gtest_color=no --gtest_filter=Gpu.ConservationOfSamplesAndQueueRecords --gtest_repeat=50 \
+        >"$out/test_gpu_conservation.txt" 2>&1
+    echo "conservation x50: exit $?, $(grep -c '^\[       OK \]' "$out/test_gpu_conservation.txt") passed"
+    save
+    compare_with_base 128x128,1920x1080 10 1920x1080 5
+    echo "=== layouts"
+    for layout in bvh2 cwbvh; do
+        timeout 150 $P bench scenes/bench/crytek-sponza.json scenes/bench/metal-rough-spheres.json scenes/bench/bunnies-in-sponza.json --bvh $layout \
+            --res 1920x1080 --max-depth 4 --repeat 5 -q --csv "$out/layout_$layout.csv" >/dev/null
+        echo "$layout exit $?"
+    done
+    python3 tests/bench_compare.py "$out/layout_bvh2.csv" "$out/layout_cwbvh.csv" | tee "$out/layouts.md"
+    save
+    echo "=== renders"
+    timeout 60 $P render scenes/metal_rough.json --backend cuda --spp 64 -q -o "$final/metal_rough.png"; echo "metal_rough exit $?"
+    timeout 60 $P render scenes/metal_rough.json --backend cuda --spp 64 --aperture 0.15 -q -o "$final/metal_rough_lens.png"; echo "lens exit $?"
+}
+
+run() {
+    begin_results
+    gpu_tests 120
+    echo "=== sanitizer"
+    timeout 200 bash tests/sanitize.sh $P scenes/cornell.json >"$out/sanitize.txt" 2>&1
+    echo "exit $?"; cat "$out/sanitize.txt"
+    save
+    echo "=== bench"
+    timeout 100 $P bench scenes/cornell.json --res 128x128,512x512,1920x1080 --max-depth 16 --repeat 20 --micro -q \
+        --json "$out/bench_cornell.json" --csv "$out/bench_cornell.csv" --plot "$out/bench_cornell.png"
+    save
+    timeout 100 $P bench scenes/bench/crytek-sponza.json --res 128x128,512x512,1920x1080 --max-depth 4 --repeat 10 -q \
+        --json "$out/bench_sponza.json" --csv "$out/bench_sponza.csv" --plot "$out/bench_sponza.png"
+    save
+    timeout 100 $P bench scenes/bench/metal-rough-spheres.json --res 128x128,512x512,1920x1080 --max-depth 4 --repeat 10 -q \
+        --json "$out/bench_spheres.json" --csv "$out/bench_spheres.csv" --plot "$out/bench_spheres.png"
+    compare_with_base 128x128,512x512,1920x1080 20 128x128,512x512,1920x1080 10
+    timeout 60 $P render scenes/bench/crytek-sponza.json --backend cuda --spp 1 -q -o "$final/sponza_1080p.png" \
+        --stats "$out/stats_sponza_persistent.json"
+    if [ -n "${DISPLAY:-}" ] && [ -x ./.stage/pkrt-viewer ]; then
+        viewer_fps persistent relaunch graph megakernel resident
+        timeout -k 5 120 ./.stage/pkrt-viewer scenes/bench/crytek-sponza.json --backend cuda --interop buffer \
+            --res 1920x1080 --spp-per-frame 1 --frames 150 >"$out/viewer_buffer.txt" 2>&1
+        echo "persistent, pixel-buffer interop: exit $?"; grep -E "fps|transfer|error|warning" "$out/viewer_buffer.txt"
+        viewer_tests
+    fi
+}
+
+# The batch viewer on Crytek Sponza 1920x1080, 1 spp a frame, per mode: fps, display transfer, launches
+# per displayed frame. (timeout -k: a viewer stuck in the driver ignores SIGTERM.)
+viewer_fps() {
+    echo "=== viewer on $DISPLAY"
+    for m in "$@"; do
         timeout -k 5 100 ./.stage/pkrt-viewer scenes/bench/crytek-sponza.json --backend cuda --mode $m --res 1920x1080 \
-            --spp-per-frame 1 --script "$out/viewer_latency_script.txt" >"$out/viewer_latency_$m.txt" 2>&1
-        echo "$m latency exit $?"; grep -E "camera change|error|warning" "$out/viewer_latency_$m.txt"
+            --spp-per-frame 1 --frames 200 --screenshot "$out/viewer_$m.png" >"$out/viewer_$m.txt" 2>&1
+        echo "$m exit $?"; grep -E "fps|transfer|launches|error|warning|OpenGL" "$out/viewer_$m.txt"
+    done
+    save
+}
+
+# The same scene driven by 20 orbit drags: camera change to the new view's first image on screen.
+# The camera-change latency per mode ($@), of VIEWER (default this build's; its logs tagged TAG), run
+# with -v so that resident mode logs each job's GPU time and the gap before it.
+viewer_latency() {
+    local bin=${VIEWER:-./.stage/pkrt-viewer} tag=${TAG:-}
+    : >"$out/viewer_latency_script.txt"
+    for i in $(seq 20); do printf 'frames 6\ndrag 900 500 912 500\n' >>"$out/viewer_latency_script.txt"; done
+    for m in "$@"; do
+        timeout -k 5 100 $bin scenes/bench/crytek-sponza.json --backend cuda --mode $m --res 1920x1080 \
+            --spp-per-frame 1 --script "$out/viewer_latency_script.txt" -v >"$out/viewer_latency_$m$tag.txt" 2>&1
+        echo "$m$tag latency exit $?"; grep -E "camera change|error" "$out/viewer_latency_$m$tag.txt"
+    done
+    save
+}
+
+# Issue 31 part 3: the camera-change latency, the base viewer (.stage/base/pkrt-viewer) against this one,
+# interleaved over two rounds; then the denoiser's GPU time at 1080p, base (.stage/base/pkrt) against this one.
+response() {
+    begin_results
+    local round v
+    for round in 1 2; do
+        if [ -n "${DISPLAY:-}" ] && [ -x .stage/base/pkrt-viewer ]; then
+            VIEWER=.stage/base/pkrt-viewer TAG=_base_$round viewer_latency resident relaunch persistent
+        fi
+        [ -n "${DISPLAY:-}" ] && TAG=_new_$round viewer_latency resident relaunch persistent
+    done
+    echo "=== the denoiser on Crytek Sponza 1920x1080"
+    for v in .stage/base/pkrt $P; do
+        for round in 1 2 3; do
+            echo "$v: $(timeout 60 $v render scenes/bench/crytek-sponza.json --res 1920x1080 --spp 1 --denoise \
+                -o /tmp/d.png 2>&1 | grep -E 'denoised on')"
+        done
     done
     save
 }
@@ -504,7 +678,10 @@ house() {
 features() {
     begin_results
     gpu_tests 300
-    if [ -n "${DISPLAY:-}" ] && [ -x ./.stage/pkrt-viewer ]; then viewer_tests; fi
+    if [ -n "${DISPLAY:-}" ] && [ -x ./.stage/pkrt-viewer ]; then
+        viewer_tests
+        viewer_latency resident relaunch persistent graph megakernel
+    fi
     compare_with_base 128x128,512x512,1920x1080 10 512x512,1920x1080 5
     echo "=== features and the denoiser, Crytek Sponza 1920x1080 d4, 8 spp"
     local m
@@ -546,10 +723,11 @@ case "${1:-}" in
     resident) shift; resident "$@" ;;
     house) shift; house "$@" ;;
     features) features ;;
+    response) response ;;
     profile) begin_results; profile ;;
     trees) begin_results; trees ;;
     profile_extend) begin_results; profile_extend ;;
     compare_kernels) begin_results; compare_kernels ;;
     soak) shift; soak "$@" ;;
-    *) echo "usage: $0 stage [BASE [VARIANT...]] | run | check | variants [MODES] | multi [DEVICES] | resident [tests] [viewer] [bench] | house [tests] [viewer] [bench] | profile | trees | profile_extend | compare_kernels | soak start SECONDS | soak wait" >&2; exit 2 ;;
+    *) echo "usage: $0 stage [BASE [VARIANT...]] | run | check | variants [MODES] | multi [DEVICES] | resident [tests] [viewer] [bench] | house [tests] [viewer] [bench] | profile | trees | profile_extend | compare_kernels | features | response | repeat_test FILTER N | soak start SECONDS | soak wait" >&2; exit 2 ;;
 esac

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "render/cuda/ray_queues.h"
+#include "render/log.h"
 #include "render/policy_tuner.h"
 #include "render/cuda/scheduler.h"
 
@@ -128,6 +129,11 @@ public:
         FrameOutcome out;
         out.gpu_ms = static_cast<float>(r.end_ns - r.start_ns) * 1e-6f;
         out.cancelled = r.cancelled != 0;
+        // What a view change costs on the GPU: the relay gap before a job, and how soon a cancelled one ends.
+        log_debug("resident job %u%s: %.3f ms on the GPU, begun %.3f ms after the job before ended", o.seq,
+                  out.cancelled ? " (cancelled)" : "", out.gpu_ms,
+                  last_end_ns_ ? static_cast<double>(static_cast<long long>(r.start_ns - last_end_ns_)) * 1e-6 : 0.0);
+        last_end_ns_ = r.end_ns;
         check(cudaMemcpyAsync(counters_host_.host(), counters_.get() + o.seq % kResidentRingSlots, sizeof(GpuCounters),
                               cudaMemcpyDeviceToHost, copy_stream_),
               "read counters");
@@ -202,6 +208,7 @@ private:
     // image, so the grid never idles; more would only add latency), and one more of a new view queued
     // behind two that were just cancelled. With the quit job, the ring's four slots.
     static constexpr int kMaxOutstanding = kResidentRingSlots - 1;
+    unsigned long long last_end_ns_ = 0;  // the GPU time the last job read by finish() ended
 
     // Until the oldest job is done: the host's stop flag cancels the jobs; a kernel that stops making
     // progress is an error, not a hang.
