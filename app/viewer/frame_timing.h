@@ -24,6 +24,8 @@ public:
     // The camera changed; the image the next reset starts is `next_generation`.
     void changed(uint32_t next_generation);
     bool pending() const { return pending_; }
+    // Changed, and no frame of the new view queued yet.
+    bool awaiting_frame() const { return pending_ && !queued_; }
     // A frame of image `generation` was queued.
     void queued(uint32_t generation);
     // A frame of image `generation` is done and shown by this pass.

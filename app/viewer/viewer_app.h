@@ -9,6 +9,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/viewer/camera_controller.h"
@@ -71,6 +72,7 @@ private:
     void handle_requests(const PanelRequests& req);
     void handle_comparison(PanelRequests& req);
     void queue_frames(int rw, int rh);  // the render resolution
+    std::pair<int, int> render_size() const;
     void present(const PanelRequests& req, int fb_w, int fb_h);
     // Completes the frame in flight (if any), records its statistics and uploads it for display. Where
     // frames queue ahead (resident mode) it takes only those already done and never waits.
@@ -151,6 +153,7 @@ private:
     // Last frame, for the panels.
     RenderStats last_stats_;
     bool have_stats_ = false, rendered_ = false;
+    int queued_this_pass_ = 0;    // frames queue_frames submitted in this pass (batch runs: one a pass)
     std::string submitted_mode_;  // mode of the frame in flight
     double frame_ms_ = 0, wall_ms_ = 0, upload_ms_ = 0, fps_ = 0, mean_dt_ = 0;
     double wait_ms_ = 0;  // how long finish_frame() blocked on the frame in flight

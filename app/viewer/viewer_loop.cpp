@@ -102,6 +102,16 @@ void ViewerApp::finish_batch_run(int frames) {
 void ViewerApp::frame() {
     advance_clock();
 
+    // A camera moved by input since the last pass: the old view's frames are stopped and the new view's
+    // first frame queued before anything else, so that neither showing an old frame nor this pass's GL
+    // work delays it (beside a resident grid every wait for GL is a wait for GL's time slice).
+    // (Only at the size the image has: the panels' layout, and so the image's size, is settled below.)
+    queued_this_pass_ = 0;
+    if (view_change_.awaiting_frame() && !compare_.running()) {
+        auto [rw, rh] = render_size();
+        if (rw == progressive_.width() && rh == progressive_.height()) queue_frames(rw, rh);
+    }
+
     // The frame submitted last time rendered while that frame was drawn and presented: show it now.
     rendered_ = false;
     finish_frame();
@@ -119,9 +129,7 @@ void ViewerApp::frame() {
         glfwWaitEventsTimeout(0.1);
         return;
     }
-    const ImageArea fa = framebuffer_area();
-    int rw = std::max(1, static_cast<int>(std::lround(fa.width * view_.resolution_scale)));
-    int rh = std::max(1, static_cast<int>(std::lround(fa.height * view_.resolution_scale)));
+    auto [rw, rh] = render_size();
     progressive_.set_resolution(rw, rh);
 
     // Frames are queued before this pass draws, so the GPU renders while it draws and presents; but a
@@ -132,6 +140,13 @@ void ViewerApp::frame() {
     if (!present_first) queue_frames(rw, rh);
     present(req, fb_w, fb_h);
     if (present_first) queue_frames(rw, rh);
+}
+
+// The render resolution: the image area at the resolution scale.
+std::pair<int, int> ViewerApp::render_size() const {
+    const ImageArea fa = framebuffer_area();
+    return {std::max(1, static_cast<int>(std::lround(fa.width * view_.resolution_scale))),
+            std::max(1, static_cast<int>(std::lround(fa.height * view_.resolution_scale)))};
 }
 
 void ViewerApp::advance_clock() {
@@ -204,13 +219,14 @@ void ViewerApp::queue_frames(int rw, int rh) {
                 backend_->drain();
                 upload_->prepare_host(rw, rh);
             }
-            for (int n = 0; wants_samples() && progressive_.can_submit() && (n == 0 || !batch_); ++n) {
+            while (wants_samples() && progressive_.can_submit() && (queued_this_pass_ == 0 || !batch_)) {
                 uint32_t spp = static_cast<uint32_t>(view_.spp_per_frame);
                 if (view_.spp_target > 0) {  // the last frame stops at the target exactly
                     uint32_t have = progressive_.stale() ? 0u : progressive_.samples();
                     spp = std::min(spp, static_cast<uint32_t>(view_.spp_target) - have);
                 }
                 progressive_.submit(spp);
+                ++queued_this_pass_;
                 submitted_mode_ = backend_->mode_label(progressive_.settings());
                 view_change_.queued(progressive_.generation());
             }

@@ -4,7 +4,9 @@
 // Skips without a CUDA device or without Xvfb.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "render/devices.h"
 #include "tests/viewer/test_viewer_util.h"
@@ -142,6 +144,36 @@ TEST(ViewerGpuInterop, TextureAndPixelBufferPathsShowTheSameImage) {
     ASSERT_TRUE(a.ok() && c.ok());
     EXPECT_GT(distinct_colors(a), 500u);
     EXPECT_LT(mean_abs_diff(a, c), 0.05) << "the two display paths disagree";
+}
+
+// A camera change reaches the screen one frame after its own render, in every mode: the frames queued
+// ahead for the old view are stopped on the GPU, not drained. The frames are GPU-bound (16 bounces, 8
+// spp each), so the display frame is about one GPU frame; draining the two queued ahead would put the
+// new view's image three frames or more after the change, cancelling them puts it at about two.
+TEST_P(ViewerGpu, ACameraChangeShowsOnTheFrameAfterItsRender) {
+    std::string why;
+    if (!have_cuda(&why)) GTEST_SKIP() << "no CUDA device: " << why;
+    TempDir dir;
+    std::string script;
+    for (int i = 0; i < 15; ++i) script += "frames 6\ndrag 300 200 306 200\n";
+    dir.write("drags.txt", script + "frames 2\n");
+    RunResult r = run_viewer("--backend cuda --mode " + GetParam() +
+                                 " --res 800x450 --scale 1 --spp-per-frame 8 --max-depth 16 --script drags.txt",
+                             dir.path().string());
+    if (r.code == kSkipped) GTEST_SKIP() << r.err;
+    ASSERT_EQ(r.code, 0) << r.err;
+    double median = 0.0, max = 0.0, frame = 0.0;
+    int changes = 0;
+    const char* line = std::strstr(r.err.c_str(), "camera change to its first image on screen:");
+    ASSERT_NE(line, nullptr) << r.err;
+    ASSERT_EQ(std::sscanf(line,
+                          "camera change to its first image on screen: median %lf ms, max %lf ms over %d changes "
+                          "(display frame %lf ms)",
+                          &median, &max, &changes, &frame),
+              4)
+        << line;
+    EXPECT_GE(changes, 12) << line;
+    EXPECT_LT(median, 2.5 * frame) << GetParam() << ": " << line;
 }
 
 // Resident mode in the viewer: after the first frame no displayed frame launches a kernel (the
