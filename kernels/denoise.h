@@ -138,28 +138,31 @@ PKRT_HD DenoiseTexel denoise_variance(const DenoiseTexel* in, const DenoiseFrame
     const DenoiseGuide gp = f.guide[i];
     const float slope = f.slope[i];
     float sum_w[4] = {}, m1[4] = {}, m2[4] = {}, smooth_sum = 0.0f, smooth_w = 0.0f;
-    for (int dy = -3; dy <= 3; ++dy)
-        for (int dx = -3; dx <= 3; ++dx) {
-            int qx = x + dx, qy = y + dy;
-            if (qx < 0 || qy < 0 || qx >= f.width || qy >= f.height) continue;
-            size_t q = static_cast<size_t>(qy) * f.width + qx;
-            float w = dx == 0 && dy == 0
-                          ? 1.0f
-                          : surface_weight(gp, slope, f.guide[q], sqrtf(static_cast<float>(dx * dx + dy * dy)), s);
-            float l = luminance(in[q].rgb);
-            if (dx >= -1 && dx <= 1 && dy >= -1 && dy <= 1) {
-                float ws = k3[dx + 1] * k3[dy + 1] * w;
-                smooth_sum += ws * l;
-                smooth_w += ws;
-            }
-            for (int k = 0; k < 4; ++k) {
-                bool in_k = ((k & 1) ? dx >= 0 : dx <= 0) && ((k & 2) ? dy >= 0 : dy <= 0);
-                if (!in_k) continue;
-                sum_w[k] += w;
-                m1[k] += w * l;
-                m2[k] += w * l * l;
-            }
+#if defined(__CUDA_ARCH__)
+#pragma unroll  // each tap's offsets, distance and kernel weight folded to constants
+#endif
+    for (int tap = 0; tap < 49; ++tap) {
+        const int dx = tap % 7 - 3, dy = tap / 7 - 3;
+        int qx = x + dx, qy = y + dy;
+        if (qx < 0 || qy < 0 || qx >= f.width || qy >= f.height) continue;
+        size_t q = static_cast<size_t>(qy) * f.width + qx;
+        float w = dx == 0 && dy == 0
+                      ? 1.0f
+                      : surface_weight(gp, slope, f.guide[q], sqrtf(static_cast<float>(dx * dx + dy * dy)), s);
+        float l = luminance(in[q].rgb);
+        if (dx >= -1 && dx <= 1 && dy >= -1 && dy <= 1) {
+            float ws = k3[dx + 1] * k3[dy + 1] * w;
+            smooth_sum += ws * l;
+            smooth_w += ws;
         }
+        for (int k = 0; k < 4; ++k) {
+            bool in_k = ((k & 1) ? dx >= 0 : dx <= 0) && ((k & 2) ? dy >= 0 : dy <= 0);
+            if (!in_k) continue;
+            sum_w[k] += w;
+            m1[k] += w * l;
+            m2[k] += w * l * l;
+        }
+    }
     *smooth = smooth_sum / smooth_w;
     float v[4];
     for (int k = 0; k < 4; ++k) {  // the centre is in every quadrant (weight 1)
@@ -177,10 +180,14 @@ PKRT_HD DenoiseTexel denoise_variance(const DenoiseTexel* in, const DenoiseFrame
 PKRT_HD float blurred_variance(const DenoiseTexel* in, int w, int h, int x, int y) {
     const float k[3] = {0.25f, 0.5f, 0.25f};
     float v = 0.0f;
-    for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx)
-            v += k[dx + 1] * k[dy + 1] *
-                 in[static_cast<size_t>(clamp_coord(y + dy, h)) * w + clamp_coord(x + dx, w)].variance;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int tap = 0; tap < 9; ++tap) {
+        const int dx = tap % 3 - 1, dy = tap / 3 - 1;
+        v += k[dx + 1] * k[dy + 1] *
+             in[static_cast<size_t>(clamp_coord(y + dy, h)) * w + clamp_coord(x + dx, w)].variance;
+    }
     return v;
 }
 
@@ -196,21 +203,24 @@ PKRT_HD DenoiseTexel denoise_atrous(const DenoiseTexel* in, const DenoiseFrame& 
     const float l_scale = kLog2e / (s.sigma_luminance * sqrtf(blurred_variance(in, f.width, f.height, x, y)) + 1e-6f);
     Vec3 sum = c.rgb * kernel[0] * kernel[0];
     float sum_w = kernel[0] * kernel[0], sum_v = sum_w * sum_w * c.variance;
-    for (int dy = -2; dy <= 2; ++dy)
-        for (int dx = -2; dx <= 2; ++dx) {
-            if (dx == 0 && dy == 0) continue;
-            int qx = x + dx * step, qy = y + dy * step;
-            if (qx < 0 || qy < 0 || qx >= f.width || qy >= f.height) continue;
-            size_t q = static_cast<size_t>(qy) * f.width + qx;
-            const DenoiseTexel t = in[q];
-            float dist = static_cast<float>(step) * sqrtf(static_cast<float>(dx * dx + dy * dy));
-            float l_q = f.smooth ? f.smooth[q] : luminance(t.rgb);
-            float w = kernel[dx < 0 ? -dx : dx] * kernel[dy < 0 ? -dy : dy] *
-                      exp2f(surface_log2_weight(gp, slope, f.guide[q], dist, s) - fabsf(l_q - lp) * l_scale);
-            sum += t.rgb * w;
-            sum_w += w;
-            sum_v += w * w * t.variance;
-        }
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int tap = 0; tap < 25; ++tap) {
+        const int dx = tap % 5 - 2, dy = tap / 5 - 2;
+        if (dx == 0 && dy == 0) continue;
+        int qx = x + dx * step, qy = y + dy * step;
+        if (qx < 0 || qy < 0 || qx >= f.width || qy >= f.height) continue;
+        size_t q = static_cast<size_t>(qy) * f.width + qx;
+        const DenoiseTexel t = in[q];
+        float dist = static_cast<float>(step) * sqrtf(static_cast<float>(dx * dx + dy * dy));
+        float l_q = f.smooth ? f.smooth[q] : luminance(t.rgb);
+        float w = kernel[dx < 0 ? -dx : dx] * kernel[dy < 0 ? -dy : dy] *
+                  exp2f(surface_log2_weight(gp, slope, f.guide[q], dist, s) - fabsf(l_q - lp) * l_scale);
+        sum += t.rgb * w;
+        sum_w += w;
+        sum_v += w * w * t.variance;
+    }
     return DenoiseTexel{sum * (1.0f / sum_w), sum_v / (sum_w * sum_w)};
 }
 
