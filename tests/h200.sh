@@ -257,7 +257,7 @@ response() {
             VIEWER=${v#*:} TAG=_${name}_$round viewer_latency resident persistent
             for m in resident persistent; do
                 echo "cornell $m ${name}_$round: $(timeout -k 5 100 ${v#*:} scenes/cornell.json --backend cuda --mode $m \
-                    --res 800x450 --scale 1 --spp-per-frame 8 --max-depth 16 --script "$out/drags_cornell.txt" 2>&1 |
+                    --res 800x450 --scale 1 --spp-per-frame 32 --max-depth 16 --script "$out/drags_cornell.txt" 2>&1 |
                     grep -E 'camera change|error')"
             done
         done
@@ -280,128 +280,6 @@ response() {
     timeout 120 ncu --kernel-name regex:denoise --section SpeedOfLight $P render scenes/bench/crytek-sponza.json \
         --res 1920x1080 --spp 1 --denoise -o /tmp/d.png >"$out/ncu_denoise.txt" 2>&1
     grep -E "denoise_.*_kernel|Duration" "$out/ncu_denoise.txt"
-    save
-}
-
-# The build of the commit before (.stage/base/pkrt, when staged) benchmarked beside this one in the
-# order base, new, base, new: Cornell d16 at resolutions $1 with --repeat $2, Crytek Sponza d4 at $3
-# with --repeat $4; tests/bench_compare.py takes each cell's median of the two runs' medians.
-compare_with_base() {
-    [ -x .stage/base/pkrt ] || return 0
-    echo "=== compare with .stage/base/pkrt"
-    local base_csv="" new_csv="" round build bin
-    for round in 1 2; do
-        for build in base new; do
-            bin=$P; [ $build = base ] && bin=.stage/base/pkrt
-            timeout 100 $bin bench scenes/cornell.json --res "$1" --max-depth 16 --repeat "$2" -q \
-                --csv "$out/cmp_cornell_${build}_$round.csv" >/dev/null
-            timeout 100 $bin bench scenes/bench/crytek-sponza.json --res "$3" --max-depth 4 --repeat "$4" -q \
-                --csv "$out/cmp_sponza_${build}_$round.csv" >/dev/null
-            if [ $build = base ]; then base_csv+="${base_csv:+,}$out/cmp_cornell_base_$round.csv,$out/cmp_sponza_base_$round.csv"
-            else new_csv+="${new_csv:+,}$out/cmp_cornell_new_$round.csv,$out/cmp_sponza_new_$round.csv"; fi
-        done
-    done
-    python3 tests/bench_compare.py "$base_csv" "$new_csv" | tee "$out/compare.md"
-    save
-}
-
-# A shorter session than `run`, for one device call: GPU tests (the conservation test 50 times over),
-# this build against .stage/base/pkrt (base, new, base, new), both BVH layouts on every scene of the
-# bench matrix, and GPU renders of the shipped scenes that exercise materials and the lens.
-check() {
-    begin_results
-    gpu_tests 150
-    timeout 100 ./.stage/test_gpu --gtest_color=no --gtest_filter=Gpu.ConservationOfSamplesAndQueueRecords --gtest_repeat=50 \
-        >"$out/test_gpu_conservation.txt" 2>&1
-    echo "conservation x50: exit $?, $(grep -c '^\[       OK \]' "$out/test_gpu_conservation.txt") passed"
-    save
-    compare_with_base 128x128,1920x1080 10 1920x1080 5
-    echo "=== layouts"
-    for layout in bvh2 cwbvh; do
-        timeout 150 $P bench scenes/bench/crytek-sponza.json scenes/bench/metal-rough-spheres.json scenes/bench/bunnies-in-sponza.json --bvh $layout \
-            --res 1920x1080 --max-depth 4 --repeat 5 -q --csv "$out/layout_$layout.csv" >/dev/null
-        echo "$layout exit $?"
-    done
-    python3 tests/bench_compare.py "$out/layout_bvh2.csv" "$out/layout_cwbvh.csv" | tee "$out/layouts.md"
-    save
-    echo "=== renders"
-    timeout 60 $P render scenes/metal_rough.json --backend cuda --spp 64 -q -o "$final/metal_rough.png"; echo "metal_rough exit $?"
-    timeout 60 $P render scenes/metal_rough.json --backend cuda --spp 64 --aperture 0.15 -q -o "$final/metal_rough_lens.png"; echo "lens exit $?"
-}
-
-run() {
-    begin_results
-    gpu_tests 120
-    echo "=== sanitizer"
-    timeout 200 bash tests/sanitize.sh $P scenes/cornell.json >"$out/sanitize.txt" 2>&1
-    echo "exit $?"; cat "$out/sanitize.txt"
-    save
-    echo "=== bench"
-    timeout 100 $P bench scenes/cornell.json --res 128x128,512x512,1920x1080 --max-depth 16 --repeat 20 --micro -q \
-        --json "$out/bench_cornell.json" --csv "$out/bench_cornell.csv" --plot "$out/bench_cornell.png"
-    save
-    timeout 100 $P bench scenes/bench/crytek-sponza.json --res 128x128,512x512,1920x1080 --max-depth 4 --repeat 10 -q \
-        --json "$out/bench_sponza.json" --csv "$out/bench_sponza.csv" --plot "$out/bench_sponza.png"
-    save
-    timeout 100 $P bench scenes/bench/metal-rough-spheres.json --res 128x128,512x512,1920x1080 --max-depth 4 --repeat 10 -q \
-        --json "$out/bench_spheres.json" --csv "$out/bench_spheres.csv" --plot "$out/bench_spheres.png"
-    compare_with_base 128x128,512x512,1920x1080 20 128x128,512x512,1920x1080 10
-    timeout 60 $P render scenes/bench/crytek-sponza.json --backend cuda --spp 1 -q -o "$final/sponza_1080p.png" \
-        --stats "$out/stats_sponza_persistent.json"
-    if [ -n "${DISPLAY:-}" ] && [ -x ./.stage/pkrt-viewer ]; then
-        viewer_fps persistent relaunch graph megakernel resident
-        timeout -k 5 120 ./.stage/pkrt-viewer scenes/bench/crytek-sponza.json --backend cuda --interop buffer \
-            --res 1920x1080 --spp-per-frame 1 --frames 150 >"$out/viewer_buffer.txt" 2>&1
-        echo "persistent, pixel-buffer interop: exit $?"; grep -E "fps|transfer|error|warning" "$out/viewer_buffer.txt"
-        viewer_tests
-    fi
-}
-
-# The batch viewer on Crytek Sponza 1920x1080, 1 spp a frame, per mode: fps, display transfer, launches
-# per displayed frame. (timeout -k: a viewer stuck in the driver ignores SIGTERM.)
-viewer_fps() {
-    echo "=== viewer on $DISPLAY"
-    for m in "$@"; do
-        timeout -k 5 100 ./.stage/pkrt-viewer scenes/bench/crytek-sponza.json --backend cuda --mode $m --res 1920x1080 \
-            --spp-per-frame 1 --frames 200 --screenshot "$out/viewer_$m.png" >"$out/viewer_$m.txt" 2>&1
-        echo "$m exit $?"; grep -E "fps|transfer|launches|error|warning|OpenGL" "$out/viewer_$m.txt"
-    done
-    save
-}
-
-# The same scene driven by 20 orbit drags: camera change to the new view's first image on screen.
-# The camera-change latency per mode ($@), of VIEWER (default this build's; its logs tagged TAG), run
-# with -v so that resident mode logs each job's GPU time and the gap before it.
-viewer_latency() {
-    local bin=${VIEWER:-./.stage/pkrt-viewer} tag=${TAG:-}
-    : >"$out/viewer_latency_script.txt"
-    for i in $(seq 20); do printf 'frames 6\ndrag 900 500 912 500\n' >>"$out/viewer_latency_script.txt"; done
-    for m in "$@"; do
-        timeout -k 5 100 $bin scenes/bench/crytek-sponza.json --backend cuda --mode $m --res 1920x1080 \
-            --spp-per-frame 1 --script "$out/viewer_latency_script.txt" -v >"$out/viewer_latency_$m$tag.txt" 2>&1
-        echo "$m$tag latency exit $?"; grep -E "camera change|error" "$out/viewer_latency_$m$tag.txt"
-    done
-    save
-}
-
-# Issue 31 part 3: the camera-change latency, the base viewer (.stage/base/pkrt-viewer) against this one,
-# interleaved over two rounds; then the denoiser's GPU time at 1080p, base (.stage/base/pkrt) against this one.
-response() {
-    begin_results
-    local round v
-    for round in 1 2; do
-        if [ -n "${DISPLAY:-}" ] && [ -x .stage/base/pkrt-viewer ]; then
-            VIEWER=.stage/base/pkrt-viewer TAG=_base_$round viewer_latency resident relaunch persistent
-        fi
-        [ -n "${DISPLAY:-}" ] && TAG=_new_$round viewer_latency resident relaunch persistent
-    done
-    echo "=== the denoiser on Crytek Sponza 1920x1080"
-    for v in .stage/base/pkrt $P; do
-        for round in 1 2 3; do
-            echo "$v: $(timeout 60 $v render scenes/bench/crytek-sponza.json --res 1920x1080 --spp 1 --denoise \
-                -o /tmp/d.png 2>&1 | grep -E 'denoised on')"
-        done
-    done
     save
 }
 
@@ -704,7 +582,7 @@ repeat_test() {
     for bin in .stage/base/test_gpu .stage/test_gpu; do
         [ -f "$bin" ] || continue
         chmod +x "$bin"
-        timeout 200 "$bin" --gtest_color=no --gtest_filter="$1" --gtest_repeat="$2" >"$out/repeat_$(basename "$(dirname "$bin")").txt" 2>&1
+        timeout "${3:-200}" "$bin" --gtest_color=no --gtest_filter="$1" --gtest_repeat="$2" >"$out/repeat_$(basename "$(dirname "$bin")").txt" 2>&1
         echo "$bin $1 x$2: exit $?, $(grep -c '^\[       OK \]' "$out/repeat_$(basename "$(dirname "$bin")").txt") passed," \
              "$(grep -c '^\[  FAILED  \] Gpu' "$out/repeat_$(basename "$(dirname "$bin")").txt") failed"
         grep -A4 "Failure" "$out/repeat_$(basename "$(dirname "$bin")").txt" | head -12
@@ -729,5 +607,5 @@ case "${1:-}" in
     profile_extend) begin_results; profile_extend ;;
     compare_kernels) begin_results; compare_kernels ;;
     soak) shift; soak "$@" ;;
-    *) echo "usage: $0 stage [BASE [VARIANT...]] | run | check | variants [MODES] | multi [DEVICES] | resident [tests] [viewer] [bench] | house [tests] [viewer] [bench] | profile | trees | profile_extend | compare_kernels | features | response | repeat_test FILTER N | soak start SECONDS | soak wait" >&2; exit 2 ;;
+    *) echo "usage: $0 stage [BASE [VARIANT...]] | run | check | variants [MODES] | multi [DEVICES] | resident [tests] [viewer] [bench] | house [tests] [viewer] [bench] | profile | trees | profile_extend | compare_kernels | features | response | repeat_test FILTER N [SECONDS] | soak start SECONDS | soak wait" >&2; exit 2 ;;
 esac
