@@ -125,7 +125,10 @@ void DisplayPass::release() {
     if (meter_program_) gl::DeleteProgram(meter_program_);
     if (meter_fbo_) gl::DeleteFramebuffers(1, &meter_fbo_);
     if (meter_texture_) gl::DeleteTextures(1, &meter_texture_);
-    vao_ = program_ = meter_program_ = meter_fbo_ = meter_texture_ = 0;
+    if (meter_pbo_) gl::DeleteBuffers(1, &meter_pbo_);
+    if (meter_fence_) gl::DeleteSync(meter_fence_);
+    vao_ = program_ = meter_program_ = meter_fbo_ = meter_texture_ = meter_pbo_ = 0;
+    meter_fence_ = nullptr;
 }
 
 template <class Uniforms>
@@ -147,18 +150,57 @@ void DisplayPass::full_screen(GLuint program, GLint u_accum, GLuint texture, int
     gl::UseProgram(0);
 }
 
-float DisplayPass::metered_stops(GLuint texture) {
+void DisplayPass::draw_meter(GLuint texture) {
     gl::BindFramebuffer(GL_FRAMEBUFFER, meter_fbo_);
     full_screen(meter_program_, u_meter_accum_, texture, 0, 0, kMeterTiles, kMeterTiles,
                 [&] { gl::Uniform1i(u_meter_tiles_, kMeterTiles); });
-    std::vector<float> tiles(2 * kMeterTiles * kMeterTiles);
     gl::PixelStorei(GL_PACK_ALIGNMENT, 4);
     gl::ReadBuffer(GL_COLOR_ATTACHMENT0);
-    gl::ReadPixels(0, 0, kMeterTiles, kMeterTiles, GL_RG, GL_FLOAT, tiles.data());
-    gl::BindFramebuffer(GL_FRAMEBUFFER, 0);
+}
+
+float DisplayPass::stops_of(const std::vector<float>& tiles) {
     double sum = 0, blocks = 0;
     for (size_t i = 0; i < tiles.size(); i += 2) sum += tiles[i], blocks += tiles[i + 1];
     return auto_exposure_stops(sum, blocks);
+}
+
+float DisplayPass::metered_stops(GLuint texture) {
+    draw_meter(texture);
+    std::vector<float> tiles(2 * kMeterTiles * kMeterTiles);
+    gl::ReadPixels(0, 0, kMeterTiles, kMeterTiles, GL_RG, GL_FLOAT, tiles.data());
+    gl::BindFramebuffer(GL_FRAMEBUFFER, 0);
+    return stops_of(tiles);
+}
+
+void DisplayPass::start_metering(GLuint texture) {
+    if (meter_fence_) return;
+    const GLsizeiptr bytes = 2 * kMeterTiles * kMeterTiles * static_cast<GLsizeiptr>(sizeof(float));
+    if (!meter_pbo_) {
+        gl::GenBuffers(1, &meter_pbo_);
+        gl::BindBuffer(GL_PIXEL_PACK_BUFFER, meter_pbo_);
+        gl::BufferData(GL_PIXEL_PACK_BUFFER, bytes, nullptr, GL_STREAM_READ);
+    } else {
+        gl::BindBuffer(GL_PIXEL_PACK_BUFFER, meter_pbo_);
+    }
+    draw_meter(texture);
+    gl::ReadPixels(0, 0, kMeterTiles, kMeterTiles, GL_RG, GL_FLOAT, nullptr);  // into the buffer, offset 0
+    gl::BindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    gl::BindFramebuffer(GL_FRAMEBUFFER, 0);
+    meter_fence_ = gl::FenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+}
+
+std::optional<float> DisplayPass::poll_metering() {
+    if (!meter_fence_) return std::nullopt;
+    GLenum state = gl::ClientWaitSync(meter_fence_, GL_SYNC_FLUSH_COMMANDS_BIT, 0);
+    if (state == GL_TIMEOUT_EXPIRED) return std::nullopt;
+    gl::DeleteSync(meter_fence_);
+    meter_fence_ = nullptr;
+    if (state == GL_WAIT_FAILED) return std::nullopt;
+    std::vector<float> tiles(2 * kMeterTiles * kMeterTiles);
+    gl::BindBuffer(GL_PIXEL_PACK_BUFFER, meter_pbo_);
+    gl::GetBufferSubData(GL_PIXEL_PACK_BUFFER, 0, static_cast<GLsizeiptr>(tiles.size() * sizeof(float)), tiles.data());
+    gl::BindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    return stops_of(tiles);
 }
 
 void DisplayPass::draw(GLuint texture, int x, int y, int width, int height, float exposure_stops, ToneCurve curve) {

@@ -39,6 +39,10 @@ namespace pkrt::gl {
     X(PFNGLDELETEBUFFERSPROC, DeleteBuffers)               \
     X(PFNGLBINDBUFFERPROC, BindBuffer)                     \
     X(PFNGLBUFFERDATAPROC, BufferData)                     \
+    X(PFNGLGETBUFFERSUBDATAPROC, GetBufferSubData)         \
+    X(PFNGLFENCESYNCPROC, FenceSync)                       \
+    X(PFNGLCLIENTWAITSYNCPROC, ClientWaitSync)             \
+    X(PFNGLDELETESYNCPROC, DeleteSync)                     \
     X(PFNGLCREATESHADERPROC, CreateShader)                 \
     X(PFNGLSHADERSOURCEPROC, ShaderSource)                 \
     X(PFNGLCOMPILESHADERPROC, CompileShader)               \

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include <GLFW/glfw3.h>
 #include <imgui.h>
@@ -180,14 +181,26 @@ void ViewerApp::set_look() {
     view_.exposure = look.exposure_stops;
     view_.auto_exposure = look.auto_exposure;
     view_.tone_map = look.curve;
+    metered_ = false;  // a new scene's first frames are metered at once
 }
 
 float ViewerApp::display_stops(bool fresh) {
     if (!view_.auto_exposure) return view_.exposure;
-    // Metering reads its result back, which waits for GL: every few frames is enough for a value that
-    // drifts as samples accumulate.
-    if (fresh || meter_age_++ % kMeterEveryFrames == 0)
+    // Screenshots, and a scene's first frames, are metered at once, waiting for GL's read-back.
+    // Otherwise a metering is queued every kMeterEveryFrames frames and its value taken up once GL has
+    // done it: the exposure drifts slowly as samples accumulate, and no frame waits for the read-back
+    // (beside a resident grid, a wait for GL's time slice).
+    if (fresh || !metered_) {
         view_.metered_stops = display_->metered_stops(upload_->texture());
+        metered_ = true;
+        log_debug("exposure metered, waited for: %+.5f stops", view_.metered_stops);
+        return view_.metered_stops;
+    }
+    if (std::optional<float> stops = display_->poll_metering()) {
+        view_.metered_stops = *stops;
+        log_debug("exposure metered: %+.5f stops", view_.metered_stops);
+    }
+    if (!display_->metering() && meter_age_++ % kMeterEveryFrames == 0) display_->start_metering(upload_->texture());
     return view_.metered_stops;
 }
 

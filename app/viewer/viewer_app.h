@@ -108,10 +108,11 @@ private:
     // The exposure and tone curve of the scene, unless --exposure or --tone-map gave them (render/setup.h).
     void set_look();
     // The exposure to display the image with: the fixed stops, or metered from the accumulation (every
-    // kMeterEveryFrames frames, or now if `fresh`).
+    // kMeterEveryFrames frames without waiting for it, or now if `fresh`).
     float display_stops(bool fresh = false);
     static constexpr unsigned kMeterEveryFrames = 4;
     unsigned meter_age_ = 0;
+    bool metered_ = false;  // the scene's exposure has been metered once
 
     ViewerOptions options_;
     bool batch_ = false;  // --frames or --script: no vsync, fixed time steps

@@ -5,6 +5,9 @@
 
 #include <cstdio>
 #include <map>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "tests/viewer/test_viewer_util.h"
 
@@ -293,6 +296,33 @@ TEST(Viewer, ScreenshotEqualsPkrtRenderForEveryLook) {
         for (const auto& [other, png] : cli) EXPECT_GT(mean_abs_diff(png, cp), 2.0) << look << " against " << other;
         cli[look] = cp;
     }
+}
+
+// Automatic exposure between screenshots is metered without waiting for GL: the pass and its read-back
+// are queued, and the value is taken up frames later. Once the image stops changing (--spp-target), that
+// value is the one a screenshot meters at once (the same pass over the same texture), and some came.
+TEST(Viewer, ExposureMeteredWithoutWaitingIsTheOneMeteredAtOnce) {
+    TempDir dir;
+    const std::string scene = shell_quote(std::string(PKRT_SCENES_DIR) + "/spheres.json");
+    RunResult v = run_viewer(scene +
+                                 " --backend cpu --frames 40 --spp-per-frame 1 --spp-target 4 --scale 1 --res 96x64 "
+                                 "--exposure auto --screenshot v.png -v",
+                             dir.path().string());
+    SKIP_WITHOUT_XVFB(v);
+    ASSERT_EQ(v.code, 0) << v.err;
+    std::vector<double> queued, at_once;
+    std::istringstream lines(v.err);
+    for (std::string line; std::getline(lines, line);) {
+        double stops = 0.0;
+        if (std::sscanf(line.c_str(), "pkrt-viewer: debug: exposure metered: %lf", &stops) == 1)
+            queued.push_back(stops);
+        if (std::sscanf(line.c_str(), "pkrt-viewer: debug: exposure metered, waited for: %lf", &stops) == 1)
+            at_once.push_back(stops);
+    }
+    ASSERT_GE(queued.size(), 3u) << v.err;
+    ASSERT_GE(at_once.size(), 2u) << v.err;  // the first frame's, and the screenshot's
+    EXPECT_NEAR(queued.back(), at_once.back(), 1e-5) << v.err;
+    EXPECT_NE(at_once.back(), 0.0);
 }
 
 TEST(Viewer, BrokenOrMissingShadersFailWithOneLine) {
