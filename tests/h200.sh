@@ -559,6 +559,11 @@ features() {
     if [ -n "${DISPLAY:-}" ] && [ -x ./.stage/pkrt-viewer ]; then
         viewer_tests
         viewer_latency resident relaunch persistent graph megakernel
+        local v
+        for v in persistent relaunch; do  # the denoised view's refreshes: read-back, temporal reuse, filter, upload
+            echo "viewer --denoise, $v: $(timeout -k 5 60 ./.stage/pkrt-viewer scenes/bench/crytek-sponza.json --backend cuda \
+                --mode $v --res 1920x1080 --spp-per-frame 1 --frames 120 --denoise 2>&1 | grep -E 'fps|denoised view|error')"
+        done
     fi
     compare_with_base 128x128,512x512,1920x1080 10 512x512,1920x1080 5
     echo "=== features and the denoiser, Crytek Sponza 1920x1080 d4, 8 spp"

@@ -85,6 +85,11 @@ void ViewerApp::report_batch_run(int frames, int warmup, double seconds, const F
              median_of(times.pack), median_of(times.unmap), median_of(times.gl_copy));
     log_info("kernel launches per displayed frame: %.3f (%llu over %d)",
              static_cast<double>(launches_) / (frames - warmup), launches_, frames - warmup);
+    if (!denoise_ms_.empty())
+        log_info(
+            "denoised view: %zu refreshes, median %.3f ms each (read-back, temporal reuse, upload), of which "
+            "%.3f ms filtering on the %s",
+            denoise_ms_.size(), median_of(denoise_ms_), median_of(filter_ms_), denoised_.device().c_str());
 }
 
 void ViewerApp::finish_batch_run(int frames) {
@@ -364,7 +369,11 @@ bool ViewerApp::show_denoised(uint32_t generation) {
     denoised_.set_temporal(view_.temporal);
     denoised_up_ = denoised_.refresh(*backend_, progressive_.settings(), generation, progressive_.image_camera(),
                                      progressive_.content());
-    if (denoised_up_) upload_->upload_rgba(denoised_.rgba().data());
+    if (denoised_up_) {
+        upload_->upload_rgba(denoised_.rgba().data());
+        denoise_ms_.push_back(denoised_.ms());
+        filter_ms_.push_back(denoised_.denoiser(*backend_).last_device_ms());
+    }
     return denoised_up_;
 }
 

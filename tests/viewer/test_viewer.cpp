@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <sstream>
 #include <string>
@@ -433,6 +434,20 @@ TEST(Viewer, DenoisedScreenshotEqualsPkrtRenderDenoise) {
                              dir.path().string());
     SKIP_WITHOUT_XVFB(v);
     ASSERT_EQ(v.code, 0) << v.err;
+    // A batch run says what its refreshes of the denoised view cost.
+    const char* line = std::strstr(v.err.c_str(), "denoised view: ");
+    ASSERT_NE(line, nullptr) << v.err;
+    int refreshes = 0;
+    double ms = 0.0, filter_ms = 0.0;
+    ASSERT_EQ(std::sscanf(line,
+                          "denoised view: %d refreshes, median %lf ms each (read-back, temporal reuse, upload), "
+                          "of which %lf ms filtering on the CPU",
+                          &refreshes, &ms, &filter_ms),
+              3)
+        << line;
+    EXPECT_GE(refreshes, 1);
+    EXPECT_GT(filter_ms, 0.0);
+    EXPECT_GE(ms, filter_ms);
     const std::string cli = shell_quote(PKRT_BINARY) + " render " + scene + " --backend cpu --spp 8 --res 96x64 -q";
     ASSERT_EQ(run_in(cli + " --denoise -o d.png", dir.path().string()).code, 0);
     ASSERT_EQ(run_in(cli + " -o n.png", dir.path().string()).code, 0);
