@@ -371,8 +371,10 @@ bool ViewerApp::show_denoised(uint32_t generation) {
                                      progressive_.content());
     if (denoised_up_) {
         upload_->upload_rgba(denoised_.rgba().data());
-        denoise_ms_.push_back(denoised_.ms());
-        filter_ms_.push_back(denoised_.denoiser(*backend_).last_device_ms());
+        if (batch_) {  // for report_batch_run; an interactive session would only grow the lists
+            denoise_ms_.push_back(denoised_.ms());
+            filter_ms_.push_back(denoised_.denoiser(*backend_).last_device_ms());
+        }
     }
     return denoised_up_;
 }
