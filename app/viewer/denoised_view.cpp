@@ -14,14 +14,8 @@ void DenoisedView::set_temporal(bool on) {
     temporal_ = on;
 }
 
-bool DenoisedView::refresh(const Backend& backend, const RenderSettings& settings, uint32_t generation,
-                           const CameraSpec& camera, uint32_t content) {
+bool DenoisedView::refresh(const Backend& backend, uint32_t generation, const CameraSpec& camera, uint32_t content) {
     auto t0 = std::chrono::steady_clock::now();
-    if (backend.holds_device(settings)) {
-        why_ = "not beside a kernel that holds the GPU (resident mode): the denoiser's kernels would wait for it";
-        shown_ = false;
-        return false;
-    }
     backend.accumulation(acc_);
     if (acc_.features.empty()) {
         why_ = "no feature buffers in these frames";

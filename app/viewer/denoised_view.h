@@ -25,12 +25,12 @@ public:
     // Whether the image of `generation` is due for a refresh now.
     bool due(uint32_t generation) const;
     // Denoises the backend's accumulation into rgba (width x height RGBA32F, a = 1, so the display's
-    // division leaves it as it is). False, with why() saying so, where frames of `settings` keep a kernel
-    // on the device (no denoising kernel could run beside it) or the accumulation has no features.
+    // division leaves it as it is). False, with why() saying so, where the accumulation has no features.
+    // In resident mode the image is the last finished frame's, with its features, and the resident
+    // kernel's warps do the filtering (render/cuda/scheduler.h: denoise_in_resident_kernel).
     // `camera` is the view of `generation`; `content` counts what the image shows besides the camera
     // (ProgressiveRenderer::content): another content starts the temporal history again.
-    bool refresh(const Backend& backend, const RenderSettings& settings, uint32_t generation, const CameraSpec& camera,
-                 uint32_t content);
+    bool refresh(const Backend& backend, uint32_t generation, const CameraSpec& camera, uint32_t content);
     void set_temporal(bool on);
     // Of the last refresh: the fraction of its pixels that took something from the views before.
     double reused() const { return reused_; }

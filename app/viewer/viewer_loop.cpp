@@ -367,8 +367,7 @@ bool ViewerApp::show_denoised(uint32_t generation) {
     bool fits = denoised_.width() == upload_->width() && denoised_.height() == upload_->height();
     if (denoised_up_ && fits && !denoised_.due(generation)) return true;
     denoised_.set_temporal(view_.temporal);
-    denoised_up_ = denoised_.refresh(*backend_, progressive_.settings(), generation, progressive_.image_camera(),
-                                     progressive_.content());
+    denoised_up_ = denoised_.refresh(*backend_, generation, progressive_.image_camera(), progressive_.content());
     if (denoised_up_) {
         upload_->upload_rgba(denoised_.rgba().data());
         if (batch_) {  // for report_batch_run; an interactive session would only grow the lists

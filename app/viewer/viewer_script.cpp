@@ -20,9 +20,7 @@ namespace pkrt::viewer {
 void ViewerApp::take_screenshot(const std::string& path) {
     finish_all_frames();                    // every frame asked for so far is in the picture
     if (image_extension(path) == ".exr") {  // the accumulation itself, linear (denoised as the view is)
-        // Not denoised beside a kernel that holds the GPU: the denoiser's kernels would wait for it.
-        const bool denoise = view_.denoise && !backend_->holds_device(progressive_.settings());
-        save_accumulation_exr(path, *backend_, denoise ? &denoised_.denoiser(*backend_) : nullptr);
+        save_accumulation_exr(path, *backend_, view_.denoise ? &denoised_.denoiser(*backend_) : nullptr);
         set_status("saved " + path, false);
         return;
     }

@@ -1,5 +1,5 @@
-// The denoiser's steps (kernels/denoise.h) as kernels, one thread per pixel, launched in sequence on one
-// stream: prepare, slope, variance (with the first pass's smoothed luminance), the a-trous passes, finish.
+// The denoiser's steps (kernels/denoise_steps.h) as kernels, one thread per pixel, launched in sequence on
+// one stream.
 #include "kernels/gpu/denoise_launch.h"
 
 namespace pkrt {
@@ -8,45 +8,11 @@ namespace {
 
 constexpr int kDenoiseThreads = 16;  // 16x16 blocks: neighbours in both directions share cache lines
 
-__device__ __forceinline__ bool pixel_of_thread(int w, int h, int& x, int& y) {
-    x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-    y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-    return x < w && y < h;
-}
-
-__global__ void denoise_prepare_kernel(DenoiseBuffers b, int w, int h) {
-    int x, y;
-    if (!pixel_of_thread(w, h, x, y)) return;
-    denoise_prepare(b.in, b.b, b.guide, static_cast<size_t>(y) * w + x);
-}
-
-__global__ void denoise_slope_kernel(DenoiseBuffers b, int w, int h) {
-    int x, y;
-    if (!pixel_of_thread(w, h, x, y)) return;
-    b.slope[static_cast<size_t>(y) * w + x] = denoise_slope(b.guide, w, h, x, y);
-}
-
-__global__ void denoise_variance_kernel(DenoiseBuffers b, int w, int h, DenoiseParams params) {
-    int x, y;
-    if (!pixel_of_thread(w, h, x, y)) return;
-    DenoiseFrame f{w, h, b.guide, b.slope, nullptr};
-    size_t i = static_cast<size_t>(y) * w + x;
-    b.a[i] = denoise_variance(b.b, f, x, y, params, &b.smooth[i]);
-}
-
-__global__ void denoise_atrous_kernel(const DenoiseTexel* in, DenoiseTexel* out, DenoiseBuffers b, int w, int h,
-                                      int step, DenoiseParams params) {
-    int x, y;
-    if (!pixel_of_thread(w, h, x, y)) return;
-    DenoiseFrame f{w, h, b.guide, b.slope, step == 1 ? b.smooth : nullptr};
-    out[static_cast<size_t>(y) * w + x] = denoise_atrous(in, f, x, y, step, params);
-}
-
-__global__ void denoise_finish_kernel(const DenoiseTexel* in, DenoiseBuffers b, int w, int h) {
-    int x, y;
-    if (!pixel_of_thread(w, h, x, y)) return;
-    size_t i = static_cast<size_t>(y) * w + x;
-    b.out[i] = denoise_finish(in, b.in, i);
+template <DenoiseStep K>
+__global__ void denoise_step_kernel(DenoiseBuffers b, int w, int h, DenoiseParams params, int step) {
+    int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+    if (x < w && y < h) denoise_step_as<K>(b, w, h, params, step, x, y);
 }
 
 }  // namespace
@@ -55,17 +21,17 @@ cudaError_t launch_denoise(const DenoiseBuffers& b, int width, int height, const
                            cudaStream_t stream) {
     dim3 block(kDenoiseThreads, kDenoiseThreads);
     dim3 grid((width + kDenoiseThreads - 1) / kDenoiseThreads, (height + kDenoiseThreads - 1) / kDenoiseThreads);
-    denoise_prepare_kernel<<<grid, block, 0, stream>>>(b, width, height);
-    denoise_slope_kernel<<<grid, block, 0, stream>>>(b, width, height);
-    denoise_variance_kernel<<<grid, block, 0, stream>>>(b, width, height, params);
-    DenoiseTexel *in = b.a, *out = b.b;
-    for (int it = 0; it < params.iterations; ++it) {
-        denoise_atrous_kernel<<<grid, block, 0, stream>>>(in, out, b, width, height, 1 << it, params);
-        DenoiseTexel* t = in;
-        in = out;
-        out = t;
+    for (int step = 0; step < denoise_step_count(params); ++step) {
+        auto kernel = denoise_step_kernel<DenoiseStep::kFinish>;
+        switch (denoise_step_kind(step, params)) {
+            case DenoiseStep::kPrepare: kernel = denoise_step_kernel<DenoiseStep::kPrepare>; break;
+            case DenoiseStep::kSlope: kernel = denoise_step_kernel<DenoiseStep::kSlope>; break;
+            case DenoiseStep::kVariance: kernel = denoise_step_kernel<DenoiseStep::kVariance>; break;
+            case DenoiseStep::kAtrous: kernel = denoise_step_kernel<DenoiseStep::kAtrous>; break;
+            default: break;
+        }
+        kernel<<<grid, block, 0, stream>>>(b, width, height, params, step);
     }
-    denoise_finish_kernel<<<grid, block, 0, stream>>>(in, b, width, height);
     return cudaGetLastError();
 }
 

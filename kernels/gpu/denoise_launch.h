@@ -4,19 +4,11 @@
 
 #include <cuda_runtime.h>
 
-#include "kernels/denoise.h"
+#include "kernels/denoise_steps.h"
 
 namespace pkrt {
 
-struct DenoiseBuffers {
-    DenoiseInputs in;     // the image and its features, width x height each
-    DenoiseTexel *a, *b;  // ping-pong
-    DenoiseGuide* guide;
-    float* slope;
-    float* smooth;  // the first pass's luminance (denoise_variance)
-    Vec3* out;
-};
-// The steps of kernels/denoise.h, a kernel each, on `stream`.
+// The steps of kernels/denoise_steps.h, a kernel each, on `stream`.
 cudaError_t launch_denoise(const DenoiseBuffers& b, int width, int height, const DenoiseParams& params,
                            cudaStream_t stream);
 

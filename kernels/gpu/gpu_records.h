@@ -4,6 +4,7 @@
 #pragma once
 
 #include "kernels/adaptive.h"
+#include "kernels/denoise_steps.h"
 #include "kernels/frame.h"
 #include "kernels/path.h"
 
@@ -171,6 +172,15 @@ constexpr unsigned long long kJobIndexMask = (1ull << kJobSeqShift) - 1;
 
 enum ResidentCommand : uint32_t { kResidentRender = 1, kResidentQuit = 2 };
 
+// The ring's side job: the denoiser's steps over buffers in device memory, made by the grid's warps as
+// sweeps (no other kernel can run beside the grid). It renders nothing, has no number among the frames'
+// jobs and no counters, and runs as soon as the job before it completes, ahead of frames queued.
+struct DenoiseJob {
+    DenoiseBuffers buffers;
+    DenoiseParams params;
+    int32_t width, height;
+};
+
 // What a job does besides its samples: clear the framebuffer before them (a new image: only this job's
 // samples end up in it, never a late path of the last one), and pack the framebuffer into `snapshot`
 // after them (the display's image, consistent per pixel, while the next job renders).
@@ -178,7 +188,15 @@ enum ResidentCommand : uint32_t { kResidentRender = 1, kResidentQuit = 2 };
 // job, so the host can time both on the kernel's first jobs of a configuration.
 // kJobAdaptive: the job is an adaptive round (its frame's plan); once it drains, the kernel scans the
 // image and writes the next round's plan before it completes.
-enum ResidentJobFlags : uint32_t { kJobClear = 1, kJobSnapshot = 2, kJobQueueShadows = 4, kJobAdaptive = 8 };
+// kJobSnapshotFeatures: the snapshot carries the feature sums too (kFeatureFloats a pixel, after the
+// image's RGBA), for a denoiser: the live buffers hold the next job's samples by the time the host reads.
+enum ResidentJobFlags : uint32_t {
+    kJobClear = 1,
+    kJobSnapshot = 2,
+    kJobQueueShadows = 4,
+    kJobAdaptive = 8,
+    kJobSnapshotFeatures = 16
+};
 
 struct ResidentJob {
     FrameRecord frame;
@@ -201,6 +219,8 @@ struct ResidentRing {
     volatile uint32_t head;
     volatile uint32_t cancel;  // every job up to this seq stops claiming samples (completes early)
     ResidentJob jobs[kResidentRingSlots];
+    volatile uint32_t side;  // the side job's number: 1, 2, ... (one at a time: the host waits for each)
+    DenoiseJob side_job;
 };
 
 // One job's outcome, in the status slot seq % kResidentRingSlots (device clock).
@@ -217,10 +237,12 @@ struct ResidentStatus {
     volatile uint32_t completed;
     volatile uint32_t exited;
     ResidentJobResult results[kResidentRingSlots];
+    volatile uint32_t side_completed;
+    volatile unsigned long long side_start_ns, side_end_ns;
 };
 
-// A sweep's units are pixels (clear, pack) or adaptive tiles (scan, fill).
-enum ResidentSweep : uint32_t { kSweepClear = 1, kSweepPack = 2, kSweepScan = 3, kSweepFill = 4 };
+// A sweep's units are pixels (clear, pack, a denoise step) or adaptive tiles (scan, fill).
+enum ResidentSweep : uint32_t { kSweepClear = 1, kSweepPack = 2, kSweepDenoise = 3, kSweepScan = 4, kSweepFill = 5 };
 
 // Device-side state of the current job (hot words on lines of their own).
 struct ResidentControl {
@@ -245,6 +267,10 @@ struct ResidentControl {
     unsigned int sweeps;                         // sweeps started so far
     unsigned int sweep_kind;                     // ResidentSweep
     unsigned int sweep_pixels;
+    DenoiseJob denoise;         // the side job relayed last
+    unsigned int side_relayed;  // its number
+    unsigned int side_running;  // until it completes, no job is relayed
+    unsigned int denoise_step;  // the step its running sweep makes
 };
 
 }  // namespace pkrt

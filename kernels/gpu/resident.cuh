@@ -77,7 +77,20 @@ __device__ inline void resident_monitor(const PersistentParams& p) {
         atomicMax(&rc->next, seq | rc->job_paths);
         store_volatile(&rc->job_end, seq);
     }
-    if (head == rc->relayed || completed != rc->relayed) return;
+    if (completed != rc->relayed || load_volatile(&rc->side_running)) return;
+    uint32_t side = p.ring->side;
+    if (side != rc->side_relayed) {  // sweeps only: the claims and counters stay the completed job's
+        __threadfence();             // the job as the host wrote it before its number
+        rc->side_relayed = side;
+        rc->side_running = 1;
+        rc->denoise = p.ring->side_job;
+        rc->denoise_step = 0;
+        p.status->side_start_ns = global_timer_ns();
+        resident_start_sweep(rc, kSweepDenoise,
+                             static_cast<uint32_t>(rc->denoise.width) * static_cast<uint32_t>(rc->denoise.height));
+        return;
+    }
+    if (head == rc->relayed) return;
     uint32_t seq = rc->relayed + 1;  // jobs are relayed in order, one at a time
     const ResidentJob& job = p.ring->jobs[seq % kResidentRingSlots];
     if (job.command == kResidentQuit) {
@@ -150,6 +163,9 @@ __device__ inline void resident_sweep_pixels(const PersistentParams& p, uint32_t
     // pixels a row).
     uint32_t block = kind == kSweepPack ? load_volatile(&rc->job_block) : 1u;
     uint32_t width = block > 1 ? static_cast<uint32_t>(load_volatile(&rc->job_image_width)) : 1u;
+    float* features = kind == kSweepPack && (load_volatile(&rc->job_flags) & kJobSnapshotFeatures)
+                          ? snapshot + 4 * static_cast<size_t>(load_volatile(&rc->job_image_pixels))
+                          : nullptr;
     for (uint32_t i = first + lane_id(); i < first + count; i += 32) {
         uint32_t src = block > 1 ? (i / width / block) * ((width + block - 1) / block) + (i % width) / block : i;
         float* rad = p.fb.radiance + 3 * static_cast<size_t>(src);
@@ -163,7 +179,58 @@ __device__ inline void resident_sweep_pixels(const PersistentParams& p, uint32_t
         } else {
             reinterpret_cast<float4*>(snapshot)[i] = make_float4(__ldcg(rad), __ldcg(rad + 1), __ldcg(rad + 2),
                                                                  static_cast<float>(__ldcg(p.fb.samples + src)));
+            if (features) {
+                const float4* from =
+                    reinterpret_cast<const float4*>(p.fb.features + kFeatureFloats * static_cast<size_t>(src));
+                float4* to = reinterpret_cast<float4*>(features + kFeatureFloats * static_cast<size_t>(i));
+                for (int k = 0; k < kFeatureFloats / 4; ++k) to[k] = __ldcg(from + k);
+            }
         }
+    }
+}
+
+// The whole warp: pixels [first, first + count) of a denoise job's step of kind K. Not inlined, a
+// function per kind: the filter's code stays out of the render loop's register allocation (inlined,
+// resident frames of Crytek Sponza took 2-3% longer: BENCHMARKS.md, session 21).
+template <DenoiseStep K>
+__device__ __noinline__ void resident_denoise_step(const DenoiseJob& job, int step, uint32_t first, uint32_t count) {
+    const uint32_t width = static_cast<uint32_t>(job.width);
+    for (uint32_t i = first + lane_id(); i < first + count; i += 32)
+        denoise_step_as<K>(job.buffers, job.width, job.height, job.params, step, static_cast<int>(i % width),
+                           static_cast<int>(i / width));
+}
+
+// The whole warp: a tile of the side job's running denoise step. The job and the step are read past L1,
+// which may hold an earlier job's.
+__device__ inline void resident_denoise_pixels(const PersistentParams& p, uint32_t first, uint32_t count) {
+    DenoiseJob job;
+    const unsigned* src = reinterpret_cast<const unsigned*>(&p.resident->denoise);
+    unsigned* dst = reinterpret_cast<unsigned*>(&job);
+    for (unsigned w = 0; w < sizeof(DenoiseJob) / 4; ++w) dst[w] = __ldcg(src + w);
+    const int step = static_cast<int>(__ldcg(&p.resident->denoise_step));
+    switch (denoise_step_kind(step, job.params)) {
+        case DenoiseStep::kPrepare: resident_denoise_step<DenoiseStep::kPrepare>(job, step, first, count); break;
+        case DenoiseStep::kSlope: resident_denoise_step<DenoiseStep::kSlope>(job, step, first, count); break;
+        case DenoiseStep::kVariance: resident_denoise_step<DenoiseStep::kVariance>(job, step, first, count); break;
+        case DenoiseStep::kAtrous: resident_denoise_step<DenoiseStep::kAtrous>(job, step, first, count); break;
+        default: resident_denoise_step<DenoiseStep::kFinish>(job, step, first, count); break;
+    }
+}
+
+// One lane, as a denoise step's sweep ends: the next step's, or the side job's completion.
+__device__ inline void resident_denoise_next(const PersistentParams& p, uint32_t pixels) {
+    ResidentControl* rc = p.resident;
+    DenoiseParams params;
+    params.iterations = load_volatile(&rc->denoise.params.iterations);
+    uint32_t next = load_volatile(&rc->denoise_step) + 1;
+    if (static_cast<int>(next) < denoise_step_count(params)) {
+        rc->denoise_step = next;  // published by the sweep's start (its fence)
+        resident_start_sweep(rc, kSweepDenoise, pixels);
+    } else {
+        p.status->side_end_ns = global_timer_ns();
+        rc->side_running = 0;
+        __threadfence_system();
+        p.status->side_completed = load_volatile(&rc->side_relayed);
     }
 }
 
@@ -204,6 +271,8 @@ __device__ inline bool resident_sweep(const PersistentParams& p) {
         a = reinterpret_cast<AdaptiveDevice*>(__shfl_sync(kFullMask, reinterpret_cast<unsigned long long>(a), 0));
         if (kind == kSweepScan) adaptive_scan_tile(a, first);
         else adaptive_fill_tile(a, first);
+    } else if (kind == kSweepDenoise) {
+        resident_denoise_pixels(p, first, count);
     } else {
         resident_sweep_pixels(p, kind, first, count, snapshot);
     }
@@ -218,6 +287,7 @@ __device__ inline bool resident_sweep(const PersistentParams& p) {
                 case kSweepClear: resident_open_claims(rc, seq); break;
                 case kSweepScan: resident_start_sweep(rc, kSweepFill, pixels); break;
                 case kSweepFill: resident_pack_or_complete(p, seq, false); break;
+                case kSweepDenoise: resident_denoise_next(p, pixels); break;
                 default: resident_complete(p, seq, false); break;  // a pack
             }
         }

@@ -232,6 +232,7 @@ private:
         check(cudaGetLastError(), "frame");
         if (out.image) {
             shown_image_ = out.image;
+            shown_features_ = out.features;
             display_valid_ = true;
         }
         RenderStats f = frame_stats(*out.counters, out.gpu_ms, dev_.multiprocessors);
@@ -361,6 +362,7 @@ public:
             a.rgba.assign(shown_image_, shown_image_ + 4 * n);
             a.sums.clear();
             a.counts.clear();
+            a.features.assign(shown_features_, shown_features_ ? shown_features_ + kFeatureFloats * n : nullptr);
             return;
         }
         a.rgba.clear();
@@ -463,17 +465,16 @@ private:
     unsigned long long scene_id_ = 0;
     uint32_t epoch_ = 0;
     DeviceScene dscene_;
-    int width_ = 0, height_ = 0;
+    int width_ = 0, height_ = 0, pending_count_ = 0;
     GpuFramebuffer fb_;
     DeviceArray<FrameRecord> frame_;
     DeviceArray<GpuCounters> counters_;
-    const float* shown_image_ = nullptr;  // the last ended frame's packed image (FrameOutcome::image)
-    bool display_valid_ = false;
-    bool queue_ahead_ = false;
+    const float* shown_image_ = nullptr;     // the last ended frame's packed image (FrameOutcome::image)
+    const float* shown_features_ = nullptr;  // and its features, where it has them
+    bool display_valid_ = false, queue_ahead_ = false;
     bool features_on_ = false;  // set_features: the framebuffer's next allocation keeps feature sums
     bool clear_next_ = false;   // reset() asked for a clear the next frame makes
     int block_ = 1;             // the image's preview block (RenderSettings::preview), 1 for a full one
-    int pending_count_ = 0;
     MappedHost<int> stop_flag_;
     std::array<std::unique_ptr<GpuScheduler>, 5> schedulers_;
     GpuScheduler* pending_ = nullptr;

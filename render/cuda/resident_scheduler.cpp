@@ -33,7 +33,7 @@ std::vector<ResidentScheduler*> g_running;  // resident kernels on the GPU now, 
 
 class ResidentScheduler final : public GpuScheduler {
 public:
-    ResidentScheduler(const GpuDevice& dev, const SchedulerOptions& opt) : opt_(opt) {
+    ResidentScheduler(const GpuDevice& dev, const SchedulerOptions& opt) : opt_(opt), device_(dev.index) {
         quit_resident_kernels();  // another backend's: the queue set-up below is a kernel
         if (opt_.blocks_per_sm != 0 && opt_.blocks_per_sm != kResidentBlocksPerSm)
             throw Error("blocks_per_sm " + std::to_string(opt_.blocks_per_sm) + ": the resident kernel is built for " +
@@ -84,9 +84,10 @@ public:
         if (f.shared.next_chunk) throw Error("internal: a shared frame outside persistent mode");
         copy_stream_ = f.stream;
         stop_host_ = f.stop_host;
-        std::array<unsigned long long, 4> key{
-            reinterpret_cast<unsigned long long>(f.fb.radiance), reinterpret_cast<unsigned long long>(f.frame),
-            f.scene_id, static_cast<unsigned long long>(f.image_width) << 32 | static_cast<unsigned>(f.image_height)};
+        std::array<unsigned long long, 5> key{
+            reinterpret_cast<unsigned long long>(f.fb.radiance), reinterpret_cast<unsigned long long>(f.fb.features),
+            reinterpret_cast<unsigned long long>(f.frame), f.scene_id,
+            static_cast<unsigned long long>(f.image_width) << 32 | static_cast<unsigned>(f.image_height)};
         if (running_ && key != key_) quit();
         if (!running_) {
             launch(f);
@@ -106,8 +107,8 @@ public:
         o.slot = -1;
         if (f.want_image) {  // the kernel packs the image as the frame ends
             o.slot = static_cast<int>(next_snapshot_++ % 2);
-            job.flags |= kJobSnapshot;
-            job.snapshot = snapshots_.get() + static_cast<size_t>(o.slot) * 4 * pixels_;
+            job.flags |= kJobSnapshot | (snapshot_features_ ? kJobSnapshotFeatures : 0u);
+            job.snapshot = snapshots_.get() + static_cast<size_t>(o.slot) * snapshot_floats();
         } else {
             job.snapshot = nullptr;
         }
@@ -138,11 +139,12 @@ public:
                               cudaMemcpyDeviceToHost, copy_stream_),
               "read counters");
         if (o.slot >= 0 && !out.cancelled) {
-            size_t floats = 4 * pixels_;
+            size_t floats = snapshot_floats();
             check(cudaMemcpyAsync(image_host_.get(), snapshots_.get() + o.slot * floats, floats * sizeof(float),
                                   cudaMemcpyDeviceToHost, copy_stream_),
                   "read snapshot");
             out.image = image_host_.get();
+            if (snapshot_features_) out.features = image_host_.get() + 4 * pixels_;
         }
         check(cudaStreamSynchronize(copy_stream_), "read counters");
         out.counters = counters_host_.host();
@@ -202,6 +204,30 @@ public:
     }
 
     void invalidate() override { quit(); }
+
+    int device() const { return device_; }
+
+    // The denoiser's steps as the grid's side job (kernels/gpu/gpu_records.h), between two frames' jobs;
+    // blocks until they are done and returns their GPU time in ms.
+    float denoise(const DenoiseJob& job) {
+        if (!running_) throw Error("internal: a resident denoise without a resident kernel");
+        ring_.host()->side_job = job;
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        ring_.host()->side = ++side_;
+        const ResidentStatus* s = status_.host();
+        auto deadline = Clock::now() + std::chrono::seconds(kStallSeconds);
+        while (s->side_completed != side_) {
+            cudaError_t e = cudaStreamQuery(stream_);
+            if (e == cudaSuccess) throw Error("the resident kernel ended before its denoise job was done");
+            if (e != cudaErrorNotReady) check(e, "resident kernel");
+            if (Clock::now() > deadline)
+                throw Error("resident kernel: its denoise job was not done within " + std::to_string(kStallSeconds) +
+                            " s");
+            std::this_thread::sleep_for(std::chrono::microseconds(50));
+        }
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        return static_cast<float>(s->side_end_ns - s->side_start_ns) * 1e-6f;
+    }
 
 private:
     // Two frames of an image (the next waits queued on the GPU while the host takes the last one's
@@ -275,8 +301,9 @@ private:
               "resident counters");
         // Allocated here, with no grid of this scheduler's running (a free would wait for it forever).
         pixels_ = static_cast<size_t>(f.image_width) * f.image_height;
-        snapshots_.allocate(2 * 4 * pixels_);
-        image_host_.allocate(4 * pixels_);
+        snapshot_features_ = f.fb.features != nullptr;
+        snapshots_.allocate(2 * snapshot_floats());
+        image_host_.allocate(snapshot_floats());
         paths_.reset(stream_);
         shadows_.reset(stream_);
         check(cudaStreamSynchronize(stream_), "resident set-up");
@@ -284,6 +311,7 @@ private:
         std::memset(static_cast<void*>(status_.host()), 0, sizeof(ResidentStatus));
         before_ = {};
         seq_ = 0;
+        side_ = 0;
         // The shadow policy comes with each job (kJobQueueShadows); resident warps keep their bounces.
         PersistentParams p =
             persistent_params(f, opt_, paths_, shadows_, control_.get(), live_.device(), blocks_, 0, false);
@@ -300,6 +328,7 @@ private:
     }
 
     SchedulerOptions opt_;
+    int device_ = 0;
     int blocks_ = 0;
     cudaStream_t stream_ = nullptr, copy_stream_ = nullptr;
     QueueStorage<PathRecord> paths_;
@@ -313,12 +342,15 @@ private:
     PinnedHost<std::array<QueueCounters, 2>> after_;
     DeviceArray<GpuCounters> counters_;  // a set per ring slot: job seq counts into seq % kResidentRingSlots
     PinnedHost<GpuCounters> counters_host_;
-    size_t pixels_ = 0;              // the image's (snapshots are whole images)
-    DeviceArray<float> snapshots_;   // two packed images (RGBA32F); queued frames alternate
-    PinnedArray<float> image_host_;  // the last finished frame's packed image
+    size_t pixels_ = 0;               // the image's (snapshots are whole images)
+    bool snapshot_features_ = false;  // snapshots carry the frame's features after its image
+    size_t snapshot_floats() const { return (4 + (snapshot_features_ ? kFeatureFloats : 0)) * pixels_; }
+    DeviceArray<float> snapshots_;   // two packed images (RGBA32F, and features); queued frames alternate
+    PinnedArray<float> image_host_;  // the last finished frame's packed image (and features)
     unsigned next_snapshot_ = 0;
-    std::array<unsigned long long, 4> key_{};
+    std::array<unsigned long long, 5> key_{};
     uint32_t seq_ = 0;
+    uint32_t side_ = 0;  // side jobs published since the launch
     struct Outstanding {
         uint32_t seq = 0;
         int slot = -1;  // its image's snapshot slot (-1: none)
@@ -342,6 +374,18 @@ void quit_resident_kernels() {
         running = g_running;
     }
     for (ResidentScheduler* s : running) s->quit();
+}
+
+bool denoise_in_resident_kernel(int device, const DenoiseJob& job, float* gpu_ms) {
+    ResidentScheduler* on_device = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(g_running_mutex);
+        for (ResidentScheduler* s : g_running)
+            if (s->device() == device) on_device = s;
+    }
+    if (!on_device) return false;
+    *gpu_ms = on_device->denoise(job);
+    return true;
 }
 
 std::unique_ptr<GpuScheduler> make_resident_scheduler(const GpuDevice& device, const SchedulerOptions& options) {

@@ -70,6 +70,8 @@ struct FrameOutcome {
     float gpu_ms = 0.0f;
     bool cancelled = false;        // stopped through cancel_outstanding() before it completed
     const float* image = nullptr;  // its packed image (RGBA32F, 4 floats a pixel) in host memory, or null
+    // With `image`, where the frame keeps features: their sums as the frame ended (kFeatureFloats a pixel).
+    const float* features = nullptr;
 };
 
 class GpuScheduler {
@@ -132,5 +134,8 @@ std::unique_ptr<GpuScheduler> make_megakernel_scheduler(const SchedulerOptions& 
 std::unique_ptr<GpuScheduler> make_resident_scheduler(const GpuDevice& device, const SchedulerOptions& options);
 // quit_resident_kernels() (device_memory.h): another kernel, or a free, would wait for a resident grid
 // to leave the GPU, forever.
+// Where a resident kernel holds `device`, the denoiser's steps as a side job of its grid, between two
+// frames (blocking; their GPU time in *gpu_ms); false where none does, and the caller launches them.
+bool denoise_in_resident_kernel(int device, const DenoiseJob& job, float* gpu_ms);
 
 }  // namespace pkrt::cuda

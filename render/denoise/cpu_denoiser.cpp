@@ -1,8 +1,9 @@
-// The denoiser's steps (kernels/denoise.h) on the CPU, one row of pixels per work item.
+// The denoiser's steps (kernels/denoise_steps.h) on the CPU, one row of pixels per work item.
 #include <chrono>
 #include <vector>
 
 #include "render/cpu/parallel.h"
+#include "kernels/denoise_steps.h"
 #include "render/denoise/denoiser.h"
 #include "render/error.h"
 
@@ -34,37 +35,22 @@ public:
         const size_t n = color.pixels.size();
         std::vector<DenoiseTexel> a(n), b(n);
         std::vector<DenoiseGuide> guide(n);
-        std::vector<float> slope(n);
-        auto rows = [&](auto&& per_pixel) {
+        std::vector<float> slope(n), smooth(n);
+        Image out = color;
+        const DenoiseBuffers buffers{denoise_inputs(color, features),
+                                     a.data(),
+                                     b.data(),
+                                     guide.data(),
+                                     slope.data(),
+                                     smooth.data(),
+                                     out.pixels.data()};
+        for (int step = 0; step < denoise_step_count(params); ++step)
             parallel_rows(
                 h,
                 [&](int y) {
-                    for (int x = 0; x < w; ++x) per_pixel(x, y);
+                    for (int x = 0; x < w; ++x) denoise_step(buffers, w, h, params, step, x, y);
                 },
                 threads_);
-        };
-        const DenoiseInputs in = denoise_inputs(color, features);
-        rows([&](int x, int y) { denoise_prepare(in, b.data(), guide.data(), static_cast<size_t>(y) * w + x); });
-        rows([&](int x, int y) { slope[static_cast<size_t>(y) * w + x] = denoise_slope(guide.data(), w, h, x, y); });
-        const DenoiseFrame frame{w, h, guide.data(), slope.data(), nullptr};
-        std::vector<float> smooth(n);
-        rows([&](int x, int y) {
-            size_t i = static_cast<size_t>(y) * w + x;
-            a[i] = denoise_variance(b.data(), frame, x, y, params, &smooth[i]);
-        });
-        const DenoiseFrame first{w, h, guide.data(), slope.data(), smooth.data()};
-        for (int it = 0; it < params.iterations; ++it) {
-            rows([&](int x, int y) {
-                b[static_cast<size_t>(y) * w + x] =
-                    denoise_atrous(a.data(), it == 0 ? first : frame, x, y, 1 << it, params);
-            });
-            a.swap(b);
-        }
-        Image out = color;
-        rows([&](int x, int y) {
-            size_t i = static_cast<size_t>(y) * w + x;
-            out.pixels[i] = denoise_finish(a.data(), in, i);
-        });
         last_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         return out;
     }

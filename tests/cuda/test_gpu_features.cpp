@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <deque>
 
 #include "render/backend.h"
 #include "render/devices.h"
@@ -174,5 +175,62 @@ TEST(GpuFeatures, TheDenoiserIsTheCpus) {
     // Twice in a row (buffers kept), and a larger image after a smaller one.
     Image again = d->denoise(out.image, out.features);
     EXPECT_EQ(again.pixels[100].y, on_gpu.pixels[100].y);
+#endif
+}
+
+// Resident mode, frames queued ahead as the viewer runs them: the kernel packs each frame's features
+// with its image (the live buffers already hold the next frame's samples), and the denoiser's steps run
+// as a job of the resident grid, which stays on the GPU: the same image as the launched kernels give.
+TEST(GpuFeatures, ResidentFramesCarryTheirFeaturesAndTheGridDenoises) {
+    std::string why;
+    std::vector<GpuDevice> gpus = cuda_devices(&why);
+    if (gpus.empty()) GTEST_SKIP() << "no CUDA device: " << why;
+#if defined(PKRT_HAVE_CUDA)
+    Scene s = load_prepared(kScenes + "/cornell.json");
+    const int w = 96, h = 64;
+    const uint32_t frames = 4;
+    auto gpu = make_cuda_backend(gpus[0]);
+    gpu->set_queue_ahead(true);
+    gpu->set_features(true);
+    gpu->set_scene(s);
+    gpu->reset(w, h);
+    RenderSettings rs = settings(w, h, 1, 6, 3, SchedulerMode::kResident);
+    rs.features = true;
+    std::deque<FrameTicket> queued;
+    uint32_t begun = 0;
+    auto run_frames = [&](uint32_t n) {
+        RenderStats stats;
+        for (uint32_t end = begun + n; begun < end || !queued.empty();) {
+            for (; begun < end && static_cast<int>(queued.size()) < gpu->capacity(rs); ++begun)
+                queued.push_back(submit_frame(*gpu, rs, begun, 1, 1, begun == 0));
+            stats.merge(gpu->wait(queued.front()).stats);
+            queued.pop_front();
+        }
+        return stats;
+    };
+    run_frames(frames);
+    ASSERT_NE(gpu->finished_rgba(), nullptr) << "resident frames queued ahead show their packed images";
+    Accumulation acc;
+    gpu->accumulation(acc);
+    ASSERT_EQ(acc.features.size(), kFeatureFloats * static_cast<size_t>(w) * h);
+    FeatureImages f = resolve_features(acc);
+    RenderSettings cpu_rs = settings(w, h, frames, 6, 3);
+    expect_features_match_cpu(s, cpu_rs, f, 1e-3f, 0.002, "resident snapshot");
+    const Image color = resolve_accumulation(acc);
+
+    std::unique_ptr<Denoiser> d = gpu->make_denoiser();
+    const Image launched = d->denoise(color, f);  // its buffers are allocated with no grid on the GPU
+    EXPECT_EQ(run_frames(1).kernel_launches, 1u) << "the first frame after the allocation starts the grid again";
+    for (int round = 0; round < 3; ++round) {
+        const Image by_grid = d->denoise(color, f);
+        EXPECT_GT(d->last_device_ms(), 0.0);
+        size_t off = 0;
+        for (size_t i = 0; i < launched.pixels.size(); ++i)
+            for (int c = 0; c < 3; ++c)
+                off += std::fabs(by_grid.pixels[i][c] - launched.pixels[i][c]) > 1e-5f * (1.0f + launched.pixels[i][c]);
+        EXPECT_EQ(off, 0u) << "round " << round << ": channels unlike the launched kernels'";
+        EXPECT_EQ(run_frames(2).kernel_launches, 0u) << "round " << round << ": the grid stayed on the GPU";
+    }
+    for (uint32_t c : gpu->sample_counts()) ASSERT_EQ(c, frames + 7) << "every frame's samples, none lost";
 #endif
 }

@@ -35,8 +35,7 @@ struct Rig {
         while (!progressive.can_submit()) progressive.complete();
         progressive.submit(spp);
         while (progressive.in_flight()) progressive.complete();
-        EXPECT_TRUE(view.refresh(*backend, progressive.settings(), progressive.generation(), progressive.image_camera(),
-                                 progressive.content()))
+        EXPECT_TRUE(view.refresh(*backend, progressive.generation(), progressive.image_camera(), progressive.content()))
             << view.why();
         return view.reused();
     }

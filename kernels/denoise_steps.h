@@ -1,0 +1,62 @@
+// The denoiser (kernels/denoise.h) as one sequence of steps over an image's buffers, each step a pass over
+// every pixel that reads only what the steps before it wrote. One definition for every runner: the CPU's
+// rows (render/denoise/), the GPU's kernels, a kernel each (kernels/gpu/denoise.cu), and the resident
+// kernel's sweeps (kernels/gpu/resident.cuh), which denoise without another kernel on the GPU.
+#pragma once
+
+#include "kernels/denoise.h"
+
+namespace pkrt {
+
+struct DenoiseBuffers {
+    DenoiseInputs in;     // the image and its features, width x height each
+    DenoiseTexel *a, *b;  // ping-pong
+    DenoiseGuide* guide;
+    float* slope;
+    float* smooth;  // the first pass's luminance (denoise_variance)
+    Vec3* out;
+};
+
+// prepare, slope, variance, the a-trous passes, finish.
+PKRT_HD int denoise_step_count(const DenoiseParams& params) { return 4 + params.iterations; }
+
+enum class DenoiseStep { kPrepare, kSlope, kVariance, kAtrous, kFinish };
+
+PKRT_HD DenoiseStep denoise_step_kind(int step, const DenoiseParams& params) {
+    return step < 3 ? static_cast<DenoiseStep>(step)
+                    : (step - 3 < params.iterations ? DenoiseStep::kAtrous : DenoiseStep::kFinish);
+}
+
+// Step `step` (0 .. denoise_step_count - 1), of kind K, for pixel (x, y). The kind is a template
+// argument so that a GPU kernel holds one step's code only (as one kernel for all, the filter took 9%
+// longer: BENCHMARKS.md, session 21).
+template <DenoiseStep K>
+PKRT_HD void denoise_step_as(const DenoiseBuffers& b, int w, int h, const DenoiseParams& params, int step, int x,
+                             int y) {
+    const size_t i = static_cast<size_t>(y) * w + x;
+    const int pass = step - 3;  // a-trous pass; they alternate a -> b, b -> a
+    if constexpr (K == DenoiseStep::kPrepare) {
+        denoise_prepare(b.in, b.b, b.guide, i);
+    } else if constexpr (K == DenoiseStep::kSlope) {
+        b.slope[i] = denoise_slope(b.guide, w, h, x, y);
+    } else if constexpr (K == DenoiseStep::kVariance) {
+        b.a[i] = denoise_variance(b.b, DenoiseFrame{w, h, b.guide, b.slope, nullptr}, x, y, params, &b.smooth[i]);
+    } else if constexpr (K == DenoiseStep::kAtrous) {
+        const DenoiseFrame f{w, h, b.guide, b.slope, pass == 0 ? b.smooth : nullptr};
+        (pass & 1 ? b.a : b.b)[i] = denoise_atrous(pass & 1 ? b.b : b.a, f, x, y, 1 << pass, params);
+    } else {
+        b.out[i] = denoise_finish(params.iterations & 1 ? b.b : b.a, b.in, i);
+    }
+}
+
+PKRT_HD void denoise_step(const DenoiseBuffers& b, int w, int h, const DenoiseParams& params, int step, int x, int y) {
+    switch (denoise_step_kind(step, params)) {
+        case DenoiseStep::kPrepare: denoise_step_as<DenoiseStep::kPrepare>(b, w, h, params, step, x, y); break;
+        case DenoiseStep::kSlope: denoise_step_as<DenoiseStep::kSlope>(b, w, h, params, step, x, y); break;
+        case DenoiseStep::kVariance: denoise_step_as<DenoiseStep::kVariance>(b, w, h, params, step, x, y); break;
+        case DenoiseStep::kAtrous: denoise_step_as<DenoiseStep::kAtrous>(b, w, h, params, step, x, y); break;
+        default: denoise_step_as<DenoiseStep::kFinish>(b, w, h, params, step, x, y); break;
+    }
+}
+
+}  // namespace pkrt
