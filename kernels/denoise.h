@@ -23,9 +23,12 @@ namespace pkrt {
 struct DenoiseParams {
     int iterations = 5;            // a-trous passes: the footprint is 4 * 2^iterations pixels wide
     float sigma_luminance = 4.0f;  // in standard deviations of the centre's luminance
-    float sigma_normal = 8.0f;     // exponent of the normals' cosine
     float sigma_depth = 8.0f;      // in depth slopes times distance
 };
+
+// The normals' test: their cosine to the 2^kNormalSquarings = 8th power (BENCHMARKS.md's tuning kept 8),
+// as squarings: a power in the weight's exp2 cost a log2 per tap.
+constexpr int kNormalSquarings = 3;
 
 // Demodulated radiance and the variance of its luminance.
 struct alignas(16) DenoiseTexel {
@@ -87,45 +90,59 @@ PKRT_HD float denoise_slope(const DenoiseGuide* g, int w, int h, int x, int y) {
 
 constexpr float kLog2e = 1.44269504f;
 
-// log2 and division as the GPU's special function unit computes them (about 2 ulp; exact on the CPU):
-// a filter weight needs no more, and the exact forms were much of the filter's instructions.
-PKRT_HD float weight_log2(float x) {
-#if defined(__CUDA_ARCH__)
-    return __log2f(x);
-#else
-    return log2f(x);
-#endif
+// The distances between a window's pixels, in pixels (the square roots of 1, 2, 4, 5, 8, 9, 10, 13, 18):
+// a 5x5 window has the first 5, a 7x7 window all 9.
+constexpr int kTapDistances = 9;
+PKRT_HD float tap_distance(int k) {
+    const float d[kTapDistances] = {1.0f, 1.41421356f, 2.0f,        2.23606798f, 2.82842712f,
+                                    3.0f, 3.16227766f, 3.60555128f, 4.24264069f};
+    return d[k];
+}
+// The index of the distance of offset (dx, dy) (0 < dx^2 + dy^2 <= 18).
+PKRT_HD int tap_distance_index(int dx, int dy) {
+    switch (dx * dx + dy * dy) {
+        case 1: return 0;
+        case 2: return 1;
+        case 4: return 2;
+        case 5: return 3;
+        case 8: return 4;
+        case 9: return 5;
+        case 10: return 6;
+        case 13: return 7;
+        default: return 8;
+    }
 }
 
-PKRT_HD float weight_divide(float a, float b) {
-#if defined(__CUDA_ARCH__)
-    return __fdividef(a, b);
-#else
-    return a / b;
-#endif
-}
-
-// log2 of how much the sample at q counts beside the centre p, `dist` pixels apart, from their surfaces
-// alone (-inf: not at all). A caller adds its other tests' log2 and takes one exp2: an exact powf and
-// expf per neighbour were most of the GPU filter's time (BENCHMARKS.md, the denoiser's cost).
+// How much a neighbour counts beside the centre from their surfaces alone: the normals' cosine to the
+// 8th power, and the depths' difference against sigma_depth of the centre's depth slopes per pixel of
+// distance. What the centre's taps share is worked out once: the depth test's scale per distance, so a
+// tap costs one exp2 (an exact powf and expf per tap, and then a log2 and a division, were most of the
+// GPU filter's time: BENCHMARKS.md, the denoiser's cost).
 // Where every sample escaped, a pixel shows the environment itself, which has no noise to take out (and
 // its horizon is an edge no feature marks): its normal is 0, so it is never mixed with anything, and a
 // sky pixel at the centre keeps its value.
-PKRT_HD float surface_log2_weight(const DenoiseGuide& p, float slope_p, const DenoiseGuide& q, float dist,
-                                  const DenoiseParams& s) {
-    float cos_n = dot(p.normal, q.normal);
-    if (cos_n <= 0.0f) return -INFINITY;
-    float z_scale = s.sigma_depth * slope_p * dist + 1e-4f * fabsf(p.depth) + 1e-6f;
-    return s.sigma_normal * weight_log2(cos_n) - weight_divide(kLog2e * fabsf(p.depth - q.depth), z_scale);
-}
+struct SurfaceTest {
+    DenoiseGuide p;
+    float depth_scale[kTapDistances];  // log2(e) over the depth test's scale, per tap distance
 
-PKRT_HD float surface_weight(const DenoiseGuide& p, float slope_p, const DenoiseGuide& q, float dist,
-                             const DenoiseParams& s) {
-    return exp2f(surface_log2_weight(p, slope_p, q, dist, s));
-}
+    // `distances`: how many of the tap distances the window has; `step`: the window's holes.
+    PKRT_HD SurfaceTest(const DenoiseGuide& centre, float slope, float step, int distances, const DenoiseParams& s)
+        : p(centre) {
+        const float floor = 1e-4f * fabsf(centre.depth) + 1e-6f;
+        for (int k = 0; k < distances; ++k)
+            depth_scale[k] = kLog2e / (s.sigma_depth * slope * step * tap_distance(k) + floor);
+    }
+
+    // The weight of neighbour q at tap distance k, times exp2(log2_other): the caller's other tests.
+    PKRT_HD float weight(const DenoiseGuide& q, int k, float log2_other = 0.0f) const {
+        float c = fmaxf(dot(p.normal, q.normal), 0.0f);
+        for (int i = 0; i < kNormalSquarings; ++i) c *= c;
+        return c * exp2f(log2_other - fabsf(p.depth - q.depth) * depth_scale[k]);
+    }
+};
 
 // Step 2 at (x, y): the luminance variance around the centre, of its surface's samples (weighted by
-// surface_weight). SVGF takes a 7x7 window; here one of its four 4x4 quadrants that hold the centre
+// SurfaceTest). SVGF takes a 7x7 window; here one of its four 4x4 quadrants that hold the centre
 // (as Kuwahara's filter chooses), so that a pixel beside a light or a shadow's edge, on the same
 // surface, is not taken for a noisy one and blurred across it (BENCHMARKS.md, the denoiser).
 // With it, from the same weights, `*smooth`: the demodulated luminance through a 3x3 Gaussian of its
@@ -135,8 +152,7 @@ PKRT_HD DenoiseTexel denoise_variance(const DenoiseTexel* in, const DenoiseFrame
                                       const DenoiseParams& s, float* smooth) {
     const float k3[3] = {0.25f, 0.5f, 0.25f};
     const size_t i = static_cast<size_t>(y) * f.width + x;
-    const DenoiseGuide gp = f.guide[i];
-    const float slope = f.slope[i];
+    const SurfaceTest surface(f.guide[i], f.slope[i], 1.0f, kTapDistances, s);
     float sum_w[4] = {}, m1[4] = {}, m2[4] = {}, smooth_sum = 0.0f, smooth_w = 0.0f;
 #if defined(__CUDA_ARCH__)
 #pragma unroll  // each tap's offsets, distance and kernel weight folded to constants
@@ -146,9 +162,7 @@ PKRT_HD DenoiseTexel denoise_variance(const DenoiseTexel* in, const DenoiseFrame
         int qx = x + dx, qy = y + dy;
         if (qx < 0 || qy < 0 || qx >= f.width || qy >= f.height) continue;
         size_t q = static_cast<size_t>(qy) * f.width + qx;
-        float w = dx == 0 && dy == 0
-                      ? 1.0f
-                      : surface_weight(gp, slope, f.guide[q], sqrtf(static_cast<float>(dx * dx + dy * dy)), s);
+        float w = dx == 0 && dy == 0 ? 1.0f : surface.weight(f.guide[q], tap_distance_index(dx, dy));
         float l = luminance(in[q].rgb);
         if (dx >= -1 && dx <= 1 && dy >= -1 && dy <= 1) {
             float ws = k3[dx + 1] * k3[dy + 1] * w;
@@ -197,8 +211,7 @@ PKRT_HD DenoiseTexel denoise_atrous(const DenoiseTexel* in, const DenoiseFrame& 
     const float kernel[3] = {3.0f / 8.0f, 1.0f / 4.0f, 1.0f / 16.0f};
     const size_t i = static_cast<size_t>(y) * f.width + x;
     const DenoiseTexel c = in[i];
-    const DenoiseGuide gp = f.guide[i];
-    const float slope = f.slope[i];
+    const SurfaceTest surface(f.guide[i], f.slope[i], static_cast<float>(step), 5, s);
     const float lp = f.smooth ? f.smooth[i] : luminance(c.rgb);
     const float l_scale = kLog2e / (s.sigma_luminance * sqrtf(blurred_variance(in, f.width, f.height, x, y)) + 1e-6f);
     Vec3 sum = c.rgb * kernel[0] * kernel[0];
@@ -213,10 +226,9 @@ PKRT_HD DenoiseTexel denoise_atrous(const DenoiseTexel* in, const DenoiseFrame& 
         if (qx < 0 || qy < 0 || qx >= f.width || qy >= f.height) continue;
         size_t q = static_cast<size_t>(qy) * f.width + qx;
         const DenoiseTexel t = in[q];
-        float dist = static_cast<float>(step) * sqrtf(static_cast<float>(dx * dx + dy * dy));
         float l_q = f.smooth ? f.smooth[q] : luminance(t.rgb);
         float w = kernel[dx < 0 ? -dx : dx] * kernel[dy < 0 ? -dy : dy] *
-                  exp2f(surface_log2_weight(gp, slope, f.guide[q], dist, s) - fabsf(l_q - lp) * l_scale);
+                  surface.weight(f.guide[q], tap_distance_index(dx, dy), -fabsf(l_q - lp) * l_scale);
         sum += t.rgb * w;
         sum_w += w;
         sum_v += w * w * t.variance;

@@ -102,14 +102,14 @@ PKRT_HD TemporalSample temporal_reproject(const TemporalFrame& prev, const Camer
 
 // The box the history at (x, y) is clipped to: per channel, the mean of the new view's demodulated
 // radiance over the 3x3 pixels of the centre's surface that hold samples (each weighted by
-// surface_weight), +- clip_sigma standard deviations of a pixel's value about it. False where those
+// SurfaceTest), +- clip_sigma standard deviations of a pixel's value about it. False where those
 // pixels weigh less than clip_min_weight: a box of the centre's one or two samples says nothing of
 // the history, and would throw it away.
 PKRT_HD bool temporal_clip_box(const DenoiseTexel* now, const float* samples, const DenoiseGuide* guide,
                                const float* slope, int width, int height, int x, int y, const TemporalParams& p,
                                Vec3& lo, Vec3& hi) {
     const size_t i = static_cast<size_t>(y) * width + x;
-    const DenoiseParams surface;
+    const SurfaceTest surface(guide[i], slope[i], 1.0f, 2, DenoiseParams{});
     Vec3 m1 = splat(0.0f), m2 = splat(0.0f);
     float sum_w = 0.0f;
     for (int dy = -1; dy <= 1; ++dy)
@@ -118,9 +118,7 @@ PKRT_HD bool temporal_clip_box(const DenoiseTexel* now, const float* samples, co
             if (qx < 0 || qy < 0 || qx >= width || qy >= height) continue;
             size_t q = static_cast<size_t>(qy) * width + qx;
             if (!(samples[q] > 0.0f)) continue;
-            float w = dx == 0 && dy == 0 ? 1.0f
-                                         : surface_weight(guide[i], slope[i], guide[q],
-                                                          sqrtf(static_cast<float>(dx * dx + dy * dy)), surface);
+            float w = dx == 0 && dy == 0 ? 1.0f : surface.weight(guide[q], tap_distance_index(dx, dy));
             Vec3 c = now[q].rgb;
             m1 += c * w;
             m2 += Vec3{c.x * c.x, c.y * c.y, c.z * c.z} * w;
