@@ -165,6 +165,10 @@ float DisplayPass::stops_of(const std::vector<float>& tiles) {
 }
 
 float DisplayPass::metered_stops(GLuint texture) {
+    if (meter_fence_) {  // a metering still on its way is of an older image: it would land after this one
+        gl::DeleteSync(meter_fence_);
+        meter_fence_ = nullptr;
+    }
     draw_meter(texture);
     std::vector<float> tiles(2 * kMeterTiles * kMeterTiles);
     gl::ReadPixels(0, 0, kMeterTiles, kMeterTiles, GL_RG, GL_FLOAT, tiles.data());

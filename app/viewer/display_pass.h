@@ -23,7 +23,8 @@ public:
 
     void draw(GLuint texture, int x, int y, int width, int height, float exposure_stops, ToneCurve curve);
     // The automatic exposure of the accumulation in `texture`, in stops (auto_exposure_stops of the mean
-    // log luminance of its 8x8-pixel blocks). Leaves the default framebuffer bound.
+    // log luminance of its 8x8-pixel blocks). Leaves the default framebuffer bound. Drops a metering
+    // started before (start_metering), whose older value would otherwise replace this one.
     float metered_stops(GLuint texture);
     // The same without waiting for GL: start_metering queues the pass and its read-back into a pixel
     // buffer, and poll_metering returns the value once GL has done both (nothing before), so that no
