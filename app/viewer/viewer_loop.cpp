@@ -38,14 +38,17 @@ int ViewerApp::run() {
     std::chrono::steady_clock::time_point measure_start;
     while (!glfwWindowShouldClose(win)) {
         glfwPollEvents();
+        // A queued-ahead frame is on its way: nothing new to show yet. Before the script's next step,
+        // which counts frames: a wait that took one would let a script's 'frames N' pass without them
+        // (in resident mode a drag's new view was then cancelled by the next drag before it was shown).
+        if (waiting_for_image()) {
+            std::this_thread::sleep_for(std::chrono::microseconds(100));
+            continue;
+        }
         if (script_) {
             if (!script_->before_frame(*this)) break;
         } else if (options_.frames > 0 && frames >= options_.frames) {
             break;
-        }
-        if (waiting_for_image()) {  // a queued-ahead frame is on its way: nothing new to show yet
-            std::this_thread::sleep_for(std::chrono::microseconds(100));
-            continue;
         }
         if (frames == warmup) {
             measure_start = std::chrono::steady_clock::now();
