@@ -59,7 +59,9 @@ private:
     double reused_ = 0.0;
     TemporalHistory history_;
     std::chrono::steady_clock::time_point last_{};
-    Accumulation acc_;  // kept: its vectors' memory is reused
+    Accumulation acc_;  // kept, as the resolved image and features: their memory is reused
+    Image image_;
+    FeatureImages features_;
 };
 
 }  // namespace pkrt::viewer

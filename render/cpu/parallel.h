@@ -51,6 +51,18 @@ template <class Fn> void parallel_chunks(size_t n, size_t chunk, Fn&& fn, unsign
     for (auto& t : threads) t.join();
 }
 
+// Calls per_item(i) for each i in [0, n), in chunks of `chunk` in parallel: per-pixel passes over a whole
+// image on the host (a 1540x1040 image's features resolved on one core took 28 ms of a viewer refresh).
+template <class Fn>
+void parallel_for(size_t n, Fn&& per_item, size_t chunk = 16384, unsigned workers = worker_count()) {
+    parallel_chunks(
+        n, chunk,
+        [&](unsigned, size_t i0, size_t i1) {
+            for (size_t i = i0; i < i1; ++i) per_item(i);
+        },
+        workers);
+}
+
 // Calls per_row(y) for each row y of an image `height` rows tall, rows in parallel (a few to a chunk).
 template <class Fn> void parallel_rows(int height, Fn&& per_row, unsigned workers = worker_count()) {
     parallel_chunks(

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "render/cpu/parallel.h"
 #include "render/error.h"
 
 namespace pkrt {
@@ -58,25 +59,29 @@ std::vector<Aov> parse_aov_list(const std::string& text) {
 }
 
 FeatureImages resolve_features(const Accumulation& a) {
+    FeatureImages f;
+    resolve_features(a, f);
+    return f;
+}
+
+void resolve_features(const Accumulation& a, FeatureImages& f) {
     size_t n = static_cast<size_t>(a.width) * a.height;
     if (a.features.size() != kFeatureFloats * n)
         throw Error("internal: an accumulation of " + std::to_string(a.width) + "x" + std::to_string(a.height) +
                     " without its features");
-    FeatureImages f;
     for (Image* img : {&f.albedo, &f.normal, &f.depth}) {
         img->width = a.width;
         img->height = a.height;
         img->pixels.resize(n);
     }
     const std::vector<float> counts = accumulation_samples(a);
-    for (size_t i = 0; i < n; ++i) {
+    parallel_for(n, [&](size_t i) {
         const float* s = &a.features[kFeatureFloats * i];
         const float w = s[kFeatureWeight], inv = w > 0.0f ? 1.0f / w : 0.0f;
         f.albedo.pixels[i] = Vec3{s[kFeatureAlbedo], s[kFeatureAlbedo + 1], s[kFeatureAlbedo + 2]} * inv;
         f.normal.pixels[i] = Vec3{s[kFeatureNormal], s[kFeatureNormal + 1], s[kFeatureNormal + 2]} * inv;
         f.depth.pixels[i] = splat(counts[i] > 0.0f ? s[kFeatureDepth] / counts[i] : 0.0f);
-    }
-    return f;
+    });
 }
 
 std::string encode_exr_with_aovs(const Image& image, const ExrAttributes& attributes, const FeatureImages& features,

@@ -23,6 +23,8 @@ std::vector<Aov> parse_aov_list(const std::string& text);
 
 // Means of an accumulation's feature sums (Accumulation::features); an Error where it has none.
 FeatureImages resolve_features(const Accumulation& a);
+// The same into `out`, whose memory is reused where it has the size.
+void resolve_features(const Accumulation& a, FeatureImages& out);
 
 // The EXR of `image` with the layers of `aovs` from `features`, and the header's string attributes;
 // `noisy` (may be null): a denoised render's own radiance, as the layer "Noisy Image.R/G/B" (Blender's).

@@ -23,6 +23,7 @@
 #include <ImfStringAttribute.h>
 #include <unistd.h>
 
+#include "render/cpu/parallel.h"
 #include "render/error.h"
 #include "render/texture/exr_rgb.h"
 #include "render/texture/texture_decoders.h"
@@ -112,22 +113,26 @@ void parse_resolution(const std::string& text, int* width, int* height, int min_
 }
 
 Image resolve_accumulation(const Accumulation& a) {
+    Image img;
+    resolve_accumulation(a, img);
+    return img;
+}
+
+void resolve_accumulation(const Accumulation& a, Image& img) {
     size_t n = static_cast<size_t>(a.width) * a.height;
     bool interleaved = a.rgba.size() == 4 * n;
     if (!interleaved && (a.sums.size() != 3 * n || a.counts.size() != n))
         throw Error("internal: an accumulation of " + std::to_string(a.width) + "x" + std::to_string(a.height) +
                     " without its pixels");
-    Image img;
     img.width = a.width;
     img.height = a.height;
     img.pixels.resize(n);
-    for (size_t i = 0; i < n; ++i) {
+    parallel_for(n, [&](size_t i) {
         const float* s = interleaved ? &a.rgba[4 * i] : &a.sums[3 * i];
         float count = interleaved ? a.rgba[4 * i + 3] : static_cast<float>(a.counts[i]);
         float inv = count > 0.0f ? 1.0f / count : 0.0f;
         img.pixels[i] = Vec3{s[0] * inv, s[1] * inv, s[2] * inv};
-    }
-    return img;
+    });
 }
 
 std::vector<float> accumulation_samples(const Accumulation& a) {

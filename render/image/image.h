@@ -40,6 +40,8 @@ struct Accumulation {
 };
 // Mean radiance per pixel (0 where no sample landed).
 Image resolve_accumulation(const Accumulation& a);
+// The same into `out`, whose memory is reused where it has the size (a viewer refreshing every 100 ms).
+void resolve_accumulation(const Accumulation& a, Image& out);
 // Samples per pixel of an accumulation (what resolve_accumulation divides by).
 std::vector<float> accumulation_samples(const Accumulation& a);
 
