@@ -27,6 +27,20 @@ PKRT_HD DenoiseStep denoise_step_kind(int step, const DenoiseParams& params) {
                     : (step - 3 < params.iterations ? DenoiseStep::kAtrous : DenoiseStep::kFinish);
 }
 
+template <DenoiseStep K> struct DenoiseStepKind { static constexpr DenoiseStep value = K; };
+
+// Calls fn(DenoiseStepKind<K>{}) with the kind K of step `step`: each runner picks its code for that kind
+// at compile time (the step itself, a kernel, the resident kernel's function).
+template <class Fn> PKRT_HD void with_denoise_step_kind(int step, const DenoiseParams& params, Fn&& fn) {
+    switch (denoise_step_kind(step, params)) {
+        case DenoiseStep::kPrepare: fn(DenoiseStepKind<DenoiseStep::kPrepare>{}); break;
+        case DenoiseStep::kSlope: fn(DenoiseStepKind<DenoiseStep::kSlope>{}); break;
+        case DenoiseStep::kVariance: fn(DenoiseStepKind<DenoiseStep::kVariance>{}); break;
+        case DenoiseStep::kAtrous: fn(DenoiseStepKind<DenoiseStep::kAtrous>{}); break;
+        default: fn(DenoiseStepKind<DenoiseStep::kFinish>{}); break;
+    }
+}
+
 // Step `step` (0 .. denoise_step_count - 1), of kind K, for pixel (x, y). The kind is a template
 // argument so that a GPU kernel holds one step's code only (as one kernel for all, the filter took 9%
 // longer: BENCHMARKS.md, session 21).
@@ -50,13 +64,8 @@ PKRT_HD void denoise_step_as(const DenoiseBuffers& b, int w, int h, const Denois
 }
 
 PKRT_HD void denoise_step(const DenoiseBuffers& b, int w, int h, const DenoiseParams& params, int step, int x, int y) {
-    switch (denoise_step_kind(step, params)) {
-        case DenoiseStep::kPrepare: denoise_step_as<DenoiseStep::kPrepare>(b, w, h, params, step, x, y); break;
-        case DenoiseStep::kSlope: denoise_step_as<DenoiseStep::kSlope>(b, w, h, params, step, x, y); break;
-        case DenoiseStep::kVariance: denoise_step_as<DenoiseStep::kVariance>(b, w, h, params, step, x, y); break;
-        case DenoiseStep::kAtrous: denoise_step_as<DenoiseStep::kAtrous>(b, w, h, params, step, x, y); break;
-        default: denoise_step_as<DenoiseStep::kFinish>(b, w, h, params, step, x, y); break;
-    }
+    with_denoise_step_kind(step, params,
+                           [&](auto kind) { denoise_step_as<decltype(kind)::value>(b, w, h, params, step, x, y); });
 }
 
 }  // namespace pkrt

@@ -21,17 +21,10 @@ cudaError_t launch_denoise(const DenoiseBuffers& b, int width, int height, const
                            cudaStream_t stream) {
     dim3 block(kDenoiseThreads, kDenoiseThreads);
     dim3 grid((width + kDenoiseThreads - 1) / kDenoiseThreads, (height + kDenoiseThreads - 1) / kDenoiseThreads);
-    for (int step = 0; step < denoise_step_count(params); ++step) {
-        auto kernel = denoise_step_kernel<DenoiseStep::kFinish>;
-        switch (denoise_step_kind(step, params)) {
-            case DenoiseStep::kPrepare: kernel = denoise_step_kernel<DenoiseStep::kPrepare>; break;
-            case DenoiseStep::kSlope: kernel = denoise_step_kernel<DenoiseStep::kSlope>; break;
-            case DenoiseStep::kVariance: kernel = denoise_step_kernel<DenoiseStep::kVariance>; break;
-            case DenoiseStep::kAtrous: kernel = denoise_step_kernel<DenoiseStep::kAtrous>; break;
-            default: break;
-        }
-        kernel<<<grid, block, 0, stream>>>(b, width, height, params, step);
-    }
+    for (int step = 0; step < denoise_step_count(params); ++step)
+        with_denoise_step_kind(step, params, [&](auto kind) {
+            denoise_step_kernel<decltype(kind)::value><<<grid, block, 0, stream>>>(b, width, height, params, step);
+        });
     return cudaGetLastError();
 }
 

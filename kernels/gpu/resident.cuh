@@ -208,13 +208,8 @@ __device__ inline void resident_denoise_pixels(const PersistentParams& p, uint32
     unsigned* dst = reinterpret_cast<unsigned*>(&job);
     for (unsigned w = 0; w < sizeof(DenoiseJob) / 4; ++w) dst[w] = __ldcg(src + w);
     const int step = static_cast<int>(__ldcg(&p.resident->denoise_step));
-    switch (denoise_step_kind(step, job.params)) {
-        case DenoiseStep::kPrepare: resident_denoise_step<DenoiseStep::kPrepare>(job, step, first, count); break;
-        case DenoiseStep::kSlope: resident_denoise_step<DenoiseStep::kSlope>(job, step, first, count); break;
-        case DenoiseStep::kVariance: resident_denoise_step<DenoiseStep::kVariance>(job, step, first, count); break;
-        case DenoiseStep::kAtrous: resident_denoise_step<DenoiseStep::kAtrous>(job, step, first, count); break;
-        default: resident_denoise_step<DenoiseStep::kFinish>(job, step, first, count); break;
-    }
+    with_denoise_step_kind(step, job.params,
+                           [&](auto kind) { resident_denoise_step<decltype(kind)::value>(job, step, first, count); });
 }
 
 // One lane, as a denoise step's sweep ends: the next step's, or the side job's completion.

@@ -59,10 +59,9 @@ public:
                          smooth_.get(),
                          out_.get()};
         // Beside a resident grid no kernel of ours would start: its warps make the steps instead.
-        check(cudaStreamSynchronize(stream_), "denoise: upload");
         float ms = 0.0f;
-        const bool resident =
-            cuda::denoise_in_resident_kernel(dev_.index, DenoiseJob{b, params, color.width, color.height}, &ms);
+        const bool resident = cuda::denoise_in_resident_kernel(
+            dev_.index, DenoiseJob{b, params, color.width, color.height}, stream_, &ms);
         if (!resident) {
             check(cudaEventRecord(start_, stream_), "denoise");
             check(launch_denoise(b, color.width, color.height, params, stream_), "denoise");

@@ -207,19 +207,19 @@ public:
 
     int device() const { return device_; }
 
-    // The denoiser's steps as the grid's side job (kernels/gpu/gpu_records.h), between two frames' jobs;
-    // blocks until they are done and returns their GPU time in ms.
-    float denoise(const DenoiseJob& job) {
+    // The denoiser's steps as the grid's side job (kernels/gpu/gpu_records.h), between two frames' jobs,
+    // once `inputs` (the stream that uploads them) is done; blocks until they are done and returns their
+    // GPU time in ms.
+    float denoise(const DenoiseJob& job, cudaStream_t inputs) {
         if (!running_) throw Error("internal: a resident denoise without a resident kernel");
+        check(cudaStreamSynchronize(inputs), "denoise: upload");
         ring_.host()->side_job = job;
         std::atomic_thread_fence(std::memory_order_seq_cst);
         ring_.host()->side = ++side_;
         const ResidentStatus* s = status_.host();
         auto deadline = Clock::now() + std::chrono::seconds(kStallSeconds);
         while (s->side_completed != side_) {
-            cudaError_t e = cudaStreamQuery(stream_);
-            if (e == cudaSuccess) throw Error("the resident kernel ended before its denoise job was done");
-            if (e != cudaErrorNotReady) check(e, "resident kernel");
+            expect_running("its denoise job");
             if (Clock::now() > deadline)
                 throw Error("resident kernel: its denoise job was not done within " + std::to_string(kStallSeconds) +
                             " s");
@@ -250,10 +250,7 @@ private:
         auto seen = snapshot();
         bool cancelled = false;
         while (!done(seq)) {
-            cudaError_t e = cudaStreamQuery(stream_);
-            if (e == cudaSuccess)
-                throw Error("the resident kernel ended before job " + std::to_string(seq) + " was done");
-            if (e != cudaErrorNotReady) check(e, "resident kernel");
+            expect_running("job " + std::to_string(seq));
             if (!cancelled && *stop_host_) {  // cancel(): the jobs stop claiming samples and drain
                 cancel_outstanding();
                 cancelled = true;
@@ -270,6 +267,13 @@ private:
                             std::to_string(seen[3]) + " in flight)");
             }
         }
+    }
+
+    // An Error unless the kernel still runs: it must not end before `what` is done.
+    void expect_running(const std::string& what) const {
+        cudaError_t e = cudaStreamQuery(stream_);
+        if (e == cudaSuccess) throw Error("the resident kernel ended before " + what + " was done");
+        if (e != cudaErrorNotReady) check(e, "resident kernel");
     }
 
     uint32_t oldest() const {
@@ -376,7 +380,7 @@ void quit_resident_kernels() {
     for (ResidentScheduler* s : running) s->quit();
 }
 
-bool denoise_in_resident_kernel(int device, const DenoiseJob& job, float* gpu_ms) {
+bool denoise_in_resident_kernel(int device, const DenoiseJob& job, cudaStream_t inputs, float* gpu_ms) {
     ResidentScheduler* on_device = nullptr;
     {
         std::lock_guard<std::mutex> lock(g_running_mutex);
@@ -384,7 +388,7 @@ bool denoise_in_resident_kernel(int device, const DenoiseJob& job, float* gpu_ms
             if (s->device() == device) on_device = s;
     }
     if (!on_device) return false;
-    *gpu_ms = on_device->denoise(job);
+    *gpu_ms = on_device->denoise(job, inputs);
     return true;
 }
 

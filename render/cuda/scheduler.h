@@ -135,7 +135,8 @@ std::unique_ptr<GpuScheduler> make_resident_scheduler(const GpuDevice& device, c
 // quit_resident_kernels() (device_memory.h): another kernel, or a free, would wait for a resident grid
 // to leave the GPU, forever.
 // Where a resident kernel holds `device`, the denoiser's steps as a side job of its grid, between two
-// frames (blocking; their GPU time in *gpu_ms); false where none does, and the caller launches them.
-bool denoise_in_resident_kernel(int device, const DenoiseJob& job, float* gpu_ms);
+// frames, once the work on `inputs` (their upload) is done (blocking; their GPU time in *gpu_ms); false
+// where none does, and the caller launches them.
+bool denoise_in_resident_kernel(int device, const DenoiseJob& job, cudaStream_t inputs, float* gpu_ms);
 
 }  // namespace pkrt::cuda
