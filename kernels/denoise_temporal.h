@@ -26,8 +26,8 @@ namespace pkrt {
 // depth slopes, denoise_slope), and how many samples stand behind each pixel (0: none).
 struct TemporalFrame {
     CameraView camera;
-    int width, height;
-    const Vec3* radiance;
+    int width, height;  // 0: no history (the first view)
+    const DenoiseTexel* radiance;
     const DenoiseGuide* guide;
     const float* slope;
     const float* samples;
@@ -91,7 +91,7 @@ PKRT_HD TemporalSample temporal_reproject(const TemporalFrame& prev, const Camer
         const DenoiseGuide h = prev.guide[q];
         if (!(prev.samples[q] > 0.0f) || dot(h.normal, g.normal) < p.min_cos) continue;
         if (fabsf(h.depth - z) > p.depth_tolerance * z + 2.0f * prev.slope[q]) continue;
-        sum += prev.radiance[q] * w;
+        sum += prev.radiance[q].rgb * w;
         sum_n += prev.samples[q] * w;
         sum_w += w;
     }
@@ -142,6 +142,42 @@ PKRT_HD Vec3 temporal_blend(Vec3 radiance, float& samples, const TemporalSample&
     Vec3 out = (radiance * samples + h.radiance * n_h) * (1.0f / n);
     samples = n;
     return out;
+}
+
+// The temporal step over a view's buffers: a step of the denoiser (kernels/denoise_steps.h) between the
+// slope and the variance, or the CPU's TemporalHistory (render/denoise/temporal.h) on its own.
+struct TemporalBuffers {
+    int on;                // 0: no temporal step
+    TemporalFrame prev;    // the history (prev.width 0: none, and the blend is the view's own)
+    CameraView camera;     // the view being blended
+    const float* samples;  // its own samples per pixel
+    DenoiseTexel* blend;   // the blend's demodulated radiance: the next view's history
+    float* blend_samples;  // and the samples behind it
+    unsigned* reused;      // null, or a count the GPU's runners add the pixels that took a history to
+    TemporalParams params;
+};
+
+// Pixel (x, y)'s blend, from the view's own demodulated radiance `own` and its surfaces (guide,
+// slope). True where it took something from the history.
+PKRT_HD bool temporal_pixel(const TemporalBuffers& t, const DenoiseTexel* own, const DenoiseGuide* guide,
+                            const float* slope, int width, int height, int x, int y) {
+    const size_t i = static_cast<size_t>(y) * width + x;
+    Vec3 r = own[i].rgb;
+    float n = t.samples[i];
+    bool reused = false;
+    if (t.prev.width > 0) {
+        TemporalSample s = temporal_reproject(t.prev, t.camera, width, height, x, y, guide[i], t.params);
+        Vec3 lo, hi;
+        if (s.samples > 0.0f) {
+            reused = true;
+            if (t.params.clip && temporal_clip_box(own, t.samples, guide, slope, width, height, x, y, t.params, lo, hi))
+                s.radiance = vmin(vmax(s.radiance, lo), hi);
+        }
+        r = temporal_blend(r, n, s, t.params);
+    }
+    t.blend[i] = DenoiseTexel{r, 0.0f};
+    t.blend_samples[i] = n;
+    return reused;
 }
 
 }  // namespace pkrt

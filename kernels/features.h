@@ -39,6 +39,15 @@ PKRT_HD void feature_floats(const FeatureSample& s, float (&v)[kFeatureFloats]) 
     v[kFeatureWeight] = s.weight;
 }
 
+// A pixel's features from its sums (kFeatureFloats floats, `s`) and its sample count: albedo and normal
+// the mean of the samples that wrote them, depth the mean of all.
+PKRT_HD void resolve_feature_pixel(const float* s, float count, Vec3& albedo, Vec3& normal, float& depth) {
+    const float w = s[kFeatureWeight], inv = w > 0.0f ? 1.0f / w : 0.0f;
+    albedo = Vec3{s[kFeatureAlbedo], s[kFeatureAlbedo + 1], s[kFeatureAlbedo + 2]} * inv;
+    normal = Vec3{s[kFeatureNormal], s[kFeatureNormal + 1], s[kFeatureNormal + 2]} * inv;
+    depth = count > 0.0f ? s[kFeatureDepth] / count : 0.0f;
+}
+
 // PathState::flags
 constexpr uint16_t kPathFeaturesWritten = 1u;
 

@@ -14,6 +14,7 @@
 
 #include "render/adaptive.h"
 #include "render/devices.h"
+#include "render/display_image.h"
 #include "render/image/image.h"
 #include "render/mode.h"
 #include "render/scene/scene.h"
@@ -23,7 +24,8 @@
 namespace pkrt {
 
 class Progress;
-class Denoiser;  // render/denoise/denoiser.h
+class Denoiser;      // render/denoise/denoiser.h
+class ViewDenoiser;  // render/denoise/view_denoiser.h
 
 struct RenderSettings {
     int width = 512, height = 512;
@@ -68,13 +70,16 @@ struct FrameResult {
     AdaptiveStep step;  // an adaptive round's outcome
 };
 
+// As a DisplayImage (render/display_image.h) a backend is its accumulation for display: the last finished
+// frame's image, in host memory (finished_rgba) where it keeps one (queue ahead), until the next wait().
+//
 // The frame protocol, shaped like a job queue, for every backend and scheduler: submit() a frame and
 // get a ticket; done() polls it, wait() blocks for it and returns its result; cancel() stops the frames
 // of an old view; drain() finishes everything and leaves the device free. Up to capacity() frames may
 // be outstanding: 1 where a frame runs at a time (then submit() may already do the work, and wait()
 // only hands over the result), more where a kernel outlives frames and takes them from a queue. The
 // last finished frame's image is what resolve(), accumulation(), sample_counts() and the copies show.
-class Backend {
+class Backend : public DisplayImage {
 public:
     virtual ~Backend() = default;
     virtual std::string name() const = 0;
@@ -126,9 +131,6 @@ public:
     // render: the backend then keeps that image apart from the framebuffer (finished_rgba()) and may
     // offer a capacity above 1. Off: one frame at a time.
     virtual void set_queue_ahead(bool on) { (void)on; }
-    // The last finished frame's image as RGBA32F in host memory (rgb = radiance sum, a = samples), valid
-    // until the next wait(), where the backend keeps one (queue ahead); otherwise null (copy_accumulation).
-    virtual const float* finished_rgba() const { return nullptr; }
     // From another thread: asks the frame being waited for to stop soon; its image is then partial.
     virtual void interrupt() {}
 
@@ -158,23 +160,14 @@ public:
     }
     // Samples completed per pixel (the conservation checks read it).
     virtual std::vector<uint32_t> sample_counts() const = 0;
-    // The accumulation for display, as RGBA32F per pixel (rgb = radiance sum, a = sample count), row 0
-    // at the top. output_on_device(): `rgba` is a device pointer (for instance a GL buffer mapped into
-    // CUDA, so nothing crosses PCIe) and the copy is complete on return; otherwise host memory.
-    virtual bool output_on_device() const { return false; }
-    virtual void copy_accumulation(float* rgba) const = 0;
-    // The same into a width x height RGBA32F CUDA array behind `surface` (a cudaSurfaceObject_t, here as
-    // an integer so this header needs no CUDA): a GL texture mapped into CUDA, written in place. False
-    // where the backend cannot (no device output).
-    virtual bool copy_accumulation_to_surface(unsigned long long surface) const {
-        (void)surface;
-        return false;
-    }
     // How many paths render_view() asks for in one accumulate(): enough to keep every device busy,
     // few enough that progress moves.
     virtual uint64_t paths_per_pass() const { return uint64_t{1} << 20; }
     // A denoiser on this backend's device (render/denoise/denoiser.h): by default the CPU's.
     virtual std::unique_ptr<Denoiser> make_denoiser() const;
+    // The viewer's denoised view of this backend's images (render/denoise/view_denoiser.h): by default
+    // read back, blended on the CPU and filtered by make_denoiser()'s.
+    virtual std::unique_ptr<ViewDenoiser> make_view_denoiser() const;
     // Scheduler modes this backend offers; the first is the default. None on the CPU.
     virtual std::vector<SchedulerMode> modes() const { return {}; }
     // What runs a frame of these settings: a mode's name, or the backend's single way ("cpu-threads").

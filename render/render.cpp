@@ -5,6 +5,7 @@
 #include "render/backend.h"
 #include "render/checkpoint.h"
 #include "render/denoise/denoiser.h"
+#include "render/denoise/view_denoiser.h"
 #include "render/image/aov.h"
 #include "render/devices.h"
 #include "render/error.h"
@@ -121,6 +122,8 @@ std::unique_ptr<Backend> make_backend(const BackendOptions& options, std::string
 }
 
 std::unique_ptr<Denoiser> Backend::make_denoiser() const { return make_cpu_denoiser(); }
+
+std::unique_ptr<ViewDenoiser> Backend::make_view_denoiser() const { return make_host_view_denoiser(make_denoiser()); }
 
 void check_mode(const Backend& backend, SchedulerMode mode, const std::string& flag) {
     auto modes = backend.modes();

@@ -39,6 +39,11 @@
 #                           denoiser: GPU tests, camera latency per mode, base against new, --aov and --denoise per mode
 #   tests/h200.sh response  on the device (X display): issue 31's camera-change latency per mode, base viewer
 #                           against this one, and the denoiser's time, base against this one
+#   tests/h200.sh tests [SECONDS]
+#                           on the device: test_gpu alone, within SECONDS (150)
+#   tests/h200.sh denoised_view
+#                           on the device (X display): the viewer's GPU tests, the denoised view's cost and
+#                           camera latency per mode, base viewer against this one
 #   tests/h200.sh soak start SECONDS, then soak wait
 #                           the viewer soak (tests/soak.sh) across two device calls, on the X display
 #
@@ -231,13 +236,13 @@ viewer_fps() {
 # The camera-change latency per mode ($@), of VIEWER (default this build's; its logs tagged TAG), run
 # with -v so that resident mode logs each job's GPU time and the gap before it.
 viewer_latency() {
-    local bin=${VIEWER:-./.stage/pkrt-viewer} tag=${TAG:-}
+    local bin=${VIEWER:-./.stage/pkrt-viewer} tag=${TAG:-} extra=${EXTRA:-}
     : >"$out/viewer_latency_script.txt"
     for i in $(seq 20); do printf 'frames 6\ndrag 900 500 912 500\n' >>"$out/viewer_latency_script.txt"; done
     for m in "$@"; do
         # --shaders: a base viewer built in another checkout looks for its shaders there
         timeout -k 5 100 $bin scenes/bench/crytek-sponza.json --backend cuda --mode $m --res 1920x1080 --shaders shaders \
-            --spp-per-frame 1 --script "$out/viewer_latency_script.txt" -v >"$out/viewer_latency_$m$tag.txt" 2>&1
+            --spp-per-frame 1 $extra --script "$out/viewer_latency_script.txt" -v >"$out/viewer_latency_$m$tag.txt" 2>&1
         echo "$m$tag latency exit $?"; grep -E "camera change|error" "$out/viewer_latency_$m$tag.txt"
     done
     save
@@ -291,6 +296,30 @@ response() {
         --res 1920x1080 --spp 1 --denoise -o /tmp/d.png >"$out/ncu_denoise.txt" 2>&1
     grep -E "denoise_.*_kernel|Duration" "$out/ncu_denoise.txt"
     save
+}
+
+# The denoised view on the device (render/cuda/gpu_view_denoiser.h), on the X display: per mode, the base viewer (.stage/base/pkrt-viewer: read back, blended on the CPU) against this
+# one, Crytek Sponza 1920x1080 at 1 spp a frame with --denoise, 120 frames (fps and the refreshes' cost),
+# and the 20-drag camera latency with and without --denoise; then the viewer's GPU tests.
+denoised_view() {
+    begin_results
+    [ -n "${DISPLAY:-}" ] || { echo "denoised_view: no X display"; return 1; }
+    local v m name
+    for v in base:.stage/base/pkrt-viewer new:./.stage/pkrt-viewer; do
+        name=${v%%:*}
+        [ -x "${v#*:}" ] || continue
+        for m in persistent resident relaunch; do
+            echo "$name --denoise, $m: $(timeout -k 5 60 ${v#*:} scenes/bench/crytek-sponza.json --backend cuda --shaders shaders \
+                --mode $m --res 1920x1080 --spp-per-frame 1 --frames 120 --denoise 2>&1 | grep -E 'fps|denoised view|error')"
+        done
+    done
+    for v in base:.stage/base/pkrt-viewer new:./.stage/pkrt-viewer; do
+        name=${v%%:*}
+        [ -x "${v#*:}" ] || continue
+        VIEWER=${v#*:} TAG=_${name}_denoise EXTRA=--denoise viewer_latency persistent resident
+    done
+    TAG=_new viewer_latency resident persistent
+    viewer_tests
 }
 
 viewer_tests() {
@@ -617,10 +646,12 @@ case "${1:-}" in
     house) shift; house "$@" ;;
     features) features ;;
     response) response ;;
+    tests) begin_results; gpu_tests "${2:-150}" ;;
+    denoised_view) denoised_view ;;
     profile) begin_results; profile ;;
     trees) begin_results; trees ;;
     profile_extend) begin_results; profile_extend ;;
     compare_kernels) begin_results; compare_kernels ;;
     soak) shift; soak "$@" ;;
-    *) echo "usage: $0 stage [BASE [VARIANT...]] | run | check | variants [MODES] | multi [DEVICES] | resident [tests] [viewer] [bench] | house [tests] [viewer] [bench] | profile | trees | profile_extend | compare_kernels | features | response | repeat_test FILTER N [SECONDS] | soak start SECONDS | soak wait" >&2; exit 2 ;;
+    *) echo "usage: $0 stage [BASE [VARIANT...]] | run | check | variants [MODES] | multi [DEVICES] | resident [tests] [viewer] [bench] | house [tests] [viewer] [bench] | profile | trees | profile_extend | compare_kernels | features | response | tests [SECONDS] | denoised_view | repeat_test FILTER N [SECONDS] | soak start SECONDS | soak wait" >&2; exit 2 ;;
 esac

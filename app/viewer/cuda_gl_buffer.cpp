@@ -3,7 +3,7 @@
 #include <cuda_gl_interop.h>
 #include <cuda_runtime_api.h>
 
-#include "render/backend.h"
+#include "render/display_image.h"
 #include "render/error.h"
 
 namespace pkrt::viewer {
@@ -126,7 +126,7 @@ CudaHostStaging::~CudaHostStaging() {
     if (device_) cudaFree(device_);
 }
 
-void CudaHostStaging::copy(const Backend& backend, size_t floats, std::vector<float>& host) {
+void CudaHostStaging::copy(const DisplayImage& image, size_t floats, std::vector<float>& host) {
     if (floats != floats_) {
         if (device_) cudaFree(device_);
         device_ = nullptr;
@@ -134,7 +134,7 @@ void CudaHostStaging::copy(const Backend& backend, size_t floats, std::vector<fl
         check(cudaMalloc(reinterpret_cast<void**>(&device_), floats * sizeof(float)), "cudaMalloc");
         floats_ = floats;
     }
-    backend.copy_accumulation(device_);
+    image.copy_accumulation(device_);
     host.resize(floats);
     check(cudaMemcpy(host.data(), device_, floats * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
 }

@@ -8,7 +8,7 @@
 #include <vector>
 
 namespace pkrt {
-class Backend;
+class DisplayImage;
 }
 
 namespace pkrt::viewer {
@@ -72,7 +72,7 @@ public:
     CudaHostStaging(const CudaHostStaging&) = delete;
     CudaHostStaging& operator=(const CudaHostStaging&) = delete;
 
-    void copy(const Backend& backend, size_t floats, std::vector<float>& host);
+    void copy(const DisplayImage& image, size_t floats, std::vector<float>& host);
 
 private:
     float* device_ = nullptr;

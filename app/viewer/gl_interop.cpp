@@ -3,7 +3,7 @@
 #include <chrono>
 #include <cstdlib>
 
-#include "render/backend.h"
+#include "render/display_image.h"
 #include "render/error.h"
 
 #if defined(PKRT_HAVE_CUDA)
@@ -175,14 +175,7 @@ template <class F> void unmap_on_error(CudaGlResource& mapped, F&& copy) {
 }  // namespace
 #endif
 
-void AccumulationUpload::upload_rgba(const float* rgba) {
-    gl::BindTexture(GL_TEXTURE_2D, texture_);
-    gl::PixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    gl::TexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, GL_RGBA, GL_FLOAT, rgba);
-    gl::BindTexture(GL_TEXTURE_2D, 0);
-}
-
-double AccumulationUpload::upload(const Backend& backend) {
+double AccumulationUpload::upload(const DisplayImage& backend) {
     using clock = std::chrono::steady_clock;
     auto ms = [](clock::time_point a, clock::time_point b) {
         return std::chrono::duration<double, std::milli>(b - a).count();

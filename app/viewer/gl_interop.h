@@ -16,7 +16,7 @@
 #include "app/viewer/gl_loader.h"
 
 namespace pkrt {
-class Backend;
+class DisplayImage;
 }
 
 namespace pkrt::viewer {
@@ -47,10 +47,9 @@ public:
     // waits for the grid, forever): call with none running. host_ready() says whether it is needed.
     void prepare_host(int width, int height);
     bool host_ready(int width, int height) const;
-    // Copies the accumulation into the texture; returns the milliseconds it took.
-    double upload(const Backend& backend);
-    // An image of the configured size from host memory (RGBA32F: the denoised view), in its place.
-    void upload_rgba(const float* rgba);
+    // Copies the image (a backend's accumulation, or a denoised view of it, of the configured size and
+    // on the configured side) into the texture; returns the milliseconds it took.
+    double upload(const DisplayImage& image);
 
     GLuint texture() const { return texture_; }
     int width() const { return width_; }

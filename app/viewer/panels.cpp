@@ -181,7 +181,8 @@ void Panels::render_section(ViewSettings& s, const PanelData& d) {
     ImGui::Checkbox("denoise (N)", &s.denoise);
     help_marker(
         "Shows the accumulation denoised: a-trous guided by albedo, normal and depth, as pkrt render --denoise. The "
-        "samples keep adding to the accumulation; the denoised image is refreshed from it every 100 ms.");
+        "samples keep adding to the accumulation; the denoised image is refreshed from it as often as its cost "
+        "allows (a fifth of the time, at least every 100 ms), and at once for a new view.");
     if (s.denoise) {
         ImGui::Checkbox("temporal reuse", &s.temporal);
         help_marker(

@@ -239,12 +239,15 @@ PanelData ViewerApp::panel_data() const {
     d.compare = &compare_;
     d.status = status_;
     if (!denoised_.why().empty()) d.denoise_note = denoised_.why();
-    else if (!denoised_.device().empty())
-        d.denoise_note = "on the " + denoised_.device() + ": " +
-                         std::to_string(static_cast<int>(denoised_.ms() + 0.5)) + " ms a refresh, read-back included" +
+    else if (!denoised_.device().empty()) {
+        char note[160];
+        std::snprintf(note, sizeof note, ": %.1f ms a refresh, of which %.1f ms filtering", denoised_.ms(),
+                      denoised_.filter_ms());
+        d.denoise_note = "on the " + denoised_.device() + note +
                          (view_.temporal ? ", " + std::to_string(static_cast<int>(100.0 * denoised_.reused() + 0.5)) +
                                                "% of pixels from the views before"
                                          : "");
+    }
     d.scene_radius = camera_.bounds().radius();
     return d;
 }

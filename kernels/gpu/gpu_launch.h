@@ -106,5 +106,10 @@ cudaError_t launch_pack_accumulation(const DeviceFramebuffer& fb, int width, int
 // The same into a width x height RGBA32F CUDA array behind `surface` (a GL texture mapped into CUDA).
 cudaError_t launch_pack_accumulation_surface(const DeviceFramebuffer& fb, int width, int height, int block, size_t half,
                                              cudaSurfaceObject_t surface, cudaStream_t stream);
+// An image of width x height colours (a denoised view) as RGBA32F with a = 1 (the display divides by
+// a), into `dst` (a device pointer) or the CUDA array behind `surface`.
+cudaError_t launch_pack_rgb(const Vec3* rgb, int width, int height, float4* dst, cudaStream_t stream);
+cudaError_t launch_pack_rgb_surface(const Vec3* rgb, int width, int height, cudaSurfaceObject_t surface,
+                                    cudaStream_t stream);
 
 }  // namespace pkrt

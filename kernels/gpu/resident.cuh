@@ -196,8 +196,10 @@ template <DenoiseStep K>
 __device__ __noinline__ void resident_denoise_step(const DenoiseJob& job, int step, uint32_t first, uint32_t count) {
     const uint32_t width = static_cast<uint32_t>(job.width);
     for (uint32_t i = first + lane_id(); i < first + count; i += 32)
-        denoise_step_as<K>(job.buffers, job.width, job.height, job.params, step, static_cast<int>(i % width),
-                           static_cast<int>(i / width));
+        if (denoise_step_as<K>(job.buffers, job.width, job.height, job.params, step, static_cast<int>(i % width),
+                               static_cast<int>(i / width)) &&
+            job.buffers.temporal.reused)
+            atomicAdd(job.buffers.temporal.reused, 1u);
 }
 
 // The whole warp: a tile of the side job's running denoise step. The job and the step are read past L1,
@@ -208,17 +210,17 @@ __device__ inline void resident_denoise_pixels(const PersistentParams& p, uint32
     unsigned* dst = reinterpret_cast<unsigned*>(&job);
     for (unsigned w = 0; w < sizeof(DenoiseJob) / 4; ++w) dst[w] = __ldcg(src + w);
     const int step = static_cast<int>(__ldcg(&p.resident->denoise_step));
-    with_denoise_step_kind(step, job.params,
+    with_denoise_step_kind(step, job.buffers, job.params,
                            [&](auto kind) { resident_denoise_step<decltype(kind)::value>(job, step, first, count); });
 }
 
 // One lane, as a denoise step's sweep ends: the next step's, or the side job's completion.
 __device__ inline void resident_denoise_next(const PersistentParams& p, uint32_t pixels) {
     ResidentControl* rc = p.resident;
-    DenoiseParams params;
-    params.iterations = load_volatile(&rc->denoise.params.iterations);
+    const int steps = denoise_step_count(load_volatile(&rc->denoise.params.iterations),
+                                         load_volatile(&rc->denoise.buffers.temporal.on) != 0);
     uint32_t next = load_volatile(&rc->denoise_step) + 1;
-    if (static_cast<int>(next) < denoise_step_count(params)) {
+    if (static_cast<int>(next) < steps) {
         rc->denoise_step = next;  // published by the sweep's start (its fence)
         resident_start_sweep(rc, kSweepDenoise, pixels);
     } else {

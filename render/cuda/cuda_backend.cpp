@@ -14,6 +14,7 @@
 #include "render/cuda/gpu_adaptive.h"
 #include "render/cuda/gpu_denoiser.h"
 #include "render/cuda/gpu_framebuffer.h"
+#include "render/cuda/gpu_view_denoiser.h"
 #include "render/cuda/scheduler.h"
 
 namespace pkrt {
@@ -22,7 +23,7 @@ namespace {
 
 using namespace cuda;
 
-class CudaBackend final : public CudaWorker {
+class CudaBackend final : public CudaWorker, public DeviceImageSource {
 public:
     CudaBackend(const GpuDevice& dev, const SchedulerOptions& opt) : dev_(dev), opt_(opt) {
         check(cudaSetDevice(dev.index), "cudaSetDevice");
@@ -50,6 +51,7 @@ public:
     std::string name() const override { return "cuda"; }
     std::string device() const override { return dev_.name; }
     std::unique_ptr<Denoiser> make_denoiser() const override { return make_cuda_denoiser(dev_); }
+    std::unique_ptr<ViewDenoiser> make_view_denoiser() const override { return make_cuda_view_denoiser(dev_, *this); }
     const GpuDevice& gpu() const override { return dev_; }
     void share_next_frame(const SharedFrame& shared) override { shared_ = shared; }
     std::vector<SchedulerMode> modes() const override { return all_modes(); }
@@ -87,32 +89,25 @@ public:
         clear_now();
     }
 
-    // begin_adaptive: the framebuffer's halves, and the rounds' state. kernel_plans: its paths are the
+    // begin_adaptive on a framebuffer of two halves (even- and odd-numbered samples, kernels/adaptive.h),
+    // cleared and kept until the next reset, and the rounds' state. kernel_plans: its paths are the
     // kernel's to read from the plan.
     void start_adaptive(const RenderSettings& rs, const AdaptiveSettings& as, bool kernel_plans) {
         adaptive_.stop();
-        adaptive_framebuffer();
+        drain();
+        release_device_holder();  // it renders into the buffers that go
+        fb_.split(static_cast<size_t>(width_) * height_, stream_);
+        clear_next_ = false;
+        display_valid_ = false;
         adaptive_.start(rs, as, kernel_plans, width_, height_, framebuffer(), stream_);
         odd_valid_ = true;
         block_ = 1;
     }
 
-    // An adaptive render's framebuffer: two halves (even- and odd-numbered samples, kernels/adaptive.h),
-    // cleared; kept until the next reset.
-    void adaptive_framebuffer() {
-        size_t n = static_cast<size_t>(width_) * height_;
-        drain();
-        release_device_holder();  // it renders into the buffers that go
-        fb_.split(n, stream_);
-        clear_next_ = false;
-        display_valid_ = false;
-    }
-
     // The next reset() allocates the buffers anew; a kernel that holds the device renders into the old ones.
     void set_features(bool on) override {
         if (on == features_on_) return;
-        drain();
-        release_device_holder();
+        release_device();
         features_on_ = on;
         width_ = height_ = 0;
     }
@@ -121,8 +116,7 @@ public:
     void interrupt() override { stop_flag_.host()[0] = 1; }
 
     void set_queue_ahead(bool on) override {
-        if (on == queue_ahead_) return;
-        drain();
+        if (on != queue_ahead_) drain();
         queue_ahead_ = on;
     }
 
@@ -330,23 +324,25 @@ public:
             std::copy_n(shown_image_, 4 * static_cast<size_t>(width_) * height_, rgba);
             return;
         }
-        display_needs_free_gpu();
-        after_frame();
-        DeviceFramebuffer fb = framebuffer();
-        check(launch_pack_accumulation(fb, width_, height_, block_, odd_half(), reinterpret_cast<float4*>(rgba),
-                                       display_stream_),
-              "pack accumulation");
-        check(cudaStreamSynchronize(display_stream_), "pack accumulation");
+        pack_for_display([&](const DeviceFramebuffer& fb) {
+            return launch_pack_accumulation(fb, width_, height_, block_, odd_half(), reinterpret_cast<float4*>(rgba),
+                                            display_stream_);
+        });
     }
 
     bool copy_accumulation_to_surface(unsigned long long surface) const override {
-        display_needs_free_gpu();
-        after_frame();
-        DeviceFramebuffer fb = framebuffer();
-        check(launch_pack_accumulation_surface(fb, width_, height_, block_, odd_half(),
-                                               static_cast<cudaSurfaceObject_t>(surface), display_stream_),
-              "pack accumulation");
-        check(cudaStreamSynchronize(display_stream_), "pack accumulation");
+        pack_for_display([&](const DeviceFramebuffer& fb) {
+            return launch_pack_accumulation_surface(fb, width_, height_, block_, odd_half(),
+                                                    static_cast<cudaSurfaceObject_t>(surface), display_stream_);
+        });
+        return true;
+    }
+
+    bool device_accumulation(DeviceAccumulation& out, cudaStream_t stream) const override {
+        if (showing_snapshot() || device_held() || clear_next_ || !fb_.has_features()) return false;
+        quit_resident_kernels();  // another backend's
+        check(cudaStreamWaitEvent(stream, submitted_, 0), "cudaStreamWaitEvent");
+        out = DeviceAccumulation{framebuffer(), width_, height_, block_, odd_half()};
         return true;
     }
 
@@ -437,11 +433,15 @@ private:
         for (auto& s : schedulers_)
             if (s && s->holds_device()) s->release();
     }
-    // Packing is a kernel, and it would wait for a grid that holds the device forever.
-    void display_needs_free_gpu() const {
+    // A pack for display after the last frame, waited for. Packing is a kernel, and it would wait for a grid
+    // that holds the device forever.
+    template <class Launch> void pack_for_display(Launch&& launch) const {
         if (device_held())
             throw Error("resident mode: the accumulation cannot be packed for display while the kernel runs");
         quit_resident_kernels();  // another backend's
+        after_frame();
+        check(launch(framebuffer()), "pack accumulation");
+        check(cudaStreamSynchronize(display_stream_), "pack accumulation");
     }
 
     // The display stream's work waits for the last frame's work (a no-op before the first frame).

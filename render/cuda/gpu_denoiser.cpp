@@ -1,90 +1,107 @@
 #include "render/cuda/gpu_denoiser.h"
 
 #include "kernels/gpu/denoise_launch.h"
-#include "render/cuda/device_memory.h"
 #include "render/cuda/scheduler.h"
 
 namespace pkrt {
 
+namespace cuda {
+
+DenoiseDevice::DenoiseDevice(const GpuDevice& d) : dev_(d) {
+    check(cudaSetDevice(dev_.index), "denoise: device");
+    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "denoise: stream");
+    check(cudaEventCreate(&start_), "denoise: event");
+    check(cudaEventCreate(&end_), "denoise: event");
+}
+
+DenoiseDevice::~DenoiseDevice() {
+    cudaStreamDestroy(stream_);
+    cudaEventDestroy(start_);
+    cudaEventDestroy(end_);
+}
+
+bool DenoiseDevice::reserve(size_t n) {
+    if (n <= pixels_) return false;
+    quit_resident_kernels();
+    for (auto* a : {&color_, &albedo_, &normal_, &depth_, &out_}) a->allocate(n);
+    a_.allocate(n);
+    b_.allocate(n);
+    smooth_.allocate(n);
+    pixels_ = n;
+    return true;
+}
+
+DenoiseBuffers DenoiseDevice::buffers(DenoiseGuide* guide, float* slope, const TemporalBuffers& temporal) const {
+    return DenoiseBuffers{{color_.get(), albedo_.get(), normal_.get(), depth_.get()},
+                          a_.get(),
+                          b_.get(),
+                          guide,
+                          slope,
+                          smooth_.get(),
+                          out_.get(),
+                          temporal};
+}
+
+bool DenoiseDevice::run(const DenoiseBuffers& b, int width, int height, const DenoiseParams& params) {
+    by_grid_ = denoise_in_resident_kernel(dev_.index, DenoiseJob{b, params, width, height}, stream_, &grid_ms_);
+    if (!by_grid_) {
+        check(cudaEventRecord(start_, stream_), "denoise");
+        check(launch_denoise(b, width, height, params, stream_), "denoise");
+        check(cudaEventRecord(end_, stream_), "denoise");
+    }
+    return by_grid_;
+}
+
+float DenoiseDevice::filter_ms() {
+    if (by_grid_) return grid_ms_;
+    float ms = 0.0f;
+    check(cudaEventElapsedTime(&ms, start_, end_), "denoise: timing");
+    return ms;
+}
+
+}  // namespace cuda
+
 namespace {
 
 using cuda::check;
-using cuda::DeviceArray;
-using cuda::quit_resident_kernels;
 
 class CudaDenoiser final : public Denoiser {
 public:
-    explicit CudaDenoiser(const GpuDevice& d) : dev_(d) {}
-    ~CudaDenoiser() override {
-        if (stream_) cudaStreamDestroy(stream_);
-        if (start_) cudaEventDestroy(start_);
-        if (end_) cudaEventDestroy(end_);
-    }
+    explicit CudaDenoiser(const GpuDevice& d) : device_(d) {}
 
-    std::string device() const override { return "GPU " + std::to_string(dev_.index) + " (" + dev_.name + ")"; }
+    std::string device() const override { return device_.name(); }
     double last_device_ms() const override { return last_ms_; }
 
     Image denoise(const Image& color, const FeatureImages& f, const DenoiseParams& params) override {
         check_denoise_inputs(color, f);
-        check(cudaSetDevice(dev_.index), "denoise: device");
+        check(cudaSetDevice(device_.gpu().index), "denoise: device");
         const size_t n = color.pixels.size();
-        if (n > pixels_) {  // grown as needed, kept for the next image (with no resident grid, which a free waits for)
-            quit_resident_kernels();
-            if (!stream_) {
-                check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "denoise: stream");
-                check(cudaEventCreate(&start_), "denoise: event");
-                check(cudaEventCreate(&end_), "denoise: event");
-            }
-            for (auto* a : {&color_, &albedo_, &normal_, &depth_, &out_}) a->allocate(n);
-            a_.allocate(n);
-            b_.allocate(n);
+        if (device_.reserve(n)) {  // kept for the next image
             guide_.allocate(n);
             slope_.allocate(n);
-            smooth_.allocate(n);
-            pixels_ = n;
         }
-        auto up = [&](DeviceArray<Vec3>& to, const Image& from) {
-            check(cudaMemcpyAsync(to.get(), from.pixels.data(), n * sizeof(Vec3), cudaMemcpyHostToDevice, stream_),
+        const cudaStream_t s = device_.stream();
+        auto up = [&](Vec3* to, const Image& from) {
+            check(cudaMemcpyAsync(to, from.pixels.data(), n * sizeof(Vec3), cudaMemcpyHostToDevice, s),
                   "denoise: upload");
         };
-        up(color_, color);
-        up(albedo_, f.albedo);
-        up(normal_, f.normal);
-        up(depth_, f.depth);
-        DenoiseBuffers b{{color_.get(), albedo_.get(), normal_.get(), depth_.get()},
-                         a_.get(),
-                         b_.get(),
-                         guide_.get(),
-                         slope_.get(),
-                         smooth_.get(),
-                         out_.get()};
-        // Beside a resident grid no kernel of ours would start: its warps make the steps instead.
-        float ms = 0.0f;
-        const bool resident = cuda::denoise_in_resident_kernel(
-            dev_.index, DenoiseJob{b, params, color.width, color.height}, stream_, &ms);
-        if (!resident) {
-            check(cudaEventRecord(start_, stream_), "denoise");
-            check(launch_denoise(b, color.width, color.height, params, stream_), "denoise");
-            check(cudaEventRecord(end_, stream_), "denoise");
-        }
+        up(device_.color(), color);
+        up(device_.albedo(), f.albedo);
+        up(device_.normal(), f.normal);
+        up(device_.depth(), f.depth);
+        device_.run(device_.buffers(guide_.get(), slope_.get(), TemporalBuffers{}), color.width, color.height, params);
         Image out = color;
-        check(cudaMemcpyAsync(out.pixels.data(), out_.get(), n * sizeof(Vec3), cudaMemcpyDeviceToHost, stream_),
+        check(cudaMemcpyAsync(out.pixels.data(), device_.out(), n * sizeof(Vec3), cudaMemcpyDeviceToHost, s),
               "denoise: read back");
-        check(cudaStreamSynchronize(stream_), "denoise");
-        if (!resident) check(cudaEventElapsedTime(&ms, start_, end_), "denoise: timing");
-        last_ms_ = ms;
+        check(cudaStreamSynchronize(s), "denoise");
+        last_ms_ = device_.filter_ms();
         return out;
     }
 
 private:
-    GpuDevice dev_;
-    cudaStream_t stream_ = nullptr;
-    cudaEvent_t start_ = nullptr, end_ = nullptr;
-    size_t pixels_ = 0;
-    DeviceArray<Vec3> color_, albedo_, normal_, depth_, out_;
-    DeviceArray<DenoiseTexel> a_, b_;
-    DeviceArray<DenoiseGuide> guide_;
-    DeviceArray<float> slope_, smooth_;
+    cuda::DenoiseDevice device_;
+    cuda::DeviceArray<DenoiseGuide> guide_;
+    cuda::DeviceArray<float> slope_;
     double last_ms_ = 0.0;
 };
 

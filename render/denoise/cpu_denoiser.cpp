@@ -43,8 +43,9 @@ public:
                                      guide.data(),
                                      slope.data(),
                                      smooth.data(),
-                                     out.pixels.data()};
-        for (int step = 0; step < denoise_step_count(params); ++step)
+                                     out.pixels.data(),
+                                     TemporalBuffers{}};
+        for (int step = 0; step < denoise_step_count(buffers, params); ++step)
             parallel_rows(
                 h,
                 [&](int y) {

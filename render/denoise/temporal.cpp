@@ -37,10 +37,17 @@ Image TemporalHistory::blend(const Image& color, const std::vector<float>& sampl
     v.samples.assign(samples.begin(), samples.end());
     v.samples.resize(n, 0.0f);
     std::vector<DenoiseTexel> texel(n);
-    std::vector<float> counts(v.samples);  // the blend's; v.samples the view's own
-    const TemporalFrame prev{previous_.camera,          previous_.width,        previous_.height,
-                             previous_.radiance.data(), previous_.guide.data(), previous_.slope.data(),
-                             previous_.samples.data()};
+    std::vector<float> counts(n);  // the blend's; v.samples the view's own
+    TemporalBuffers t{1,
+                      TemporalFrame{previous_.camera, previous_.width, previous_.height, previous_.radiance.data(),
+                                    previous_.guide.data(), previous_.slope.data(), previous_.samples.data()},
+                      camera,
+                      v.samples.data(),
+                      v.radiance.data(),
+                      counts.data(),
+                      nullptr,
+                      params_};
+    if (previous_.empty()) t.prev.width = 0;
     Image out = color;
     const DenoiseInputs in = denoise_inputs(color, features);
     auto rows = [&](auto&& per_row) { parallel_rows(h, per_row, threads_); };
@@ -53,31 +60,15 @@ Image TemporalHistory::blend(const Image& color, const std::vector<float>& sampl
     std::atomic<size_t> reused{0};
     rows([&](int y) {
         size_t here = 0;
-        for (int x = 0; x < w; ++x) {
-            size_t i = static_cast<size_t>(y) * w + x;
-            Vec3 r = texel[i].rgb;
-            if (!previous_.empty()) {
-                TemporalSample s = temporal_reproject(prev, camera, w, h, x, y, v.guide[i], params_);
-                Vec3 lo, hi;
-                if (s.samples > 0.0f) {
-                    ++here;
-                    if (params_.clip && temporal_clip_box(texel.data(), v.samples.data(), v.guide.data(),
-                                                          v.slope.data(), w, h, x, y, params_, lo, hi))
-                        s.radiance = vmin(vmax(s.radiance, lo), hi);
-                }
-                r = temporal_blend(r, counts[i], s, params_);
-            }
-            v.radiance[i] = r;
-        }
+        for (int x = 0; x < w; ++x)
+            here += temporal_pixel(t, texel.data(), v.guide.data(), v.slope.data(), w, h, x, y) ? 1 : 0;
         reused += here;
     });
-    // The blend is written only now: the clip boxes above read the view's own radiance and counts.
     v.samples.swap(counts);
     rows([&](int y) {
         for (int x = 0; x < w; ++x) {
             size_t i = static_cast<size_t>(y) * w + x;
-            texel[i].rgb = v.radiance[i];
-            out.pixels[i] = denoise_finish(texel.data(), in, i);
+            out.pixels[i] = denoise_finish(v.radiance.data(), in, i);
         }
     });
     reused_ = reused;

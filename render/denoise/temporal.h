@@ -31,7 +31,7 @@ private:
     struct View {
         CameraView camera{};
         int width = 0, height = 0;
-        std::vector<Vec3> radiance;  // demodulated (kernels/denoise.h)
+        std::vector<DenoiseTexel> radiance;  // demodulated (kernels/denoise.h)
         std::vector<DenoiseGuide> guide;
         std::vector<float> slope;
         std::vector<float> samples;

@@ -76,11 +76,10 @@ void resolve_features(const Accumulation& a, FeatureImages& f) {
     }
     const std::vector<float> counts = accumulation_samples(a);
     parallel_for(n, [&](size_t i) {
-        const float* s = &a.features[kFeatureFloats * i];
-        const float w = s[kFeatureWeight], inv = w > 0.0f ? 1.0f / w : 0.0f;
-        f.albedo.pixels[i] = Vec3{s[kFeatureAlbedo], s[kFeatureAlbedo + 1], s[kFeatureAlbedo + 2]} * inv;
-        f.normal.pixels[i] = Vec3{s[kFeatureNormal], s[kFeatureNormal + 1], s[kFeatureNormal + 2]} * inv;
-        f.depth.pixels[i] = splat(counts[i] > 0.0f ? s[kFeatureDepth] / counts[i] : 0.0f);
+        float depth;
+        resolve_feature_pixel(&a.features[kFeatureFloats * i], counts[i], f.albedo.pixels[i], f.normal.pixels[i],
+                              depth);
+        f.depth.pixels[i] = splat(depth);
     });
 }
 

@@ -439,10 +439,11 @@ TEST(Viewer, DenoisedScreenshotEqualsPkrtRenderDenoise) {
     ASSERT_NE(line, nullptr) << v.err;
     int refreshes = 0;
     double ms = 0.0, filter_ms = 0.0;
-    ASSERT_EQ(std::sscanf(line,
-                          "denoised view: %d refreshes, median %lf ms each (read-back, temporal reuse, upload), "
-                          "of which %lf ms filtering on the CPU",
-                          &refreshes, &ms, &filter_ms),
+    ASSERT_EQ(std::sscanf(
+                  line,
+                  "denoised view: %d refreshes, median %lf ms each (resolve, temporal reuse, filter, display upload), "
+                  "of which %lf ms filtering on the CPU",
+                  &refreshes, &ms, &filter_ms),
               3)
         << line;
     EXPECT_GE(refreshes, 1);

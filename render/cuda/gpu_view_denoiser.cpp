@@ -1,0 +1,199 @@
+#include "render/cuda/gpu_view_denoiser.h"
+
+#include "kernels/gpu/denoise_launch.h"
+#include "kernels/gpu/gpu_launch.h"
+#include "render/backend.h"
+#include "render/cpu/parallel.h"
+#include "render/cuda/gpu_denoiser.h"
+#include "render/image/aov.h"
+
+namespace pkrt {
+
+namespace {
+
+using cuda::check;
+using cuda::DeviceArray;
+
+// What a view leaves as the next one's history: its surfaces and its blend (kernels/denoise_temporal.h).
+struct HistoryBuffers {
+    DeviceArray<DenoiseGuide> guide;
+    DeviceArray<float> slope, samples;
+    DeviceArray<DenoiseTexel> blend;
+};
+
+class CudaViewDenoiser final : public ViewDenoiser {
+public:
+    CudaViewDenoiser(const GpuDevice& d, const cuda::DeviceImageSource& source) : device_(d), source_(source) {}
+
+    std::string device() const override { return device_.name(); }
+    bool output_on_device() const override { return !host_result_; }
+    const float* finished_rgba() const override { return host_result_ ? rgba_.data() : nullptr; }
+
+    // Into device or host memory, whichever `rgba` is (the display's staging path hands device memory
+    // whatever this image's side).
+    void copy_accumulation(float* rgba) const override {
+        check(cudaSetDevice(device_.gpu().index), "denoised view: device");
+        cudaPointerAttributes attr{};
+        check(cudaPointerGetAttributes(&attr, rgba), "denoised view: pointer");
+        if (attr.type != cudaMemoryTypeDevice && host_result_) {
+            std::copy(rgba_.begin(), rgba_.end(), rgba);
+            return;
+        }
+        const bool device = attr.type == cudaMemoryTypeDevice;
+        if (!device) packed_.allocate(static_cast<size_t>(width_) * height_);
+        float4* to = device ? reinterpret_cast<float4*>(rgba) : packed_.get();
+        check(launch_pack_rgb(device_.out(), width_, height_, to, device_.stream()), "denoised view: pack");
+        if (!device)
+            check(cudaMemcpyAsync(rgba, to, packed_.size() * sizeof(float4), cudaMemcpyDeviceToHost, device_.stream()),
+                  "denoised view: read back");
+        check(cudaStreamSynchronize(device_.stream()), "denoised view: pack");
+    }
+
+    bool copy_accumulation_to_surface(unsigned long long surface) const override {
+        check(cudaSetDevice(device_.gpu().index), "denoised view: device");
+        check(launch_pack_rgb_surface(device_.out(), width_, height_, static_cast<cudaSurfaceObject_t>(surface),
+                                      device_.stream()),
+              "denoised view: pack");
+        check(cudaStreamSynchronize(device_.stream()), "denoised view: pack");
+        return true;
+    }
+
+    bool refresh(const Backend& backend, const ViewRefresh& r) override {
+        check(cudaSetDevice(device_.gpu().index), "denoised view: device");
+        const cudaStream_t s = device_.stream();
+        cuda::DeviceAccumulation acc;
+        const bool on_device = source_.device_accumulation(acc, s);
+        if (!on_device) {
+            backend.accumulation(host_acc_);
+            if (host_acc_.features.empty()) {
+                why_ = "no feature buffers in these frames";
+                return false;
+            }
+            acc.width = host_acc_.width;
+            acc.height = host_acc_.height;
+        }
+        why_.clear();
+        const int w = acc.width, h = acc.height;
+        const size_t n = static_cast<size_t>(w) * h;
+        if (device_.reserve(n)) grow(n);
+        if (on_device)
+            check(launch_resolve_for_denoise(acc.fb, w, h, acc.block, acc.half,
+                                             DenoiseViewInputs{device_.color(), device_.albedo(), device_.normal(),
+                                                               device_.depth(), samples_.get()},
+                                             s),
+                  "denoised view: resolve");
+        else upload_host_image(n);
+        const TemporalBuffers t = temporal(r, w, h);
+        check(cudaMemcpyAsync(reused_count_.get(), &zero_, sizeof(unsigned), cudaMemcpyHostToDevice, s), "denoise");
+        device_.run(device_.buffers(views_[current_].guide.get(), views_[current_].slope.get(), t), w, h, params_);
+        unsigned reused = 0;
+        check(cudaMemcpyAsync(&reused, reused_count_.get(), sizeof(unsigned), cudaMemcpyDeviceToHost, s), "denoise");
+        host_result_ = !on_device;  // a resident grid's image goes back to host memory, for the copy engines
+        if (host_result_) {
+            out_host_.resize(n);
+            check(cudaMemcpyAsync(out_host_.data(), device_.out(), n * sizeof(Vec3), cudaMemcpyDeviceToHost, s),
+                  "denoised view: read back");
+        }
+        check(cudaStreamSynchronize(s), "denoise");
+        if (host_result_) {
+            rgba_.resize(4 * n);
+            parallel_for(n, [&](size_t i) {
+                rgba_[4 * i + 0] = out_host_[i].x;
+                rgba_[4 * i + 1] = out_host_[i].y;
+                rgba_[4 * i + 2] = out_host_[i].z;
+                rgba_[4 * i + 3] = 1.0f;
+            });
+        }
+        width_ = w;
+        height_ = h;
+        filter_ms_ = device_.filter_ms();
+        reused_ = t.on ? static_cast<double>(reused) / static_cast<double>(n) : 0.0;
+        return true;
+    }
+
+private:
+    // The view's own buffers for n pixels beside the steps' (just grown, no resident grid): the history
+    // goes with the old ones.
+    void grow(size_t n) {
+        samples_.allocate(n);
+        for (HistoryBuffers& v : views_) {
+            v.guide.allocate(n);
+            v.slope.allocate(n);
+            v.samples.allocate(n);
+            v.blend.allocate(n);
+        }
+        reused_count_.allocate(1);
+        have_previous_ = have_current_ = false;
+    }
+
+    // A host image (a resident grid's snapshot) resolved here and uploaded.
+    void upload_host_image(size_t n) {
+        resolve_accumulation(host_acc_, image_);
+        resolve_features(host_acc_, features_);
+        host_samples_ = accumulation_samples(host_acc_);
+        auto up = [&](auto* to, const auto& from) {
+            check(cudaMemcpyAsync(to, from.data(), n * sizeof(from[0]), cudaMemcpyHostToDevice, device_.stream()),
+                  "denoised view: upload");
+        };
+        up(device_.color(), image_.pixels);
+        up(device_.albedo(), features_.albedo.pixels);
+        up(device_.normal(), features_.normal.pixels);
+        up(device_.depth(), features_.depth.pixels);
+        up(samples_.get(), host_samples_);
+    }
+
+    // This refresh's temporal step: the history turned over as ViewRefresh asks (as TemporalHistory's).
+    TemporalBuffers temporal(const ViewRefresh& r, int w, int h) {
+        if (r.restart || !r.temporal) have_previous_ = have_current_ = false;
+        if (r.temporal && r.next_view && have_current_) {
+            current_ ^= 1;
+            previous_view_ = current_view_;
+            have_previous_ = true;
+        }
+        const CameraView camera = make_camera_view(r.camera, w, h);
+        current_view_ = View{camera, w, h};
+        have_current_ = r.temporal;
+        HistoryBuffers &now = views_[current_], &before = views_[current_ ^ 1];
+        return TemporalBuffers{
+            r.temporal ? 1 : 0,
+            TemporalFrame{previous_view_.camera, have_previous_ ? previous_view_.width : 0, previous_view_.height,
+                          before.blend.get(), before.guide.get(), before.slope.get(), before.samples.get()},
+            camera,
+            samples_.get(),
+            now.blend.get(),
+            now.samples.get(),
+            reused_count_.get(),
+            TemporalParams{}};
+    }
+
+    struct View {
+        CameraView camera{};
+        int width = 0, height = 0;
+    };
+
+    cuda::DenoiseDevice device_;
+    const cuda::DeviceImageSource& source_;
+    DenoiseParams params_;
+    DeviceArray<float> samples_;
+    HistoryBuffers views_[2];
+    int current_ = 0;
+    View current_view_, previous_view_;
+    bool have_current_ = false, have_previous_ = false;
+    DeviceArray<unsigned> reused_count_;
+    const unsigned zero_ = 0;
+    mutable DeviceArray<float4> packed_;
+    bool host_result_ = false;
+    Accumulation host_acc_;
+    Image image_;
+    FeatureImages features_;
+    std::vector<float> host_samples_, rgba_;
+    std::vector<Vec3> out_host_;
+};
+
+}  // namespace
+
+std::unique_ptr<ViewDenoiser> make_cuda_view_denoiser(const GpuDevice& device, const cuda::DeviceImageSource& source) {
+    return std::make_unique<CudaViewDenoiser>(device, source);
+}
+
+}  // namespace pkrt
