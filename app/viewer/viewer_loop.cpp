@@ -295,13 +295,17 @@ void ViewerApp::finish_frame() {
         auto t0 = std::chrono::steady_clock::now();
         bool show = false;
         uint32_t generation = 0;
-        // One frame, waited for; or, queued ahead, every frame already done (never waiting).
+        // One frame, waited for; or, queued ahead, every frame already done, and a new view's first frame
+        // waited for: it shows in the next displayed frame, as in the modes that run a frame at a time
+        // (not waiting, it showed a displayed frame later: BENCHMARKS.md, session 22).
         const bool wait_for_one = !progressive_.pipelined();
-        while (progressive_.in_flight() && (wait_for_one || progressive_.ready())) {
+        bool new_view = !wait_for_one && shown_generation_ != progressive_.generation();
+        while (progressive_.in_flight() && (wait_for_one || new_view || progressive_.ready())) {
             FrameResult f = progressive_.complete();
             launches_ += f.stats.kernel_launches;
             show = f.current;  // the last one ended is what the backend holds for display
             if (!f.current) continue;
+            new_view = false;
             generation = f.generation;
             frame_ms_ = f.ms;
             wall_ms_ = f.wall_ms;
