@@ -6,8 +6,29 @@
 
 #include "kernels/denoise.h"
 #include "kernels/denoise_temporal.h"
+#include "kernels/features.h"
 
 namespace pkrt {
+
+// A packed image to resolve first (a resident grid's snapshot: RGBA sums and samples, then the feature
+// sums, kFeatureFloats a pixel), into the inputs (and each pixel's samples, for the temporal step).
+struct DenoiseResolve {
+    const float* rgba;  // null: the inputs are there already
+    const float* features;
+    Vec3 *color, *albedo, *normal, *depth;
+    float* samples;
+};
+
+// Pixel i of a packed image resolved: its mean, features and samples.
+PKRT_HD void denoise_resolve(const DenoiseResolve& r, size_t i) {
+    const float* p = r.rgba + 4 * i;
+    const float inv = p[3] > 0.0f ? 1.0f / p[3] : 0.0f;
+    r.color[i] = Vec3{p[0] * inv, p[1] * inv, p[2] * inv};
+    r.samples[i] = p[3];
+    float depth;
+    resolve_feature_pixel(r.features + kFeatureFloats * i, p[3], r.albedo[i], r.normal[i], depth);
+    r.depth[i] = splat(depth);
+}
 
 struct DenoiseBuffers {
     DenoiseInputs in;     // the image and its features, width x height each
@@ -20,18 +41,29 @@ struct DenoiseBuffers {
     // (a viewer's moving camera: render/denoise/view_denoiser.h). guide and slope are then the view's
     // own, kept as the next view's history.
     TemporalBuffers temporal;
+    DenoiseResolve resolve;  // rgba set: a resolve step before the others
 };
 
-// prepare, slope, [temporal,] variance, the a-trous passes, finish.
-PKRT_HD int denoise_step_count(int iterations, bool temporal) { return 4 + (temporal ? 1 : 0) + iterations; }
+// [resolve,] prepare, slope, [temporal,] variance, the a-trous passes, finish.
+PKRT_HD int denoise_step_count(int iterations, bool temporal, bool resolve) {
+    return 4 + (temporal ? 1 : 0) + (resolve ? 1 : 0) + iterations;
+}
 PKRT_HD int denoise_step_count(const DenoiseBuffers& b, const DenoiseParams& params) {
-    return denoise_step_count(params.iterations, b.temporal.on != 0);
+    return denoise_step_count(params.iterations, b.temporal.on != 0, b.resolve.rgba != nullptr);
+}
+// The first a-trous pass's step.
+PKRT_HD int denoise_first_pass(const DenoiseBuffers& b) {
+    return 3 + (b.temporal.on ? 1 : 0) + (b.resolve.rgba ? 1 : 0);
 }
 
-enum class DenoiseStep { kPrepare, kSlope, kTemporal, kVariance, kAtrous, kFinish };
+enum class DenoiseStep { kResolve, kPrepare, kSlope, kTemporal, kVariance, kAtrous, kFinish };
 
 PKRT_HD DenoiseStep denoise_step_kind(int step, const DenoiseBuffers& b, const DenoiseParams& params) {
-    if (step < 2) return static_cast<DenoiseStep>(step);
+    if (b.resolve.rgba) {
+        if (step == 0) return DenoiseStep::kResolve;
+        --step;
+    }
+    if (step < 2) return step == 0 ? DenoiseStep::kPrepare : DenoiseStep::kSlope;
     if (b.temporal.on) {
         if (step == 2) return DenoiseStep::kTemporal;
         --step;
@@ -47,6 +79,7 @@ template <DenoiseStep K> struct DenoiseStepKind { static constexpr DenoiseStep v
 template <class Fn>
 PKRT_HD void with_denoise_step_kind(int step, const DenoiseBuffers& b, const DenoiseParams& params, Fn&& fn) {
     switch (denoise_step_kind(step, b, params)) {
+        case DenoiseStep::kResolve: fn(DenoiseStepKind<DenoiseStep::kResolve>{}); break;
         case DenoiseStep::kPrepare: fn(DenoiseStepKind<DenoiseStep::kPrepare>{}); break;
         case DenoiseStep::kSlope: fn(DenoiseStepKind<DenoiseStep::kSlope>{}); break;
         case DenoiseStep::kTemporal: fn(DenoiseStepKind<DenoiseStep::kTemporal>{}); break;
@@ -64,16 +97,21 @@ template <DenoiseStep K>
 PKRT_HD bool denoise_step_as(const DenoiseBuffers& b, int w, int h, const DenoiseParams& params, int step, int x,
                              int y) {
     const size_t i = static_cast<size_t>(y) * w + x;
-    const int pass = step - (b.temporal.on ? 4 : 3);  // a-trous pass; they alternate a -> b, b -> a
-    if constexpr (K == DenoiseStep::kPrepare) {
-        denoise_prepare(b.in, b.b, b.guide, i);
+    const int pass = step - denoise_first_pass(b);  // a-trous pass; they alternate a -> b, b -> a
+    if constexpr (K == DenoiseStep::kResolve) {
+        denoise_resolve(b.resolve, i);
+    } else if constexpr (K == DenoiseStep::kPrepare) {
+        denoise_prepare(b.in, b.temporal.on ? b.a : b.b, b.guide, i);
     } else if constexpr (K == DenoiseStep::kSlope) {
         b.slope[i] = denoise_slope(b.guide, w, h, x, y);
     } else if constexpr (K == DenoiseStep::kTemporal) {
-        return temporal_pixel(b.temporal, b.b, b.guide, b.slope, w, h, x, y);
+        // The view's own texels in a, its blend into b: the variance step reads b either way (a choice
+        // of its input doubled its register spills in the resident kernel).
+        const bool reused = temporal_pixel(b.temporal, b.a, b.guide, b.slope, w, h, x, y);
+        b.b[i] = b.temporal.blend[i];
+        return reused;
     } else if constexpr (K == DenoiseStep::kVariance) {
-        const DenoiseTexel* in = b.temporal.on ? b.temporal.blend : b.b;
-        b.a[i] = denoise_variance(in, DenoiseFrame{w, h, b.guide, b.slope, nullptr}, x, y, params, &b.smooth[i]);
+        b.a[i] = denoise_variance(b.b, DenoiseFrame{w, h, b.guide, b.slope, nullptr}, x, y, params, &b.smooth[i]);
     } else if constexpr (K == DenoiseStep::kAtrous) {
         const DenoiseFrame f{w, h, b.guide, b.slope, pass == 0 ? b.smooth : nullptr};
         (pass & 1 ? b.a : b.b)[i] = denoise_atrous(pass & 1 ? b.b : b.a, f, x, y, 1 << pass, params);

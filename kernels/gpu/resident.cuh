@@ -217,8 +217,9 @@ __device__ inline void resident_denoise_pixels(const PersistentParams& p, uint32
 // One lane, as a denoise step's sweep ends: the next step's, or the side job's completion.
 __device__ inline void resident_denoise_next(const PersistentParams& p, uint32_t pixels) {
     ResidentControl* rc = p.resident;
-    const int steps = denoise_step_count(load_volatile(&rc->denoise.params.iterations),
-                                         load_volatile(&rc->denoise.buffers.temporal.on) != 0);
+    const int steps = denoise_step_count(
+        load_volatile(&rc->denoise.params.iterations), load_volatile(&rc->denoise.buffers.temporal.on) != 0,
+        reinterpret_cast<const volatile unsigned long long&>(rc->denoise.buffers.resolve.rgba) != 0ull);
     uint32_t next = load_volatile(&rc->denoise_step) + 1;
     if (static_cast<int>(next) < steps) {
         rc->denoise_step = next;  // published by the sweep's start (its fence)

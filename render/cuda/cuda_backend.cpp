@@ -339,10 +339,15 @@ public:
     }
 
     bool device_accumulation(DeviceAccumulation& out, cudaStream_t stream) const override {
-        if (showing_snapshot() || device_held() || clear_next_ || !fb_.has_features()) return false;
+        out = DeviceAccumulation{framebuffer(), width_, height_, block_, odd_half(), nullptr, nullptr};
+        if (showing_snapshot()) {  // packed whole by the grid, in pinned host memory
+            out.snapshot = shown_image_;
+            out.snapshot_features = shown_features_;
+            return shown_features_ != nullptr;
+        }
+        if (device_held() || clear_next_ || !fb_.has_features()) return false;
         quit_resident_kernels();  // another backend's
         check(cudaStreamWaitEvent(stream, submitted_, 0), "cudaStreamWaitEvent");
-        out = DeviceAccumulation{framebuffer(), width_, height_, block_, odd_half()};
         return true;
     }
 
@@ -361,29 +366,8 @@ public:
             a.features.assign(shown_features_, shown_features_ ? shown_features_ + kFeatureFloats * n : nullptr);
             return;
         }
-        a.rgba.clear();
-        if (clear_next_) {  // the clear is still to come
-            a.sums.assign(3 * n, 0.0f);
-            a.counts.assign(n, 0u);
-        } else {
-            after_frame();
-            fb_.read(a, n, display_stream_);
-        }
-        a.features.clear();
-        if (fb_.has_features()) {
-            if (clear_next_) a.features.assign(kFeatureFloats * n, 0.0f);
-            else fb_.read_features(a, display_stream_);
-        }
-        a.odd_sums.clear();
-        if (odd_valid_) {  // an adaptive render's second half
-            a.odd_sums.resize(3 * n);
-            after_frame();
-            fb_.read_sums(a.odd_sums.data(), n, n, display_stream_);
-            if (odd_half() && !clear_next_) {  // between adaptive rounds the first half holds the even samples alone
-                for (size_t i = 0; i < 3 * n; ++i) a.sums[i] += a.odd_sums[i];
-                add_odd_counts(a.counts);
-            }
-        }
+        after_frame();
+        fb_.read_image(a, n, clear_next_, odd_valid_, odd_half() != 0, display_stream_);
         expand_preview(a, block_);
     }
 

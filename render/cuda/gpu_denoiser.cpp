@@ -31,7 +31,8 @@ bool DenoiseDevice::reserve(size_t n) {
     return true;
 }
 
-DenoiseBuffers DenoiseDevice::buffers(DenoiseGuide* guide, float* slope, const TemporalBuffers& temporal) const {
+DenoiseBuffers DenoiseDevice::buffers(DenoiseGuide* guide, float* slope, const TemporalBuffers& temporal,
+                                      const DenoiseResolve& resolve) const {
     return DenoiseBuffers{{color_.get(), albedo_.get(), normal_.get(), depth_.get()},
                           a_.get(),
                           b_.get(),
@@ -39,7 +40,8 @@ DenoiseBuffers DenoiseDevice::buffers(DenoiseGuide* guide, float* slope, const T
                           slope,
                           smooth_.get(),
                           out_.get(),
-                          temporal};
+                          temporal,
+                          resolve};
 }
 
 bool DenoiseDevice::run(const DenoiseBuffers& b, int width, int height, const DenoiseParams& params) {

@@ -73,4 +73,29 @@ void GpuFramebuffer::read_features(Accumulation& a, cudaStream_t stream) const {
     check(cudaStreamSynchronize(stream), "read features");
 }
 
+void GpuFramebuffer::read_image(Accumulation& a, size_t n, bool pending_clear, bool odd, bool add_odd,
+                                cudaStream_t stream) const {
+    a.rgba.clear();
+    if (pending_clear) {
+        a.sums.assign(3 * n, 0.0f);
+        a.counts.assign(n, 0u);
+    } else {
+        read(a, n, stream);
+    }
+    a.features.clear();
+    if (has_features()) {
+        if (pending_clear) a.features.assign(kFeatureFloats * n, 0.0f);
+        else read_features(a, stream);
+    }
+    a.odd_sums.clear();
+    if (!odd) return;
+    a.odd_sums.resize(3 * n);
+    read_sums(a.odd_sums.data(), n, n, stream);
+    if (!add_odd || pending_clear) return;
+    for (size_t i = 0; i < 3 * n; ++i) a.sums[i] += a.odd_sums[i];
+    std::vector<uint32_t> counts(n);
+    read_counts(counts.data(), n, n, stream);
+    for (size_t i = 0; i < n; ++i) a.counts[i] += counts[i];
+}
+
 }  // namespace pkrt::cuda

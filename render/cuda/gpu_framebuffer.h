@@ -31,6 +31,10 @@ public:
     void read_sums(float* out, size_t first, size_t n, cudaStream_t stream) const;
     // The feature sums into a.features (cleared where the framebuffer keeps none).
     void read_features(Accumulation& a, cudaStream_t stream) const;
+    // The image of n pixels into a's sums, counts and features; zeros where `pending_clear` (a clear
+    // still to come). `odd`: an adaptive render's second half too, into a.odd_sums, and added to the
+    // first where `add_odd` (between rounds the first half holds the even samples alone).
+    void read_image(Accumulation& a, size_t n, bool pending_clear, bool odd, bool add_odd, cudaStream_t stream) const;
 
 private:
     static constexpr size_t kPinnedReadPixels = size_t{3840} * 2160;

@@ -62,8 +62,8 @@ public:
         check(cudaSetDevice(device_.gpu().index), "denoised view: device");
         const cudaStream_t s = device_.stream();
         cuda::DeviceAccumulation acc;
-        const bool on_device = source_.device_accumulation(acc, s);
-        if (!on_device) {
+        const bool readable = source_.device_accumulation(acc, s);  // by kernels: no read-back
+        if (!readable) {
             backend.accumulation(host_acc_);
             if (host_acc_.features.empty()) {
                 why_ = "no feature buffers in these frames";
@@ -76,7 +76,11 @@ public:
         const int w = acc.width, h = acc.height;
         const size_t n = static_cast<size_t>(w) * h;
         if (device_.reserve(n)) grow(n);
-        if (on_device)
+        DenoiseResolve resolve{};
+        if (readable && acc.snapshot)  // a resident grid's image: the first of the steps resolves it
+            resolve = DenoiseResolve{acc.snapshot,     acc.snapshot_features, device_.color(), device_.albedo(),
+                                     device_.normal(), device_.depth(),       samples_.get()};
+        else if (readable)
             check(launch_resolve_for_denoise(acc.fb, w, h, acc.block, acc.half,
                                              DenoiseViewInputs{device_.color(), device_.albedo(), device_.normal(),
                                                                device_.depth(), samples_.get()},
@@ -85,22 +89,23 @@ public:
         else upload_host_image(n);
         const TemporalBuffers t = temporal(r, w, h);
         check(cudaMemcpyAsync(reused_count_.get(), &zero_, sizeof(unsigned), cudaMemcpyHostToDevice, s), "denoise");
-        device_.run(device_.buffers(views_[current_].guide.get(), views_[current_].slope.get(), t), w, h, params_);
+        device_.run(device_.buffers(views_[current_].guide.get(), views_[current_].slope.get(), t, resolve), w, h,
+                    params_);
         unsigned reused = 0;
         check(cudaMemcpyAsync(&reused, reused_count_.get(), sizeof(unsigned), cudaMemcpyDeviceToHost, s), "denoise");
-        host_result_ = !on_device;  // a resident grid's image goes back to host memory, for the copy engines
-        if (host_result_) {
-            out_host_.resize(n);
-            check(cudaMemcpyAsync(out_host_.data(), device_.out(), n * sizeof(Vec3), cudaMemcpyDeviceToHost, s),
+        // A resident grid's image goes back to host memory, for the display's copy engines.
+        host_result_ = !readable || acc.snapshot;
+        if (host_result_)
+            check(cudaMemcpyAsync(out_host_.get(), device_.out(), n * sizeof(Vec3), cudaMemcpyDeviceToHost, s),
                   "denoised view: read back");
-        }
         check(cudaStreamSynchronize(s), "denoise");
         if (host_result_) {
             rgba_.resize(4 * n);
+            const Vec3* out = out_host_.get();
             parallel_for(n, [&](size_t i) {
-                rgba_[4 * i + 0] = out_host_[i].x;
-                rgba_[4 * i + 1] = out_host_[i].y;
-                rgba_[4 * i + 2] = out_host_[i].z;
+                rgba_[4 * i + 0] = out[i].x;
+                rgba_[4 * i + 1] = out[i].y;
+                rgba_[4 * i + 2] = out[i].z;
                 rgba_[4 * i + 3] = 1.0f;
             });
         }
@@ -123,6 +128,7 @@ private:
             v.blend.allocate(n);
         }
         reused_count_.allocate(1);
+        out_host_.allocate(n);
         have_previous_ = have_current_ = false;
     }
 
@@ -187,7 +193,7 @@ private:
     Image image_;
     FeatureImages features_;
     std::vector<float> host_samples_, rgba_;
-    std::vector<Vec3> out_host_;
+    cuda::PinnedArray<Vec3> out_host_;  // the read-back of a host result
 };
 
 }  // namespace

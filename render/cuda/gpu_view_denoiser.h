@@ -18,20 +18,24 @@ namespace pkrt {
 
 namespace cuda {
 
-// A framebuffer's image as the display reads it (launch_pack_accumulation's arguments).
+// An image kernels can read: a framebuffer as the display reads it (launch_pack_accumulation's
+// arguments), or, with `snapshot` set, a resident grid's packed image in pinned host memory (RGBA sums
+// and samples, then the feature sums), which kernels read in place (pinned memory has one address for
+// host and device).
 struct DeviceAccumulation {
-    DeviceFramebuffer fb;
+    DeviceFramebuffer fb{};
     int width = 0, height = 0, block = 1;
     size_t half = 0;
+    const float *snapshot = nullptr, *snapshot_features = nullptr;
 };
 
 // What a CUDA backend lends its view denoiser.
 class DeviceImageSource {
 public:
     virtual ~DeviceImageSource() = default;
-    // The last finished frame's image in device memory, with its features, `stream` made to wait for
-    // the work that wrote it. False where the image is elsewhere (a resident grid's host snapshot, a
-    // clear still to come) or has no features: then Backend::accumulation reads it.
+    // The last finished frame's image with its features, `stream` made to wait for the work that wrote
+    // it. False where kernels cannot read it (a clear still to come, no grid of this backend's but one
+    // holding the device) or it has no features: then Backend::accumulation reads it.
     virtual bool device_accumulation(DeviceAccumulation& out, cudaStream_t stream) const = 0;
 };
 

@@ -44,7 +44,8 @@ public:
                                      slope.data(),
                                      smooth.data(),
                                      out.pixels.data(),
-                                     TemporalBuffers{}};
+                                     TemporalBuffers{},
+                                     DenoiseResolve{}};
         for (int step = 0; step < denoise_step_count(buffers, params); ++step)
             parallel_rows(
                 h,
