@@ -41,6 +41,8 @@
 #                           against this one, and the denoiser's time, base against this one
 #   tests/h200.sh tests [SECONDS]
 #                           on the device: test_gpu alone, within SECONDS (150)
+#   tests/h200.sh compare [CORNELL_RES REPEAT SPONZA_RES REPEAT]
+#                           on the device: this build against .stage/base/pkrt in every mode, two rounds
 #   tests/h200.sh denoised_view
 #                           on the device (X display): the viewer's GPU tests, the denoised view's cost and
 #                           camera latency per mode, base viewer against this one
@@ -648,10 +650,11 @@ case "${1:-}" in
     response) response ;;
     tests) begin_results; gpu_tests "${2:-150}" ;;
     denoised_view) denoised_view ;;
+    compare) begin_results; compare_with_base "${2:-512x512,1920x1080}" "${3:-5}" "${4:-512x512,1920x1080}" "${5:-5}" ;;
     profile) begin_results; profile ;;
     trees) begin_results; trees ;;
     profile_extend) begin_results; profile_extend ;;
     compare_kernels) begin_results; compare_kernels ;;
     soak) shift; soak "$@" ;;
-    *) echo "usage: $0 stage [BASE [VARIANT...]] | run | check | variants [MODES] | multi [DEVICES] | resident [tests] [viewer] [bench] | house [tests] [viewer] [bench] | profile | trees | profile_extend | compare_kernels | features | response | tests [SECONDS] | denoised_view | repeat_test FILTER N [SECONDS] | soak start SECONDS | soak wait" >&2; exit 2 ;;
+    *) echo "usage: $0 stage [BASE [VARIANT...]] | run | check | variants [MODES] | multi [DEVICES] | resident [tests] [viewer] [bench] | house [tests] [viewer] [bench] | profile | trees | profile_extend | compare_kernels | features | response | tests [SECONDS] | denoised_view | compare [...] | repeat_test FILTER N [SECONDS] | soak start SECONDS | soak wait" >&2; exit 2 ;;
 esac
