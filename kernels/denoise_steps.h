@@ -30,6 +30,11 @@ PKRT_HD void denoise_resolve(const DenoiseResolve& r, size_t i) {
     r.depth[i] = splat(depth);
 }
 
+struct DenoiseViewSteps {
+    DenoiseResolve resolve;
+    TemporalBuffers temporal;
+};
+
 struct DenoiseBuffers {
     DenoiseInputs in;     // the image and its features, width x height each
     DenoiseTexel *a, *b;  // ping-pong
@@ -37,11 +42,13 @@ struct DenoiseBuffers {
     float* slope;
     float* smooth;  // the first pass's luminance (denoise_variance)
     Vec3* out;
-    // on: SVGF's temporal step after the slope, and the variance and a-trous passes filter its blend
-    // (a viewer's moving camera: render/denoise/view_denoiser.h). guide and slope are then the view's
-    // own, kept as the next view's history.
-    TemporalBuffers temporal;
-    DenoiseResolve resolve;  // rgba set: a resolve step before the others
+    // A viewer's steps (render/denoise/view_denoiser.h), each where its flag is set: a resolve of a
+    // packed image first, and SVGF's temporal step after the slope, whose blend the variance and a-trous
+    // passes then filter (guide and slope are the view's own, kept as the next view's history). Their
+    // buffers are behind a pointer (device memory on a GPU), so that the job a resident grid copies
+    // stays small (BENCHMARKS.md, session 22).
+    int resolve_first, temporal;
+    const DenoiseViewSteps* view;
 };
 
 // [resolve,] prepare, slope, [temporal,] variance, the a-trous passes, finish.
@@ -49,22 +56,20 @@ PKRT_HD int denoise_step_count(int iterations, bool temporal, bool resolve) {
     return 4 + (temporal ? 1 : 0) + (resolve ? 1 : 0) + iterations;
 }
 PKRT_HD int denoise_step_count(const DenoiseBuffers& b, const DenoiseParams& params) {
-    return denoise_step_count(params.iterations, b.temporal.on != 0, b.resolve.rgba != nullptr);
+    return denoise_step_count(params.iterations, b.temporal != 0, b.resolve_first != 0);
 }
 // The first a-trous pass's step.
-PKRT_HD int denoise_first_pass(const DenoiseBuffers& b) {
-    return 3 + (b.temporal.on ? 1 : 0) + (b.resolve.rgba ? 1 : 0);
-}
+PKRT_HD int denoise_first_pass(const DenoiseBuffers& b) { return 3 + (b.temporal ? 1 : 0) + (b.resolve_first ? 1 : 0); }
 
 enum class DenoiseStep { kResolve, kPrepare, kSlope, kTemporal, kVariance, kAtrous, kFinish };
 
 PKRT_HD DenoiseStep denoise_step_kind(int step, const DenoiseBuffers& b, const DenoiseParams& params) {
-    if (b.resolve.rgba) {
+    if (b.resolve_first) {
         if (step == 0) return DenoiseStep::kResolve;
         --step;
     }
     if (step < 2) return step == 0 ? DenoiseStep::kPrepare : DenoiseStep::kSlope;
-    if (b.temporal.on) {
+    if (b.temporal) {
         if (step == 2) return DenoiseStep::kTemporal;
         --step;
     }
@@ -99,16 +104,16 @@ PKRT_HD bool denoise_step_as(const DenoiseBuffers& b, int w, int h, const Denois
     const size_t i = static_cast<size_t>(y) * w + x;
     const int pass = step - denoise_first_pass(b);  // a-trous pass; they alternate a -> b, b -> a
     if constexpr (K == DenoiseStep::kResolve) {
-        denoise_resolve(b.resolve, i);
+        denoise_resolve(b.view->resolve, i);
     } else if constexpr (K == DenoiseStep::kPrepare) {
-        denoise_prepare(b.in, b.temporal.on ? b.a : b.b, b.guide, i);
+        denoise_prepare(b.in, b.temporal ? b.a : b.b, b.guide, i);
     } else if constexpr (K == DenoiseStep::kSlope) {
         b.slope[i] = denoise_slope(b.guide, w, h, x, y);
     } else if constexpr (K == DenoiseStep::kTemporal) {
         // The view's own texels in a, its blend into b: the variance step reads b either way (a choice
         // of its input doubled its register spills in the resident kernel).
-        const bool reused = temporal_pixel(b.temporal, b.a, b.guide, b.slope, w, h, x, y);
-        b.b[i] = b.temporal.blend[i];
+        const bool reused = temporal_pixel(b.view->temporal, b.a, b.guide, b.slope, w, h, x, y);
+        b.b[i] = b.view->temporal.blend[i];
         return reused;
     } else if constexpr (K == DenoiseStep::kVariance) {
         b.a[i] = denoise_variance(b.b, DenoiseFrame{w, h, b.guide, b.slope, nullptr}, x, y, params, &b.smooth[i]);

@@ -16,8 +16,8 @@ __global__ void denoise_step_kernel(DenoiseBuffers b, int w, int h, DenoiseParam
     const bool reused = x < w && y < h && denoise_step_as<K>(b, w, h, params, step, x, y);
     if constexpr (K == DenoiseStep::kTemporal) {  // one atomic a warp
         const unsigned took = __ballot_sync(0xffffffffu, reused);
-        if (took && (threadIdx.y * blockDim.x + threadIdx.x) % 32 == 0 && b.temporal.reused)
-            atomicAdd(b.temporal.reused, static_cast<unsigned>(__popc(took)));
+        if (took && (threadIdx.y * blockDim.x + threadIdx.x) % 32 == 0 && b.view->temporal.reused)
+            atomicAdd(b.view->temporal.reused, static_cast<unsigned>(__popc(took)));
     }
 }
 

@@ -198,8 +198,8 @@ __device__ __noinline__ void resident_denoise_step(const DenoiseJob& job, int st
     for (uint32_t i = first + lane_id(); i < first + count; i += 32)
         if (denoise_step_as<K>(job.buffers, job.width, job.height, job.params, step, static_cast<int>(i % width),
                                static_cast<int>(i / width)) &&
-            job.buffers.temporal.reused)
-            atomicAdd(job.buffers.temporal.reused, 1u);
+            job.buffers.view->temporal.reused)
+            atomicAdd(job.buffers.view->temporal.reused, 1u);
 }
 
 // The whole warp: a tile of the side job's running denoise step. The job and the step are read past L1,
@@ -217,9 +217,9 @@ __device__ inline void resident_denoise_pixels(const PersistentParams& p, uint32
 // One lane, as a denoise step's sweep ends: the next step's, or the side job's completion.
 __device__ inline void resident_denoise_next(const PersistentParams& p, uint32_t pixels) {
     ResidentControl* rc = p.resident;
-    const int steps = denoise_step_count(
-        load_volatile(&rc->denoise.params.iterations), load_volatile(&rc->denoise.buffers.temporal.on) != 0,
-        reinterpret_cast<const volatile unsigned long long&>(rc->denoise.buffers.resolve.rgba) != 0ull);
+    const int steps = denoise_step_count(load_volatile(&rc->denoise.params.iterations),
+                                         load_volatile(&rc->denoise.buffers.temporal) != 0,
+                                         load_volatile(&rc->denoise.buffers.resolve_first) != 0);
     uint32_t next = load_volatile(&rc->denoise_step) + 1;
     if (static_cast<int>(next) < steps) {
         rc->denoise_step = next;  // published by the sweep's start (its fence)

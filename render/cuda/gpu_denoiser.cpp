@@ -31,8 +31,8 @@ bool DenoiseDevice::reserve(size_t n) {
     return true;
 }
 
-DenoiseBuffers DenoiseDevice::buffers(DenoiseGuide* guide, float* slope, const TemporalBuffers& temporal,
-                                      const DenoiseResolve& resolve) const {
+DenoiseBuffers DenoiseDevice::buffers(DenoiseGuide* guide, float* slope, const DenoiseViewSteps* view,
+                                      bool resolve_first, bool temporal) const {
     return DenoiseBuffers{{color_.get(), albedo_.get(), normal_.get(), depth_.get()},
                           a_.get(),
                           b_.get(),
@@ -40,8 +40,9 @@ DenoiseBuffers DenoiseDevice::buffers(DenoiseGuide* guide, float* slope, const T
                           slope,
                           smooth_.get(),
                           out_.get(),
-                          temporal,
-                          resolve};
+                          resolve_first ? 1 : 0,
+                          temporal ? 1 : 0,
+                          view};
 }
 
 bool DenoiseDevice::run(const DenoiseBuffers& b, int width, int height, const DenoiseParams& params) {
@@ -91,7 +92,7 @@ public:
         up(device_.albedo(), f.albedo);
         up(device_.normal(), f.normal);
         up(device_.depth(), f.depth);
-        device_.run(device_.buffers(guide_.get(), slope_.get(), TemporalBuffers{}), color.width, color.height, params);
+        device_.run(device_.buffers(guide_.get(), slope_.get()), color.width, color.height, params);
         Image out = color;
         check(cudaMemcpyAsync(out.pixels.data(), device_.out(), n * sizeof(Vec3), cudaMemcpyDeviceToHost, s),
               "denoise: read back");

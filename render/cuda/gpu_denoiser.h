@@ -31,9 +31,10 @@ public:
     // Buffers for n pixels, grown as needed; true where they were allocated anew (their contents lost).
     // A free waits for every kernel, so a resident grid is ended first.
     bool reserve(size_t n);
-    // The steps' buffers; guide and slope, the temporal step's and the resolve step's are the caller's.
-    DenoiseBuffers buffers(DenoiseGuide* guide, float* slope, const TemporalBuffers& temporal,
-                           const DenoiseResolve& resolve = {}) const;
+    // The steps' buffers; guide and slope, and a view's steps (`view`, in device memory, with their
+    // flags), are the caller's.
+    DenoiseBuffers buffers(DenoiseGuide* guide, float* slope, const DenoiseViewSteps* view = nullptr,
+                           bool resolve_first = false, bool temporal = false) const;
     // The steps over `b`, queued on stream() behind the inputs' uploads; returns whether the resident
     // grid made them. The filter's time, after the stream's work is waited for: filter_ms().
     bool run(const DenoiseBuffers& b, int width, int height, const DenoiseParams& params);

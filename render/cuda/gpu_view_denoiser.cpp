@@ -76,10 +76,11 @@ public:
         const int w = acc.width, h = acc.height;
         const size_t n = static_cast<size_t>(w) * h;
         if (device_.reserve(n)) grow(n);
-        DenoiseResolve resolve{};
-        if (readable && acc.snapshot)  // a resident grid's image: the first of the steps resolves it
-            resolve = DenoiseResolve{acc.snapshot,     acc.snapshot_features, device_.color(), device_.albedo(),
-                                     device_.normal(), device_.depth(),       samples_.get()};
+        steps_.resolve = DenoiseResolve{};
+        const bool resolve_first = readable && acc.snapshot;
+        if (resolve_first)  // a resident grid's image: the first of the steps resolves it
+            steps_.resolve = DenoiseResolve{acc.snapshot,     acc.snapshot_features, device_.color(), device_.albedo(),
+                                            device_.normal(), device_.depth(),       samples_.get()};
         else if (readable)
             check(launch_resolve_for_denoise(acc.fb, w, h, acc.block, acc.half,
                                              DenoiseViewInputs{device_.color(), device_.albedo(), device_.normal(),
@@ -87,10 +88,12 @@ public:
                                              s),
                   "denoised view: resolve");
         else upload_host_image(n);
-        const TemporalBuffers t = temporal(r, w, h);
+        steps_.temporal = temporal(r, w, h);
         check(cudaMemcpyAsync(reused_count_.get(), &zero_, sizeof(unsigned), cudaMemcpyHostToDevice, s), "denoise");
-        device_.run(device_.buffers(views_[current_].guide.get(), views_[current_].slope.get(), t, resolve), w, h,
-                    params_);
+        check(cudaMemcpyAsync(steps_device_.get(), &steps_, sizeof(steps_), cudaMemcpyHostToDevice, s), "denoise");
+        device_.run(device_.buffers(views_[current_].guide.get(), views_[current_].slope.get(), steps_device_.get(),
+                                    resolve_first, steps_.temporal.on != 0),
+                    w, h, params_);
         unsigned reused = 0;
         check(cudaMemcpyAsync(&reused, reused_count_.get(), sizeof(unsigned), cudaMemcpyDeviceToHost, s), "denoise");
         // A resident grid's image goes back to host memory, for the display's copy engines.
@@ -112,7 +115,7 @@ public:
         width_ = w;
         height_ = h;
         filter_ms_ = device_.filter_ms();
-        reused_ = t.on ? static_cast<double>(reused) / static_cast<double>(n) : 0.0;
+        reused_ = steps_.temporal.on ? static_cast<double>(reused) / static_cast<double>(n) : 0.0;
         return true;
     }
 
@@ -128,6 +131,7 @@ private:
             v.blend.allocate(n);
         }
         reused_count_.allocate(1);
+        steps_device_.allocate(1);
         out_host_.allocate(n);
         have_previous_ = have_current_ = false;
     }
@@ -186,6 +190,8 @@ private:
     View current_view_, previous_view_;
     bool have_current_ = false, have_previous_ = false;
     DeviceArray<unsigned> reused_count_;
+    DenoiseViewSteps steps_{};                    // this refresh's resolve and temporal steps,
+    DeviceArray<DenoiseViewSteps> steps_device_;  // and their copy the kernels read
     const unsigned zero_ = 0;
     mutable DeviceArray<float4> packed_;
     bool host_result_ = false;

@@ -44,8 +44,9 @@ public:
                                      slope.data(),
                                      smooth.data(),
                                      out.pixels.data(),
-                                     TemporalBuffers{},
-                                     DenoiseResolve{}};
+                                     0,
+                                     0,
+                                     nullptr};
         for (int step = 0; step < denoise_step_count(buffers, params); ++step)
             parallel_rows(
                 h,
