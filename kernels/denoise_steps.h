@@ -10,24 +10,34 @@
 
 namespace pkrt {
 
-// A packed image to resolve first (a resident grid's snapshot: RGBA sums and samples, then the feature
-// sums, kFeatureFloats a pixel), into the inputs (and each pixel's samples, for the temporal step).
-struct DenoiseResolve {
-    const float* rgba;  // null: the inputs are there already
-    const float* features;
+// Where a view's image is resolved to: the denoiser's inputs (DenoiseInputs' arrays) and each pixel's
+// samples, for the temporal step.
+struct DenoiseResolveTo {
     Vec3 *color, *albedo, *normal, *depth;
     float* samples;
 };
 
-// Pixel i of a packed image resolved: its mean, features and samples.
+// Pixel i resolved from its radiance sum, its samples and its feature sums (kFeatureFloats).
+PKRT_HD void denoise_resolve_pixel(const DenoiseResolveTo& to, size_t i, Vec3 sum, float samples,
+                                   const float* features) {
+    to.color[i] = sum * (samples > 0.0f ? 1.0f / samples : 0.0f);
+    to.samples[i] = samples;
+    float depth;
+    resolve_feature_pixel(features, samples, to.albedo[i], to.normal[i], depth);
+    to.depth[i] = splat(depth);
+}
+
+// A packed image to resolve first (a resident grid's snapshot: RGBA sums and samples, then the feature
+// sums, kFeatureFloats a pixel).
+struct DenoiseResolve {
+    const float* rgba;  // null: the inputs are there already
+    const float* features;
+    DenoiseResolveTo to;
+};
+
 PKRT_HD void denoise_resolve(const DenoiseResolve& r, size_t i) {
     const float* p = r.rgba + 4 * i;
-    const float inv = p[3] > 0.0f ? 1.0f / p[3] : 0.0f;
-    r.color[i] = Vec3{p[0] * inv, p[1] * inv, p[2] * inv};
-    r.samples[i] = p[3];
-    float depth;
-    resolve_feature_pixel(r.features + kFeatureFloats * i, p[3], r.albedo[i], r.normal[i], depth);
-    r.depth[i] = splat(depth);
+    denoise_resolve_pixel(r.to, i, Vec3{p[0], p[1], p[2]}, p[3], r.features + kFeatureFloats * i);
 }
 
 struct DenoiseViewSteps {
@@ -97,7 +107,7 @@ PKRT_HD void with_denoise_step_kind(int step, const DenoiseBuffers& b, const Den
 // Step `step` (0 .. denoise_step_count - 1), of kind K, for pixel (x, y). The kind is a template
 // argument so that a GPU kernel holds one step's code only (as one kernel for all, the filter took 9%
 // longer: BENCHMARKS.md, session 21). True where the temporal step took something from the history
-// (the runner counts those pixels in b.temporal.reused).
+// (the GPU's runners count those pixels in b.view->temporal.reused).
 template <DenoiseStep K>
 PKRT_HD bool denoise_step_as(const DenoiseBuffers& b, int w, int h, const DenoiseParams& params, int step, int x,
                              int y) {

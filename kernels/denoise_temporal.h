@@ -147,7 +147,6 @@ PKRT_HD Vec3 temporal_blend(Vec3 radiance, float& samples, const TemporalSample&
 // The temporal step over a view's buffers: a step of the denoiser (kernels/denoise_steps.h) between the
 // slope and the variance, or the CPU's TemporalHistory (render/denoise/temporal.h) on its own.
 struct TemporalBuffers {
-    int on;                // 0: no temporal step
     TemporalFrame prev;    // the history (prev.width 0: none, and the blend is the view's own)
     CameraView camera;     // the view being blended
     const float* samples;  // its own samples per pixel

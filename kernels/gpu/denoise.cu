@@ -22,25 +22,19 @@ __global__ void denoise_step_kernel(DenoiseBuffers b, int w, int h, DenoiseParam
 }
 
 __global__ void resolve_for_denoise_kernel(DeviceFramebuffer fb, int w, int h, int block, size_t half,
-                                           DenoiseViewInputs out) {
+                                           DenoiseResolveTo out) {
     int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
     int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
     if (x >= w || y >= h) return;
-    const size_t i = static_cast<size_t>(y) * w + x;
     const float4 p = packed_pixel(fb, x, y, w, block, half);
-    const float inv = p.w > 0.0f ? 1.0f / p.w : 0.0f;
-    out.color[i] = Vec3{p.x * inv, p.y * inv, p.z * inv};
-    out.samples[i] = p.w;
-    float depth;
-    resolve_feature_pixel(fb.features + kFeatureFloats * framebuffer_index(x, y, w, block), p.w, out.albedo[i],
-                          out.normal[i], depth);
-    out.depth[i] = splat(depth);
+    denoise_resolve_pixel(out, static_cast<size_t>(y) * w + x, Vec3{p.x, p.y, p.z}, p.w,
+                          fb.features + kFeatureFloats * framebuffer_index(x, y, w, block));
 }
 
 }  // namespace
 
 cudaError_t launch_resolve_for_denoise(const DeviceFramebuffer& fb, int width, int height, int block, size_t half,
-                                       const DenoiseViewInputs& out, cudaStream_t stream) {
+                                       const DenoiseResolveTo& out, cudaStream_t stream) {
     dim3 threads(32, 8);
     dim3 grid((width + 31) / 32, (height + 7) / 8);
     resolve_for_denoise_kernel<<<grid, threads, 0, stream>>>(fb, width, height, block, half, out);

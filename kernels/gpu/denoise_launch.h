@@ -13,15 +13,9 @@ namespace pkrt {
 cudaError_t launch_denoise(const DenoiseBuffers& b, int width, int height, const DenoiseParams& params,
                            cudaStream_t stream);
 
-// Where a denoised view's image is resolved to: its mean radiance and features (DenoiseInputs' arrays)
-// and its samples per pixel.
-struct DenoiseViewInputs {
-    Vec3 *color, *albedo, *normal, *depth;
-    float* samples;
-};
 // The framebuffer's width x height image (block, half: as launch_pack_accumulation reads them) resolved
 // into `out`, as resolve_accumulation and resolve_features resolve it on the host.
 cudaError_t launch_resolve_for_denoise(const DeviceFramebuffer& fb, int width, int height, int block, size_t half,
-                                       const DenoiseViewInputs& out, cudaStream_t stream);
+                                       const DenoiseResolveTo& out, cudaStream_t stream);
 
 }  // namespace pkrt

@@ -312,7 +312,7 @@ public:
         if (block_ > 1) return accumulation().counts;
         after_frame();
         fb_.read_counts(out.data(), 0, out.size(), display_stream_);
-        add_odd_counts(out);
+        if (odd_half()) fb_.add_second_half_counts(out, display_stream_);  // between adaptive rounds
         return out;
     }
 
@@ -390,14 +390,6 @@ private:
     // Between adaptive rounds the odd-numbered samples are in the framebuffer's second half, this many
     // pixels on; 0 otherwise.
     size_t odd_half() const { return adaptive_.on() ? static_cast<size_t>(width_) * height_ : 0; }
-    // Between adaptive rounds: the second half's counts added to `counts` (the first half's).
-    void add_odd_counts(std::vector<uint32_t>& counts) const {
-        if (!odd_half()) return;
-        std::vector<uint32_t> odd(counts.size());
-        after_frame();
-        fb_.read_counts(odd.data(), counts.size(), odd.size(), display_stream_);
-        for (size_t i = 0; i < counts.size(); ++i) counts[i] += odd[i];
-    }
 
     // A clear asked for by reset() and not yet made by a frame, made here (no grid holds the device).
     void clear_now() {

@@ -55,6 +55,17 @@ bool DenoiseDevice::run(const DenoiseBuffers& b, int width, int height, const De
     return by_grid_;
 }
 
+void DenoiseDevice::upload(const Image& color, const FeatureImages& f) {
+    const size_t bytes = color.pixels.size() * sizeof(Vec3);
+    auto up = [&](Vec3* to, const Image& from) {
+        check(cudaMemcpyAsync(to, from.pixels.data(), bytes, cudaMemcpyHostToDevice, stream_), "denoise: upload");
+    };
+    up(color_.get(), color);
+    up(albedo_.get(), f.albedo);
+    up(normal_.get(), f.normal);
+    up(depth_.get(), f.depth);
+}
+
 float DenoiseDevice::filter_ms() {
     if (by_grid_) return grid_ms_;
     float ms = 0.0f;
@@ -84,14 +95,7 @@ public:
             slope_.allocate(n);
         }
         const cudaStream_t s = device_.stream();
-        auto up = [&](Vec3* to, const Image& from) {
-            check(cudaMemcpyAsync(to, from.pixels.data(), n * sizeof(Vec3), cudaMemcpyHostToDevice, s),
-                  "denoise: upload");
-        };
-        up(device_.color(), color);
-        up(device_.albedo(), f.albedo);
-        up(device_.normal(), f.normal);
-        up(device_.depth(), f.depth);
+        device_.upload(color, f);
         device_.run(device_.buffers(guide_.get(), slope_.get()), color.width, color.height, params);
         Image out = color;
         check(cudaMemcpyAsync(out.pixels.data(), device_.out(), n * sizeof(Vec3), cudaMemcpyDeviceToHost, s),

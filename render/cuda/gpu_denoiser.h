@@ -38,6 +38,8 @@ public:
     // The steps over `b`, queued on stream() behind the inputs' uploads; returns whether the resident
     // grid made them. The filter's time, after the stream's work is waited for: filter_ms().
     bool run(const DenoiseBuffers& b, int width, int height, const DenoiseParams& params);
+    // `color` and its features into the inputs, queued on stream().
+    void upload(const Image& color, const FeatureImages& features);
     float filter_ms();
     cudaStream_t stream() const { return stream_; }
     const GpuDevice& gpu() const { return dev_; }

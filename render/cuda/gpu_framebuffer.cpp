@@ -93,9 +93,13 @@ void GpuFramebuffer::read_image(Accumulation& a, size_t n, bool pending_clear, b
     read_sums(a.odd_sums.data(), n, n, stream);
     if (!add_odd || pending_clear) return;
     for (size_t i = 0; i < 3 * n; ++i) a.sums[i] += a.odd_sums[i];
-    std::vector<uint32_t> counts(n);
-    read_counts(counts.data(), n, n, stream);
-    for (size_t i = 0; i < n; ++i) a.counts[i] += counts[i];
+    add_second_half_counts(a.counts, stream);
+}
+
+void GpuFramebuffer::add_second_half_counts(std::vector<uint32_t>& counts, cudaStream_t stream) const {
+    std::vector<uint32_t> odd(counts.size());
+    read_counts(odd.data(), counts.size(), odd.size(), stream);
+    for (size_t i = 0; i < counts.size(); ++i) counts[i] += odd[i];
 }
 
 }  // namespace pkrt::cuda

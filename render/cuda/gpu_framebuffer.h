@@ -28,6 +28,8 @@ public:
     // The first n pixels' sums and counts into a.sums and a.counts.
     void read(Accumulation& a, size_t n, cudaStream_t stream) const;
     void read_counts(uint32_t* out, size_t first, size_t n, cudaStream_t stream) const;
+    // An adaptive render's second half's counts added to `counts` (the first half's, one per pixel).
+    void add_second_half_counts(std::vector<uint32_t>& counts, cudaStream_t stream) const;
     void read_sums(float* out, size_t first, size_t n, cudaStream_t stream) const;
     // The feature sums into a.features (cleared where the framebuffer keeps none).
     void read_features(Accumulation& a, cudaStream_t stream) const;

@@ -3,7 +3,6 @@
 #include "kernels/gpu/denoise_launch.h"
 #include "kernels/gpu/gpu_launch.h"
 #include "render/backend.h"
-#include "render/cpu/parallel.h"
 #include "render/cuda/gpu_denoiser.h"
 #include "render/image/aov.h"
 
@@ -76,23 +75,18 @@ public:
         const int w = acc.width, h = acc.height;
         const size_t n = static_cast<size_t>(w) * h;
         if (device_.reserve(n)) grow(n);
-        steps_.resolve = DenoiseResolve{};
+        const DenoiseResolveTo to{device_.color(), device_.albedo(), device_.normal(), device_.depth(), samples_.get()};
         const bool resolve_first = readable && acc.snapshot;
-        if (resolve_first)  // a resident grid's image: the first of the steps resolves it
-            steps_.resolve = DenoiseResolve{acc.snapshot,     acc.snapshot_features, device_.color(), device_.albedo(),
-                                            device_.normal(), device_.depth(),       samples_.get()};
-        else if (readable)
-            check(launch_resolve_for_denoise(acc.fb, w, h, acc.block, acc.half,
-                                             DenoiseViewInputs{device_.color(), device_.albedo(), device_.normal(),
-                                                               device_.depth(), samples_.get()},
-                                             s),
-                  "denoised view: resolve");
-        else upload_host_image(n);
+        // A resident grid's image: the first of the steps resolves it.
+        steps_.resolve = DenoiseResolve{resolve_first ? acc.snapshot : nullptr, acc.snapshot_features, to};
+        if (!readable) upload_host_image(n);
+        else if (!resolve_first)
+            check(launch_resolve_for_denoise(acc.fb, w, h, acc.block, acc.half, to, s), "denoised view: resolve");
         steps_.temporal = temporal(r, w, h);
         check(cudaMemcpyAsync(reused_count_.get(), &zero_, sizeof(unsigned), cudaMemcpyHostToDevice, s), "denoise");
         check(cudaMemcpyAsync(steps_device_.get(), &steps_, sizeof(steps_), cudaMemcpyHostToDevice, s), "denoise");
         device_.run(device_.buffers(views_[current_].guide.get(), views_[current_].slope.get(), steps_device_.get(),
-                                    resolve_first, steps_.temporal.on != 0),
+                                    resolve_first, r.temporal),
                     w, h, params_);
         unsigned reused = 0;
         check(cudaMemcpyAsync(&reused, reused_count_.get(), sizeof(unsigned), cudaMemcpyDeviceToHost, s), "denoise");
@@ -102,20 +96,11 @@ public:
             check(cudaMemcpyAsync(out_host_.get(), device_.out(), n * sizeof(Vec3), cudaMemcpyDeviceToHost, s),
                   "denoised view: read back");
         check(cudaStreamSynchronize(s), "denoise");
-        if (host_result_) {
-            rgba_.resize(4 * n);
-            const Vec3* out = out_host_.get();
-            parallel_for(n, [&](size_t i) {
-                rgba_[4 * i + 0] = out[i].x;
-                rgba_[4 * i + 1] = out[i].y;
-                rgba_[4 * i + 2] = out[i].z;
-                rgba_[4 * i + 3] = 1.0f;
-            });
-        }
+        if (host_result_) keep_rgba(out_host_.get(), w, h);
         width_ = w;
         height_ = h;
         filter_ms_ = device_.filter_ms();
-        reused_ = steps_.temporal.on ? static_cast<double>(reused) / static_cast<double>(n) : 0.0;
+        reused_ = r.temporal ? static_cast<double>(reused) / static_cast<double>(n) : 0.0;
         return true;
     }
 
@@ -141,15 +126,10 @@ private:
         resolve_accumulation(host_acc_, image_);
         resolve_features(host_acc_, features_);
         host_samples_ = accumulation_samples(host_acc_);
-        auto up = [&](auto* to, const auto& from) {
-            check(cudaMemcpyAsync(to, from.data(), n * sizeof(from[0]), cudaMemcpyHostToDevice, device_.stream()),
-                  "denoised view: upload");
-        };
-        up(device_.color(), image_.pixels);
-        up(device_.albedo(), features_.albedo.pixels);
-        up(device_.normal(), features_.normal.pixels);
-        up(device_.depth(), features_.depth.pixels);
-        up(samples_.get(), host_samples_);
+        device_.upload(image_, features_);
+        check(cudaMemcpyAsync(samples_.get(), host_samples_.data(), n * sizeof(float), cudaMemcpyHostToDevice,
+                              device_.stream()),
+              "denoised view: upload");
     }
 
     // This refresh's temporal step: the history turned over as ViewRefresh asks (as TemporalHistory's).
@@ -165,7 +145,6 @@ private:
         have_current_ = r.temporal;
         HistoryBuffers &now = views_[current_], &before = views_[current_ ^ 1];
         return TemporalBuffers{
-            r.temporal ? 1 : 0,
             TemporalFrame{previous_view_.camera, have_previous_ ? previous_view_.width : 0, previous_view_.height,
                           before.blend.get(), before.guide.get(), before.slope.get(), before.samples.get()},
             camera,
@@ -198,7 +177,7 @@ private:
     Accumulation host_acc_;
     Image image_;
     FeatureImages features_;
-    std::vector<float> host_samples_, rgba_;
+    std::vector<float> host_samples_;
     cuda::PinnedArray<Vec3> out_host_;  // the read-back of a host result
 };
 

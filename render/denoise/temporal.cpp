@@ -38,8 +38,7 @@ Image TemporalHistory::blend(const Image& color, const std::vector<float>& sampl
     v.samples.resize(n, 0.0f);
     std::vector<DenoiseTexel> texel(n);
     std::vector<float> counts(n);  // the blend's; v.samples the view's own
-    TemporalBuffers t{1,
-                      TemporalFrame{previous_.camera, previous_.width, previous_.height, previous_.radiance.data(),
+    TemporalBuffers t{TemporalFrame{previous_.camera, previous_.width, previous_.height, previous_.radiance.data(),
                                     previous_.guide.data(), previous_.slope.data(), previous_.samples.data()},
                       camera,
                       v.samples.data(),
@@ -47,7 +46,6 @@ Image TemporalHistory::blend(const Image& color, const std::vector<float>& sampl
                       counts.data(),
                       nullptr,
                       params_};
-    if (previous_.empty()) t.prev.width = 0;
     Image out = color;
     const DenoiseInputs in = denoise_inputs(color, features);
     auto rows = [&](auto&& per_row) { parallel_rows(h, per_row, threads_); };

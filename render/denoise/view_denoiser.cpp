@@ -46,15 +46,7 @@ public:
         }
         const Image out = filter_->denoise(*image, features_);
         filter_ms_ = filter_->last_device_ms();
-        width_ = out.width;
-        height_ = out.height;
-        rgba_.resize(4 * out.pixels.size());
-        parallel_for(out.pixels.size(), [&](size_t i) {
-            rgba_[4 * i + 0] = out.pixels[i].x;
-            rgba_[4 * i + 1] = out.pixels[i].y;
-            rgba_[4 * i + 2] = out.pixels[i].z;
-            rgba_[4 * i + 3] = 1.0f;
-        });
+        keep_rgba(out.pixels.data(), out.width, out.height);
         return true;
     }
 
@@ -64,10 +56,22 @@ private:
     Accumulation acc_;  // kept, as the resolved image and features: their memory is reused
     Image image_;
     FeatureImages features_;
-    std::vector<float> rgba_;
 };
 
 }  // namespace
+
+void ViewDenoiser::keep_rgba(const Vec3* means, int width, int height) {
+    const size_t n = static_cast<size_t>(width) * height;
+    width_ = width;
+    height_ = height;
+    rgba_.resize(4 * n);
+    parallel_for(n, [&](size_t i) {
+        rgba_[4 * i + 0] = means[i].x;
+        rgba_[4 * i + 1] = means[i].y;
+        rgba_[4 * i + 2] = means[i].z;
+        rgba_[4 * i + 3] = 1.0f;
+    });
+}
 
 std::unique_ptr<ViewDenoiser> make_host_view_denoiser(std::unique_ptr<Denoiser> filter) {
     return std::make_unique<HostViewDenoiser>(std::move(filter));

@@ -42,9 +42,13 @@ public:
     double filter_ms() const { return filter_ms_; }
 
 protected:
+    // The denoised image of width x height means, kept in host memory as RGBA32F with a = 1.
+    void keep_rgba(const Vec3* means, int width, int height);
+
     std::string why_;
     int width_ = 0, height_ = 0;
     double reused_ = 0.0, filter_ms_ = 0.0;
+    std::vector<float> rgba_;
 };
 
 // The host's: `filter` denoises what the CPU resolved and blended.
