@@ -36,12 +36,30 @@ struct alignas(16) DenoiseTexel {
     float variance;
 };
 
-// The surface a pixel shows: unit normal (0 where its samples escaped), depth, and depth's change per
-// pixel (the larger of its two screen-space slopes).
-struct alignas(16) DenoiseGuide {
-    Vec3 normal;
+// The surface a pixel shows: its unit normal, packed (pack_guide_normal; 0 where its samples escaped),
+// and its depth. Eight bytes, not sixteen: every tap of the filter's passes reads a guide, and the passes
+// are bound by the L1 cache's bandwidth (BENCHMARKS.md, session 23).
+struct alignas(8) DenoiseGuide {
+    uint32_t normal;
     float depth;
 };
+
+// A unit normal as three 10-bit fields, each component rounded to 1/511 (a cosine between two normals
+// changes by under 0.005, which neither the filter's nor the temporal step's normal test resolves); the
+// zero vector as 0, which no unit normal packs to (each field of one lies in 1 .. 1023).
+PKRT_HD uint32_t pack_guide_normal(Vec3 n) {
+    if (n.x == 0.0f && n.y == 0.0f && n.z == 0.0f) return 0u;
+    auto field = [](float c) {
+        return static_cast<uint32_t>(static_cast<int>(rintf(fminf(fmaxf(c, -1.0f), 1.0f) * 511.0f)) + 512);
+    };
+    return field(n.x) | field(n.y) << 10 | field(n.z) << 20;
+}
+PKRT_HD Vec3 guide_normal(uint32_t p) {
+    const float k = p != 0u ? 1.0f / 511.0f : 0.0f;
+    return Vec3{static_cast<float>(static_cast<int>(p & 1023u) - 512) * k,
+                static_cast<float>(static_cast<int>(p >> 10 & 1023u) - 512) * k,
+                static_cast<float>(static_cast<int>(p >> 20 & 1023u) - 512) * k};
+}
 
 struct DenoiseFrame {
     int width, height;
@@ -75,7 +93,7 @@ PKRT_HD void denoise_prepare(const DenoiseInputs& in, DenoiseTexel* texel, Denoi
     texel[i] = DenoiseTexel{Vec3{c.x / a.x, c.y / a.y, c.z / a.z}, 0.0f};
     Vec3 n = in.normal[i];
     float len = length(n);
-    guide[i] = DenoiseGuide{len > 1e-3f ? n * (1.0f / len) : splat(0.0f), in.depth[i].x};
+    guide[i] = DenoiseGuide{len > 1e-3f ? pack_guide_normal(n * (1.0f / len)) : 0u, in.depth[i].x};
 }
 
 // The guide's depth slope at (x, y): of the two neighbours along each axis the nearer in depth (an
@@ -122,12 +140,13 @@ PKRT_HD int tap_distance_index(int dx, int dy) {
 // its horizon is an edge no feature marks): its normal is 0, so it is never mixed with anything, and a
 // sky pixel at the centre keeps its value.
 struct SurfaceTest {
-    DenoiseGuide p;
+    Vec3 normal;
+    float depth;
     float depth_scale[kTapDistances];  // log2(e) over the depth test's scale, per tap distance
 
     // `distances`: how many of the tap distances the window has; `step`: the window's holes.
     PKRT_HD SurfaceTest(const DenoiseGuide& centre, float slope, float step, int distances, const DenoiseParams& s)
-        : p(centre) {
+        : normal(guide_normal(centre.normal)), depth(centre.depth) {
         const float floor = 1e-4f * fabsf(centre.depth) + 1e-6f;
         for (int k = 0; k < distances; ++k)
             depth_scale[k] = kLog2e / (s.sigma_depth * slope * step * tap_distance(k) + floor);
@@ -135,9 +154,9 @@ struct SurfaceTest {
 
     // The weight of neighbour q at tap distance k, times exp2(log2_other): the caller's other tests.
     PKRT_HD float weight(const DenoiseGuide& q, int k, float log2_other = 0.0f) const {
-        float c = fmaxf(dot(p.normal, q.normal), 0.0f);
+        float c = fmaxf(dot(normal, guide_normal(q.normal)), 0.0f);
         for (int i = 0; i < kNormalSquarings; ++i) c *= c;
-        return c * exp2f(log2_other - fabsf(p.depth - q.depth) * depth_scale[k]);
+        return c * exp2f(log2_other - fabsf(depth - q.depth) * depth_scale[k]);
     }
 };
 

@@ -90,7 +90,7 @@ PKRT_HD DenoiseStep denoise_step_kind(int step, const DenoiseBuffers& b, const D
 template <DenoiseStep K> struct DenoiseStepKind { static constexpr DenoiseStep value = K; };
 
 // Calls fn(DenoiseStepKind<K>{}) with the kind K of step `step`: each runner picks its code for that kind
-// at compile time (the step itself, a kernel, the resident kernel's function).
+// at compile time (the step itself, a kernel).
 template <class Fn>
 PKRT_HD void with_denoise_step_kind(int step, const DenoiseBuffers& b, const DenoiseParams& params, Fn&& fn) {
     switch (denoise_step_kind(step, b, params)) {

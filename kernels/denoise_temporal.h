@@ -71,7 +71,8 @@ PKRT_HD Vec3 unproject_pixel(const CameraView& c, int width, int height, int x, 
 PKRT_HD TemporalSample temporal_reproject(const TemporalFrame& prev, const CameraView& camera, int width, int height,
                                           int x, int y, const DenoiseGuide& g, const TemporalParams& p) {
     TemporalSample none{splat(0.0f), 0.0f};
-    if (dot(g.normal, g.normal) == 0.0f || !(g.depth > 0.0f)) return none;  // the sky: nothing to carry
+    if (g.normal == 0u || !(g.depth > 0.0f)) return none;  // the sky: nothing to carry
+    const Vec3 n = guide_normal(g.normal);
     float px, py, z;
     if (!project_point(prev.camera, prev.width, prev.height, unproject_pixel(camera, width, height, x, y, g.depth), px,
                        py, z))
@@ -89,7 +90,7 @@ PKRT_HD TemporalSample temporal_reproject(const TemporalFrame& prev, const Camer
         if (!(w > 0.0f)) continue;
         size_t q = static_cast<size_t>(qy) * prev.width + qx;
         const DenoiseGuide h = prev.guide[q];
-        if (!(prev.samples[q] > 0.0f) || dot(h.normal, g.normal) < p.min_cos) continue;
+        if (!(prev.samples[q] > 0.0f) || dot(guide_normal(h.normal), n) < p.min_cos) continue;
         if (fabsf(h.depth - z) > p.depth_tolerance * z + 2.0f * prev.slope[q]) continue;
         sum += prev.radiance[q].rgb * w;
         sum_n += prev.samples[q] * w;

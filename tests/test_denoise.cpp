@@ -100,6 +100,29 @@ TEST(Denoise, TheSkyAndASurfaceDoNotMix) {
     }
 }
 
+// The guide's packed normals (kernels/denoise.h): each component within half a step (1/1022) of the
+// unit normal's, so the normal tests see the cosine to 0.005; no unit normal packs to 0, the sky's mark.
+TEST(Denoise, GuideNormalsPackToWithinHalfAStep) {
+    std::mt19937 rng(7);
+    std::normal_distribution<float> g;
+    std::vector<Vec3> normals = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+    for (int i = 0; i < 10000; ++i) normals.push_back(normalize(Vec3{g(rng), g(rng), g(rng)}));
+    for (const Vec3& n : normals) {
+        const uint32_t p = pack_guide_normal(n);
+        ASSERT_NE(p, 0u);
+        const Vec3 d = guide_normal(p);
+        EXPECT_LE(std::fabs(d.x - n.x), 0.5f / 511.0f + 1e-6f);
+        EXPECT_LE(std::fabs(d.y - n.y), 0.5f / 511.0f + 1e-6f);
+        EXPECT_LE(std::fabs(d.z - n.z), 0.5f / 511.0f + 1e-6f);
+        EXPECT_GT(dot(d, n), 0.995f);
+    }
+    EXPECT_EQ(pack_guide_normal(splat(0.0f)), 0u);
+    const Vec3 sky = guide_normal(0u);
+    EXPECT_EQ(sky.x, 0.0f);
+    EXPECT_EQ(sky.y, 0.0f);
+    EXPECT_EQ(sky.z, 0.0f);
+}
+
 TEST(Denoise, FeaturesOfAnotherSizeAreRefused) {
     Synthetic s = synthetic(16, 16, 0.1f, 4);
     Image small = flat(8, 8, splat(1.0f));

@@ -189,15 +189,17 @@ __device__ inline void resident_sweep_pixels(const PersistentParams& p, uint32_t
     }
 }
 
-// The whole warp: pixels [first, first + count) of a denoise job's step of kind K. Not inlined, a
-// function per kind: the filter's code stays out of the render loop's register allocation (inlined,
-// resident frames of Crytek Sponza took 2-3% longer: BENCHMARKS.md, session 21).
-template <DenoiseStep K>
-__device__ __noinline__ void resident_denoise_step(const DenoiseJob& job, int step, uint32_t first, uint32_t count) {
+// The whole warp: pixels [first, first + count) of a denoise job's step. Not inlined, so that the
+// filter's code stays out of the render loop's register allocation (inlined, resident frames of Crytek
+// Sponza took 2-3% longer: BENCHMARKS.md, session 21); and one function for every kind of step, the kind
+// chosen per pixel: with a function per kind, resident frames of the Cornell box took 5-6% longer
+// (BENCHMARKS.md, session 23). Only this kernel's copy: `static`.
+static __device__ __noinline__ void resident_denoise_step(const DenoiseJob& job, int step, uint32_t first,
+                                                          uint32_t count) {
     const uint32_t width = static_cast<uint32_t>(job.width);
     for (uint32_t i = first + lane_id(); i < first + count; i += 32)
-        if (denoise_step_as<K>(job.buffers, job.width, job.height, job.params, step, static_cast<int>(i % width),
-                               static_cast<int>(i / width)) &&
+        if (denoise_step(job.buffers, job.width, job.height, job.params, step, static_cast<int>(i % width),
+                         static_cast<int>(i / width)) &&
             job.buffers.view->temporal.reused)
             atomicAdd(job.buffers.view->temporal.reused, 1u);
 }
@@ -209,9 +211,7 @@ __device__ inline void resident_denoise_pixels(const PersistentParams& p, uint32
     const unsigned* src = reinterpret_cast<const unsigned*>(&p.resident->denoise);
     unsigned* dst = reinterpret_cast<unsigned*>(&job);
     for (unsigned w = 0; w < sizeof(DenoiseJob) / 4; ++w) dst[w] = __ldcg(src + w);
-    const int step = static_cast<int>(__ldcg(&p.resident->denoise_step));
-    with_denoise_step_kind(step, job.buffers, job.params,
-                           [&](auto kind) { resident_denoise_step<decltype(kind)::value>(job, step, first, count); });
+    resident_denoise_step(job, static_cast<int>(__ldcg(&p.resident->denoise_step)), first, count);
 }
 
 // One lane, as a denoise step's sweep ends: the next step's, or the side job's completion.
