@@ -227,6 +227,8 @@ private:
         if (out.image) {
             shown_image_ = out.image;
             shown_features_ = out.features;
+            shown_device_image_ = out.device_image;
+            shown_device_features_ = out.device_features;
             display_valid_ = true;
         }
         RenderStats f = frame_stats(*out.counters, out.gpu_ms, dev_.multiprocessors);
@@ -340,10 +342,10 @@ public:
 
     bool device_accumulation(DeviceAccumulation& out, cudaStream_t stream) const override {
         out = DeviceAccumulation{framebuffer(), width_, height_, block_, odd_half(), nullptr, nullptr};
-        if (showing_snapshot()) {  // packed whole by the grid, in pinned host memory
-            out.snapshot = shown_image_;
-            out.snapshot_features = shown_features_;
-            return shown_features_ != nullptr;
+        if (showing_snapshot()) {  // packed whole by the grid: its slot in device memory, else its host copy
+            out.snapshot = shown_device_image_ ? shown_device_image_ : shown_image_;
+            out.snapshot_features = shown_device_image_ ? shown_device_features_ : shown_features_;
+            return out.snapshot_features != nullptr;
         }
         if (device_held() || clear_next_ || !fb_.has_features()) return false;
         quit_resident_kernels();  // another backend's
@@ -447,6 +449,8 @@ private:
     DeviceArray<GpuCounters> counters_;
     const float* shown_image_ = nullptr;     // the last ended frame's packed image (FrameOutcome::image)
     const float* shown_features_ = nullptr;  // and its features, where it has them
+    // The same in device memory (FrameOutcome::device_image), or null.
+    const float *shown_device_image_ = nullptr, *shown_device_features_ = nullptr;
     bool display_valid_ = false, queue_ahead_ = false;
     bool features_on_ = false;  // set_features: the framebuffer's next allocation keeps feature sums
     bool clear_next_ = false;   // reset() asked for a clear the next frame makes

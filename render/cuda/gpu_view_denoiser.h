@@ -1,9 +1,9 @@
 // The denoised view on a CUDA device (render/denoise/view_denoiser.h): the backend's framebuffer
 // resolved, blended with the history and filtered by kernels (kernels/gpu/denoise.cu), the history
 // kept in device memory, and the result packed for the display on the device. Nothing crosses PCIe
-// but a counter. Beside a resident grid, whose image is a snapshot in host memory, that image is
-// uploaded, the grid's warps make the steps (render/cuda/scheduler.h: denoise_in_resident_kernel), and
-// the result comes back to host memory for the display's copy-engine path.
+// but a counter. Beside a resident grid, whose image is a snapshot the grid packed, the grid's warps
+// make the steps (render/cuda/scheduler.h: denoise_in_resident_kernel), reading the snapshot where it
+// lies, and the result comes back to host memory for the display's copy-engine path.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -19,9 +19,9 @@ namespace pkrt {
 namespace cuda {
 
 // An image kernels can read: a framebuffer as the display reads it (launch_pack_accumulation's
-// arguments), or, with `snapshot` set, a resident grid's packed image in pinned host memory (RGBA sums
-// and samples, then the feature sums), which kernels read in place (pinned memory has one address for
-// host and device).
+// arguments), or, with `snapshot` set, a resident grid's packed image (RGBA sums and samples, then the
+// feature sums), which kernels read in place: its slot in device memory, or where the scheduler keeps
+// none, its copy in pinned host memory (one address for host and device).
 struct DeviceAccumulation {
     DeviceFramebuffer fb{};
     int width = 0, height = 0, block = 1;

@@ -106,7 +106,7 @@ public:
         job.flags = f.job_flags | (o.policy.queue_shadows ? kJobQueueShadows : 0u);
         o.slot = -1;
         if (f.want_image) {  // the kernel packs the image as the frame ends
-            o.slot = static_cast<int>(next_snapshot_++ % 2);
+            o.slot = free_snapshot_slot();
             job.flags |= kJobSnapshot | (snapshot_features_ ? kJobSnapshotFeatures : 0u);
             job.snapshot = snapshots_.get() + static_cast<size_t>(o.slot) * snapshot_floats();
         } else {
@@ -144,7 +144,12 @@ public:
                                   cudaMemcpyDeviceToHost, copy_stream_),
                   "read snapshot");
             out.image = image_host_.get();
-            if (snapshot_features_) out.features = image_host_.get() + 4 * pixels_;
+            out.device_image = snapshots_.get() + o.slot * floats;
+            if (snapshot_features_) {
+                out.features = image_host_.get() + 4 * pixels_;
+                out.device_features = out.device_image + 4 * pixels_;
+            }
+            shown_slot_ = o.slot;
         }
         check(cudaStreamSynchronize(copy_stream_), "read counters");
         out.counters = counters_host_.host();
@@ -306,7 +311,8 @@ private:
         // Allocated here, with no grid of this scheduler's running (a free would wait for it forever).
         pixels_ = static_cast<size_t>(f.image_width) * f.image_height;
         snapshot_features_ = f.fb.features != nullptr;
-        snapshots_.allocate(2 * snapshot_floats());
+        snapshots_.allocate(kSnapshotSlots * snapshot_floats());
+        shown_slot_ = -1;
         image_host_.allocate(snapshot_floats());
         paths_.reset(stream_);
         shadows_.reset(stream_);
@@ -349,9 +355,21 @@ private:
     size_t pixels_ = 0;               // the image's (snapshots are whole images)
     bool snapshot_features_ = false;  // snapshots carry the frame's features after its image
     size_t snapshot_floats() const { return (4 + (snapshot_features_ ? kFeatureFloats : 0)) * pixels_; }
-    DeviceArray<float> snapshots_;   // two packed images (RGBA32F, and features); queued frames alternate
+    // Packed images (RGBA32F, and features): one for each outstanding frame and one for the last finished
+    // frame's, which stays intact for a denoise on the device (FrameOutcome::device_image) until the next
+    // frame ends and another is queued.
+    static constexpr int kSnapshotSlots = kMaxOutstanding + 1;
+    DeviceArray<float> snapshots_;
+    int shown_slot_ = -1;            // the last finished frame's slot
     PinnedArray<float> image_host_;  // the last finished frame's packed image (and features)
-    unsigned next_snapshot_ = 0;
+
+    int free_snapshot_slot() const {
+        for (int slot = 0; slot < kSnapshotSlots; ++slot)
+            if (slot != shown_slot_ && std::none_of(outstanding_.begin(), outstanding_.end(),
+                                                    [&](const Outstanding& o) { return o.slot == slot; }))
+                return slot;
+        throw Error("internal: no free resident snapshot slot");
+    }
     std::array<unsigned long long, 5> key_{};
     uint32_t seq_ = 0;
     uint32_t side_ = 0;  // side jobs published since the launch
