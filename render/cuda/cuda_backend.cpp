@@ -342,9 +342,9 @@ public:
 
     bool device_accumulation(DeviceAccumulation& out, cudaStream_t stream) const override {
         out = DeviceAccumulation{framebuffer(), width_, height_, block_, odd_half(), nullptr, nullptr};
-        if (showing_snapshot()) {  // packed whole by the grid: its slot in device memory, else its host copy
-            out.snapshot = shown_device_image_ ? shown_device_image_ : shown_image_;
-            out.snapshot_features = shown_device_image_ ? shown_device_features_ : shown_features_;
+        if (showing_snapshot()) {  // packed whole by the grid, in its snapshot slot in device memory
+            out.snapshot = shown_device_image_;
+            out.snapshot_features = shown_device_features_;
             return out.snapshot_features != nullptr;
         }
         if (device_held() || clear_next_ || !fb_.has_features()) return false;
@@ -449,7 +449,7 @@ private:
     DeviceArray<GpuCounters> counters_;
     const float* shown_image_ = nullptr;     // the last ended frame's packed image (FrameOutcome::image)
     const float* shown_features_ = nullptr;  // and its features, where it has them
-    // The same in device memory (FrameOutcome::device_image), or null.
+    // The same in device memory (FrameOutcome::device_image).
     const float *shown_device_image_ = nullptr, *shown_device_features_ = nullptr;
     bool display_valid_ = false, queue_ahead_ = false;
     bool features_on_ = false;  // set_features: the framebuffer's next allocation keeps feature sums

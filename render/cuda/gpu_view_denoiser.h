@@ -20,8 +20,7 @@ namespace cuda {
 
 // An image kernels can read: a framebuffer as the display reads it (launch_pack_accumulation's
 // arguments), or, with `snapshot` set, a resident grid's packed image (RGBA sums and samples, then the
-// feature sums), which kernels read in place: its slot in device memory, or where the scheduler keeps
-// none, its copy in pinned host memory (one address for host and device).
+// feature sums) in its snapshot slot in device memory, which kernels read in place.
 struct DeviceAccumulation {
     DeviceFramebuffer fb{};
     int width = 0, height = 0, block = 1;

@@ -72,8 +72,8 @@ struct FrameOutcome {
     const float* image = nullptr;  // its packed image (RGBA32F, 4 floats a pixel) in host memory, or null
     // With `image`, where the frame keeps features: their sums as the frame ended (kFeatureFloats a pixel).
     const float* features = nullptr;
-    // Null, or both of them in device memory, intact until the next frame ends and another is submitted:
-    // what a denoise on the device reads without a trip over PCIe.
+    // With `image`, both of them in device memory, intact until the next frame ends and another is
+    // submitted: what a denoise on the device reads without a trip over PCIe.
     const float* device_image = nullptr;
     const float* device_features = nullptr;
 };

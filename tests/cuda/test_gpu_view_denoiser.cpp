@@ -2,8 +2,8 @@
 // (render/denoise/view_denoiser.h: read back, blended and filtered on the CPU) for the same frames: a
 // first view, more samples of it, then a moved camera's view blended with its history. In persistent
 // mode the framebuffer is resolved on the device and the result stays there for the display; in
-// resident mode the image is the grid's snapshot in host memory, the grid's warps make the steps and
-// the grid stays on the GPU. Skips without a CUDA device.
+// resident mode the image is the grid's snapshot in its slot in device memory, the grid's warps make the
+// steps and the grid stays on the GPU. Skips without a CUDA device.
 #include <gtest/gtest.h>
 
 #include <cmath>
