@@ -52,6 +52,9 @@ struct DenoiseBuffers {
     float* slope;
     float* smooth;  // the first pass's luminance (denoise_variance)
     Vec3* out;
+    // Where set, the result again as RGBA32F (a = 1), 16-byte aligned: the display's texels, copied out by
+    // the copy engines beside a resident grid.
+    float* rgba;
     // A viewer's steps (render/denoise/view_denoiser.h), each where its flag is set: a resolve of a
     // packed image first, and SVGF's temporal step after the slope, whose blend the variance and a-trous
     // passes then filter (guide and slope are the view's own, kept as the next view's history). Their
@@ -131,7 +134,19 @@ PKRT_HD bool denoise_step_as(const DenoiseBuffers& b, int w, int h, const Denois
         const DenoiseFrame f{w, h, b.guide, b.slope, pass == 0 ? b.smooth : nullptr};
         (pass & 1 ? b.a : b.b)[i] = denoise_atrous(pass & 1 ? b.b : b.a, f, x, y, 1 << pass, params);
     } else {
-        b.out[i] = denoise_finish(params.iterations & 1 ? b.b : b.a, b.in, i);
+        const Vec3 v = denoise_finish(params.iterations & 1 ? b.b : b.a, b.in, i);
+        b.out[i] = v;
+        if (b.rgba) {
+#if defined(__CUDA_ARCH__)
+            reinterpret_cast<float4*>(b.rgba)[i] = make_float4(v.x, v.y, v.z, 1.0f);
+#else
+            float* p = b.rgba + 4 * i;
+            p[0] = v.x;
+            p[1] = v.y;
+            p[2] = v.z;
+            p[3] = 1.0f;
+#endif
+        }
     }
     return false;
 }

@@ -40,6 +40,7 @@ DenoiseBuffers DenoiseDevice::buffers(DenoiseGuide* guide, float* slope, const D
                           slope,
                           smooth_.get(),
                           out_.get(),
+                          nullptr,
                           resolve_first ? 1 : 0,
                           temporal ? 1 : 0,
                           view};

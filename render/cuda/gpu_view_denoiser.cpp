@@ -26,7 +26,7 @@ public:
 
     std::string device() const override { return device_.name(); }
     bool output_on_device() const override { return !host_result_; }
-    const float* finished_rgba() const override { return host_result_ ? rgba_.data() : nullptr; }
+    const float* finished_rgba() const override { return host_result_ ? rgba_host_.get() : nullptr; }
 
     // Into device or host memory, whichever `rgba` is (the display's staging path hands device memory
     // whatever this image's side).
@@ -35,7 +35,7 @@ public:
         cudaPointerAttributes attr{};
         check(cudaPointerGetAttributes(&attr, rgba), "denoised view: pointer");
         if (attr.type != cudaMemoryTypeDevice && host_result_) {
-            std::copy(rgba_.begin(), rgba_.end(), rgba);
+            std::copy(rgba_host_.get(), rgba_host_.get() + 4 * static_cast<size_t>(width_) * height_, rgba);
             return;
         }
         const bool device = attr.type == cudaMemoryTypeDevice;
@@ -85,18 +85,20 @@ public:
         steps_.temporal = temporal(r, w, h);
         check(cudaMemcpyAsync(reused_count_.get(), &zero_, sizeof(unsigned), cudaMemcpyHostToDevice, s), "denoise");
         check(cudaMemcpyAsync(steps_device_.get(), &steps_, sizeof(steps_), cudaMemcpyHostToDevice, s), "denoise");
-        device_.run(device_.buffers(views_[current_].guide.get(), views_[current_].slope.get(), steps_device_.get(),
-                                    resolve_first, r.temporal),
-                    w, h, params_);
+        // A resident grid's image goes back to host memory as the display's texels, for its copy engines
+        // (no kernel starts beside the grid).
+        host_result_ = !readable || acc.snapshot;
+        DenoiseBuffers b = device_.buffers(views_[current_].guide.get(), views_[current_].slope.get(),
+                                           steps_device_.get(), resolve_first, r.temporal);
+        b.rgba = host_result_ ? rgba_device_.get() : nullptr;
+        device_.run(b, w, h, params_);
         unsigned reused = 0;
         check(cudaMemcpyAsync(&reused, reused_count_.get(), sizeof(unsigned), cudaMemcpyDeviceToHost, s), "denoise");
-        // A resident grid's image goes back to host memory, for the display's copy engines.
-        host_result_ = !readable || acc.snapshot;
         if (host_result_)
-            check(cudaMemcpyAsync(out_host_.get(), device_.out(), n * sizeof(Vec3), cudaMemcpyDeviceToHost, s),
-                  "denoised view: read back");
+            check(
+                cudaMemcpyAsync(rgba_host_.get(), rgba_device_.get(), 4 * n * sizeof(float), cudaMemcpyDeviceToHost, s),
+                "denoised view: read back");
         check(cudaStreamSynchronize(s), "denoise");
-        if (host_result_) keep_rgba(out_host_.get(), w, h);
         width_ = w;
         height_ = h;
         filter_ms_ = device_.filter_ms();
@@ -117,7 +119,8 @@ private:
         }
         reused_count_.allocate(1);
         steps_device_.allocate(1);
-        out_host_.allocate(n);
+        rgba_device_.allocate(4 * n);
+        rgba_host_.allocate(4 * n);
         have_previous_ = have_current_ = false;
     }
 
@@ -178,7 +181,8 @@ private:
     Image image_;
     FeatureImages features_;
     std::vector<float> host_samples_;
-    cuda::PinnedArray<Vec3> out_host_;  // the read-back of a host result
+    DeviceArray<float> rgba_device_;      // a host result's texels (RGBA32F, a = 1), written by the finish step
+    cuda::PinnedArray<float> rgba_host_;  // and read back
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstring>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <vector>
 #include <thread>
@@ -32,6 +33,22 @@ std::mutex g_running_mutex;
 std::vector<ResidentScheduler*> g_running;  // resident kernels on the GPU now, of every backend
 
 class ResidentScheduler final : public GpuScheduler {
+    // A job's outcome, kept where the kernel quit before finish() read it.
+    struct Ended {
+        unsigned long long start_ns = 0, end_ns = 0;
+        bool cancelled = false;
+        GpuCounters counters;
+        std::array<QueueCounters, 2> queues{};  // the queues' counters when the kernel quit
+    };
+    struct Outstanding {
+        uint32_t seq = 0;
+        int slot = -1;  // its image's snapshot slot (-1: none)
+        PersistentPolicy policy;
+        bool trial = false;
+        unsigned long long paths = 0;
+        std::shared_ptr<const Ended> ended;  // set where the kernel quit after the job and before finish()
+    };
+
 public:
     ResidentScheduler(const GpuDevice& dev, const SchedulerOptions& opt) : opt_(opt), device_(dev.index) {
         quit_resident_kernels();  // another backend's: the queue set-up below is a kernel
@@ -62,7 +79,7 @@ public:
     // Its own memory is freed after quit() (the members' destructors run after this body).
     ~ResidentScheduler() override {
         try {
-            quit();
+            quit(true);
         } catch (...) {  // a wedged kernel: left to the driver's teardown (g_device_wedged)
         }
         if (!g_device_wedged) cudaStreamDestroy(stream_);
@@ -72,7 +89,7 @@ public:
     bool holds_device() const override { return running_; }
     bool plans_rounds() const override { return true; }
     void release() override { quit(); }
-    bool oldest_done() const override { return outstanding_.empty() || done(outstanding_.front().seq); }
+    bool oldest_done() const override { return outstanding_.empty() || done(outstanding_.front()); }
     bool cancel_outstanding() override {
         if (!outstanding_.empty()) ring_.host()->cancel = outstanding_.back().seq;
         return true;
@@ -124,20 +141,22 @@ public:
     // The oldest frame's counters, time and image; the image comes with the counters (copy engines run
     // beside the grid), behind one wait.
     FrameOutcome finish() override {
-        wait();
+        wait(oldest());
         const Outstanding& o = outstanding_.front();
-        const ResidentJobResult& r = result(o.seq);
+        const Ended r = o.ended ? *o.ended : ended(o.seq);
         FrameOutcome out;
         out.gpu_ms = static_cast<float>(r.end_ns - r.start_ns) * 1e-6f;
-        out.cancelled = r.cancelled != 0;
+        out.cancelled = r.cancelled;
         // What a view change costs on the GPU: the relay gap before a job, and how soon a cancelled one ends.
         log_debug("resident job %u%s: %.3f ms on the GPU, begun %.3f ms after the job before ended", o.seq,
                   out.cancelled ? " (cancelled)" : "", out.gpu_ms,
                   last_end_ns_ ? static_cast<double>(static_cast<long long>(r.start_ns - last_end_ns_)) * 1e-6 : 0.0);
         last_end_ns_ = r.end_ns;
-        check(cudaMemcpyAsync(counters_host_.host(), counters_.get() + o.seq % kResidentRingSlots, sizeof(GpuCounters),
-                              cudaMemcpyDeviceToHost, copy_stream_),
-              "read counters");
+        if (o.ended) std::memcpy(static_cast<void*>(counters_host_.host()), &o.ended->counters, sizeof(GpuCounters));
+        else
+            check(cudaMemcpyAsync(counters_host_.host(), counters_.get() + o.seq % kResidentRingSlots,
+                                  sizeof(GpuCounters), cudaMemcpyDeviceToHost, copy_stream_),
+                  "read counters");
         if (o.slot >= 0 && !out.cancelled) {
             size_t floats = snapshot_floats();
             check(cudaMemcpyAsync(image_host_.get(), snapshots_.get() + o.slot * floats, floats * sizeof(float),
@@ -157,16 +176,9 @@ public:
     }
 
     void end(float ms, bool cancelled, RenderStats& stats) override {
-        std::array<QueueCounters, 2>& after = *after_.host();
-        check(cudaMemcpyAsync(&after[0], paths_.counters.get(), sizeof(QueueCounters), cudaMemcpyDeviceToHost,
-                              copy_stream_),
-              "queue counters");
-        check(cudaMemcpyAsync(&after[1], shadows_.counters.get(), sizeof(QueueCounters), cudaMemcpyDeviceToHost,
-                              copy_stream_),
-              "queue counters");
-        check(cudaStreamSynchronize(copy_stream_), "queue counters");
-        Outstanding o = outstanding_.front();
+        Outstanding o = std::move(outstanding_.front());
         outstanding_.pop_front();
+        const std::array<QueueCounters, 2> after = o.ended ? o.ended->queues : queue_counters(copy_stream_);
         if (o.trial && !cancelled && o.paths > 0)
             tuner_.record(o.policy, ms * 1e6f / static_cast<float>(o.paths));  // ns per path
         stats.kernel_launches += launches_pending_;
@@ -184,21 +196,26 @@ public:
         stats.queue_capacity = static_cast<int>(paths_.capacity);
     }
 
-    bool quit() {
+    // Ends the kernel. A quit comes from anywhere in the process (every free calls quit_resident_kernels),
+    // so the frames the backend has queued run to their end first and their outcomes are kept for
+    // finish(), as if the kernel still ran; the next frame launches it again. `drop`: nobody will wait
+    // for them (this scheduler's end), and they are cancelled instead.
+    bool quit(bool drop = false) {
         if (!running_) return false;
+        if (drop) outstanding_.clear();
+        else if (!outstanding_.empty()) wait(outstanding_.back());
         running_ = false;
         {
             std::lock_guard<std::mutex> lock(g_running_mutex);
             g_running.erase(std::remove(g_running.begin(), g_running.end(), this), g_running.end());
         }
         if (status_.host()->completed != seq_) ring_.host()->cancel = seq_;  // jobs begun and never waited for
-        outstanding_.clear();
         ring_.host()->jobs[(seq_ + 1) % kResidentRingSlots].command = kResidentQuit;
         publish(++seq_);
         auto deadline = Clock::now() + std::chrono::seconds(5);
         for (;;) {
             cudaError_t e = cudaStreamQuery(stream_);
-            if (e == cudaSuccess) return true;
+            if (e == cudaSuccess) break;
             if (e != cudaErrorNotReady) check(e, "resident kernel");
             if (Clock::now() > deadline) {
                 g_device_wedged = true;
@@ -206,6 +223,8 @@ public:
             }
             std::this_thread::sleep_for(std::chrono::microseconds(50));
         }
+        keep_outcomes();
+        return true;
     }
 
     void invalidate() override { quit(); }
@@ -218,6 +237,7 @@ public:
     float denoise(const DenoiseJob& job, cudaStream_t inputs) {
         if (!running_) throw Error("internal: a resident denoise without a resident kernel");
         check(cudaStreamSynchronize(inputs), "denoise: upload");
+        const auto posted = Clock::now();
         ring_.host()->side_job = job;
         std::atomic_thread_fence(std::memory_order_seq_cst);
         ring_.host()->side = ++side_;
@@ -231,7 +251,11 @@ public:
             std::this_thread::sleep_for(std::chrono::microseconds(50));
         }
         std::atomic_thread_fence(std::memory_order_seq_cst);
-        return static_cast<float>(s->side_end_ns - s->side_start_ns) * 1e-6f;
+        const float gpu_ms = static_cast<float>(s->side_end_ns - s->side_start_ns) * 1e-6f;
+        // The rest of the wait is the frame the grid was rendering when the job came (it runs between jobs).
+        log_debug("resident denoise: done %.3f ms after it was posted, %.3f ms of it on the GPU",
+                  std::chrono::duration<double, std::milli>(Clock::now() - posted).count(), gpu_ms);
+        return gpu_ms;
     }
 
 private:
@@ -241,20 +265,20 @@ private:
     static constexpr int kMaxOutstanding = kResidentRingSlots - 1;
     unsigned long long last_end_ns_ = 0;  // the GPU time the last job read by finish() ended
 
-    // Until the oldest job is done: the host's stop flag cancels the jobs; a kernel that stops making
-    // progress is an error, not a hang.
-    void wait() {
+    // Until job `seq` is done: the host's stop flag cancels the jobs; a kernel that stops making progress
+    // is an error, not a hang.
+    void wait(const Outstanding& o) {
+        const uint32_t seq = o.seq;
         const LiveStats* live = live_.host();
         auto snapshot = [live] {
             return std::array<long long, 4>{static_cast<long long>(live->rays),
                                             static_cast<long long>(live->samples_done), live->path_queue,
                                             live->in_flight};
         };
-        uint32_t seq = oldest();
         auto start = Clock::now(), last_change = start;
         auto seen = snapshot();
         bool cancelled = false;
-        while (!done(seq)) {
+        while (!done(o)) {
             expect_running("job " + std::to_string(seq));
             if (!cancelled && *stop_host_) {  // cancel(): the jobs stop claiming samples and drain
                 cancel_outstanding();
@@ -281,12 +305,49 @@ private:
         if (e != cudaErrorNotReady) check(e, "resident kernel");
     }
 
-    uint32_t oldest() const {
+    const Outstanding& oldest() const {
         if (outstanding_.empty()) throw Error("internal: no resident frame outstanding");
-        return outstanding_.front().seq;
+        return outstanding_.front();
     }
     bool done(uint32_t seq) const { return static_cast<int32_t>(status_.host()->completed - seq) >= 0; }
-    const ResidentJobResult& result(uint32_t seq) const { return status_.host()->results[seq % kResidentRingSlots]; }
+    bool done(const Outstanding& o) const { return o.ended || done(o.seq); }
+
+    // A done job's outcome while its ring and counter slots are still its own.
+    Ended ended(uint32_t seq) const {
+        const ResidentJobResult& r = status_.host()->results[seq % kResidentRingSlots];
+        Ended e;
+        e.start_ns = r.start_ns;
+        e.end_ns = r.end_ns;
+        e.cancelled = r.cancelled != 0;
+        return e;
+    }
+
+    // The queues' counters since the launch, read by the copy engines beside the grid.
+    std::array<QueueCounters, 2> queue_counters(cudaStream_t s) const {
+        std::array<QueueCounters, 2>& after = *after_.host();
+        check(cudaMemcpyAsync(&after[0], paths_.counters.get(), sizeof(QueueCounters), cudaMemcpyDeviceToHost, s),
+              "queue counters");
+        check(cudaMemcpyAsync(&after[1], shadows_.counters.get(), sizeof(QueueCounters), cudaMemcpyDeviceToHost, s),
+              "queue counters");
+        check(cudaStreamSynchronize(s), "queue counters");
+        return after;
+    }
+
+    // After a quit, the outstanding jobs' outcomes, copied out of the ring, counter sets and queues that
+    // the next launch starts afresh.
+    void keep_outcomes() {
+        if (outstanding_.empty()) return;
+        const std::array<QueueCounters, 2> queues = queue_counters(stream_);
+        for (Outstanding& o : outstanding_) {
+            if (o.ended) continue;
+            auto e = std::make_shared<Ended>(ended(o.seq));
+            check(cudaMemcpy(&e->counters, counters_.get() + o.seq % kResidentRingSlots, sizeof(GpuCounters),
+                             cudaMemcpyDeviceToHost),
+                  "read counters");
+            e->queues = queues;
+            o.ended = std::move(e);
+        }
+    }
 
     // The kernel's one build, bounces kept, and the shadow policies the options leave open.
     std::vector<PersistentPolicy> candidates() const {
@@ -311,8 +372,11 @@ private:
         // Allocated here, with no grid of this scheduler's running (a free would wait for it forever).
         pixels_ = static_cast<size_t>(f.image_width) * f.image_height;
         snapshot_features_ = f.fb.features != nullptr;
-        snapshots_.allocate(kSnapshotSlots * snapshot_floats());
-        shown_slot_ = -1;
+        if (snapshots_.size() != kSnapshotSlots * snapshot_floats()) {
+            if (!outstanding_.empty()) throw Error("internal: a resident image resized under frames outstanding");
+            snapshots_.allocate(kSnapshotSlots * snapshot_floats());
+            shown_slot_ = -1;
+        }
         image_host_.allocate(snapshot_floats());
         paths_.reset(stream_);
         shadows_.reset(stream_);
@@ -372,14 +436,7 @@ private:
     }
     std::array<unsigned long long, 5> key_{};
     uint32_t seq_ = 0;
-    uint32_t side_ = 0;  // side jobs published since the launch
-    struct Outstanding {
-        uint32_t seq = 0;
-        int slot = -1;  // its image's snapshot slot (-1: none)
-        PersistentPolicy policy;
-        bool trial = false;
-        unsigned long long paths = 0;
-    };
+    uint32_t side_ = 0;                    // side jobs published since the launch
     std::deque<Outstanding> outstanding_;  // begun and not ended, oldest first
     PolicyTuner tuner_;
     int launches_pending_ = 0;  // the launch goes to the stats of the frame that made it

@@ -44,6 +44,7 @@ public:
                                      slope.data(),
                                      smooth.data(),
                                      out.pixels.data(),
+                                     nullptr,
                                      0,
                                      0,
                                      nullptr};

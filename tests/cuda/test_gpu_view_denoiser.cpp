@@ -114,3 +114,52 @@ TEST(GpuViewDenoiser, ResidentFramesDenoiseInTheGridAsOnTheHost) {
     expect_device_view_is_hosts(gpus[0], SchedulerMode::kResident);
 #endif
 }
+
+// The first refresh grows the denoiser's buffers, and every free in the process first ends the resident
+// grids (render/cuda/device_memory.h), here with a frame still queued behind the one shown. That frame
+// and the ones after it end whole: the frame protocol never loses a frame to a quit from elsewhere.
+TEST(GpuViewDenoiser, ResidentFramesQueuedAcrossTheFirstRefreshAllEnd) {
+    std::string why;
+    std::vector<GpuDevice> gpus = cuda_devices(&why);
+    if (gpus.empty()) GTEST_SKIP() << "no CUDA device: " << why;
+#if defined(PKRT_HAVE_CUDA)
+    Scene s = load_prepared(std::string(PKRT_SCENES_DIR) + "/cornell.json");
+    const int w = 96, h = 64;
+    auto gpu = make_cuda_backend(gpus[0]);
+    gpu->set_queue_ahead(true);
+    gpu->set_features(true);
+    gpu->set_scene(s);
+    gpu->reset(w, h);
+    RenderSettings rs = settings(w, h, 1, 6, 3, SchedulerMode::kResident);
+    rs.features = true;
+    ASSERT_GE(gpu->capacity(rs), 2);
+    std::unique_ptr<ViewDenoiser> view = gpu->make_view_denoiser();
+    std::deque<FrameTicket> queued;
+    uint32_t begun = 0, ended = 0;
+    auto end_one = [&] {
+        FrameResult r = gpu->wait(queued.front());
+        queued.pop_front();
+        ++ended;
+        EXPECT_FALSE(r.cancelled) << "frame " << ended;
+        EXPECT_EQ(r.stats.samples, uint64_t(w) * h) << "frame " << ended;
+        const float* rgba = gpu->finished_rgba();
+        int short_pixels = rgba ? 0 : w * h;  // alpha: the pixel's samples
+        for (int p = 0; rgba && p < w * h; ++p) short_pixels += rgba[4 * p + 3] != static_cast<float>(ended);
+        EXPECT_EQ(short_pixels, 0) << "frame " << ended;
+        return r;
+    };
+    for (; begun < 2; ++begun) queued.push_back(submit_frame(*gpu, rs, begun, 1, 0, begun == 0));
+    end_one();
+    ViewRefresh r;
+    r.camera = s.camera;
+    r.restart = true;
+    ASSERT_TRUE(view->refresh(*gpu, r)) << view->why();  // a frame is queued behind the one it denoises
+    queued.push_back(submit_frame(*gpu, rs, begun++, 1, 0, false));
+    while (!queued.empty()) end_one();
+    ASSERT_TRUE(view->refresh(*gpu, r)) << view->why();
+    queued.push_back(submit_frame(*gpu, rs, begun++, 1, 0, false));
+    EXPECT_EQ(end_one().stats.kernel_launches, 0u) << "the grid launched again once, and stays";
+    gpu->drain();
+    for (uint32_t c : gpu->sample_counts()) ASSERT_EQ(c, begun);
+#endif
+}
