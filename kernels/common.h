@@ -50,6 +50,17 @@ PKRT_HD void sincos_angle(float x, float* s, float* c) {
 #endif
 }
 
+// Tells the compiler that each pointer points into global memory. It knows a kernel's parameters are global, but
+// not pointers read from memory (the resident grid's jobs), and its loads through those were generic
+// ones (BENCHMARKS.md, session 24). Only for pointers that are never null nor shared or local.
+template <class... T> PKRT_HD void assume_global(const T*... p) {
+#if defined(__CUDA_ARCH__)
+    (__builtin_assume(__isGlobal(p)), ...);
+#else
+    ((void)p, ...);
+#endif
+}
+
 PKRT_HD float min_f(float a, float b) { return a < b ? a : b; }
 PKRT_HD float max_f(float a, float b) { return a > b ? a : b; }
 

@@ -68,6 +68,20 @@ struct DenoiseFrame {
     const float* smooth;  // null, or the luminance the first pass's test compares (denoise_variance)
 };
 
+// A pass's input and frame are in global memory (assume_global).
+PKRT_HD void assume_frame_global(const DenoiseTexel* in, const DenoiseFrame& f) {
+    assume_global(in);
+    assume_global(f.guide);
+    assume_global(f.slope);
+}
+
+// What the luminance test compares at pixel q: the frame's smoothed luminance where it has one.
+PKRT_HD float test_luminance(const DenoiseFrame& f, size_t q, Vec3 rgb) {
+    if (!f.smooth) return luminance(rgb);
+    assume_global(f.smooth);
+    return f.smooth[q];
+}
+
 PKRT_HD int clamp_coord(int v, int n) { return v < 0 ? 0 : (v >= n ? n - 1 : v); }
 
 // Radiance is divided by the albedo and multiplied by it again at the end, so the filter never blurs a
@@ -88,6 +102,7 @@ struct DenoiseInputs {
 
 // Step 1 for pixel i: radiance over albedo, and the guide.
 PKRT_HD void denoise_prepare(const DenoiseInputs& in, DenoiseTexel* texel, DenoiseGuide* guide, size_t i) {
+    assume_global(texel);
     Vec3 a = demodulation_albedo(in.albedo[i]);
     Vec3 c = in.color[i];
     texel[i] = DenoiseTexel{Vec3{c.x / a.x, c.y / a.y, c.z / a.z}, 0.0f};
@@ -170,6 +185,7 @@ struct SurfaceTest {
 PKRT_HD DenoiseTexel denoise_variance(const DenoiseTexel* in, const DenoiseFrame& f, int x, int y,
                                       const DenoiseParams& s, float* smooth) {
     const float k3[3] = {0.25f, 0.5f, 0.25f};
+    assume_frame_global(in, f);
     const size_t i = static_cast<size_t>(y) * f.width + x;
     const SurfaceTest surface(f.guide[i], f.slope[i], 1.0f, kTapDistances, s);
     float sum_w[4] = {}, m1[4] = {}, m2[4] = {}, smooth_sum = 0.0f, smooth_w = 0.0f;
@@ -228,10 +244,11 @@ PKRT_HD float blurred_variance(const DenoiseTexel* in, int w, int h, int x, int 
 PKRT_HD DenoiseTexel denoise_atrous(const DenoiseTexel* in, const DenoiseFrame& f, int x, int y, int step,
                                     const DenoiseParams& s) {
     const float kernel[3] = {3.0f / 8.0f, 1.0f / 4.0f, 1.0f / 16.0f};
+    assume_frame_global(in, f);
     const size_t i = static_cast<size_t>(y) * f.width + x;
     const DenoiseTexel c = in[i];
     const SurfaceTest surface(f.guide[i], f.slope[i], static_cast<float>(step), 5, s);
-    const float lp = f.smooth ? f.smooth[i] : luminance(c.rgb);
+    const float lp = test_luminance(f, i, c.rgb);
     const float l_scale = kLog2e / (s.sigma_luminance * sqrtf(blurred_variance(in, f.width, f.height, x, y)) + 1e-6f);
     Vec3 sum = c.rgb * kernel[0] * kernel[0];
     float sum_w = kernel[0] * kernel[0], sum_v = sum_w * sum_w * c.variance;
@@ -245,7 +262,7 @@ PKRT_HD DenoiseTexel denoise_atrous(const DenoiseTexel* in, const DenoiseFrame& 
         if (qx < 0 || qy < 0 || qx >= f.width || qy >= f.height) continue;
         size_t q = static_cast<size_t>(qy) * f.width + qx;
         const DenoiseTexel t = in[q];
-        float l_q = f.smooth ? f.smooth[q] : luminance(t.rgb);
+        float l_q = test_luminance(f, q, t.rgb);
         float w = kernel[dx < 0 ? -dx : dx] * kernel[dy < 0 ? -dy : dy] *
                   surface.weight(f.guide[q], tap_distance_index(dx, dy), -fabsf(l_q - lp) * l_scale);
         sum += t.rgb * w;

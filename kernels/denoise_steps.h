@@ -36,6 +36,7 @@ struct DenoiseResolve {
 };
 
 PKRT_HD void denoise_resolve(const DenoiseResolve& r, size_t i) {
+    assume_global(r.rgba, r.features, r.to.color, r.to.albedo, r.to.normal, r.to.depth, r.to.samples);
     const float* p = r.rgba + 4 * i;
     denoise_resolve_pixel(r.to, i, Vec3{p[0], p[1], p[2]}, p[3], r.features + kFeatureFloats * i);
 }
@@ -116,6 +117,8 @@ PKRT_HD bool denoise_step_as(const DenoiseBuffers& b, int w, int h, const Denois
                              int y) {
     const size_t i = static_cast<size_t>(y) * w + x;
     const int pass = step - denoise_first_pass(b);  // a-trous pass; they alternate a -> b, b -> a
+    assume_global(b.in.color, b.in.albedo, b.in.normal, b.in.depth, b.a, b.b, b.guide, b.slope, b.smooth, b.out);
+    if constexpr (K == DenoiseStep::kResolve || K == DenoiseStep::kTemporal) assume_global(b.view);
     if constexpr (K == DenoiseStep::kResolve) {
         denoise_resolve(b.view->resolve, i);
     } else if constexpr (K == DenoiseStep::kPrepare) {
@@ -132,7 +135,9 @@ PKRT_HD bool denoise_step_as(const DenoiseBuffers& b, int w, int h, const Denois
         b.a[i] = denoise_variance(b.b, DenoiseFrame{w, h, b.guide, b.slope, nullptr}, x, y, params, &b.smooth[i]);
     } else if constexpr (K == DenoiseStep::kAtrous) {
         const DenoiseFrame f{w, h, b.guide, b.slope, pass == 0 ? b.smooth : nullptr};
-        (pass & 1 ? b.a : b.b)[i] = denoise_atrous(pass & 1 ? b.b : b.a, f, x, y, 1 << pass, params);
+        DenoiseTexel* to = pass & 1 ? b.a : b.b;
+        assume_global(to);
+        to[i] = denoise_atrous(pass & 1 ? b.b : b.a, f, x, y, 1 << pass, params);
     } else {
         const Vec3 v = denoise_finish(params.iterations & 1 ? b.b : b.a, b.in, i);
         b.out[i] = v;

@@ -161,11 +161,13 @@ struct TemporalBuffers {
 // slope). True where it took something from the history.
 PKRT_HD bool temporal_pixel(const TemporalBuffers& t, const DenoiseTexel* own, const DenoiseGuide* guide,
                             const float* slope, int width, int height, int x, int y) {
+    assume_global(own, guide, slope, t.samples, t.blend, t.blend_samples);
     const size_t i = static_cast<size_t>(y) * width + x;
     Vec3 r = own[i].rgb;
     float n = t.samples[i];
     bool reused = false;
     if (t.prev.width > 0) {
+        assume_global(t.prev.radiance, t.prev.guide, t.prev.slope, t.prev.samples);
         TemporalSample s = temporal_reproject(t.prev, t.camera, width, height, x, y, guide[i], t.params);
         Vec3 lo, hi;
         if (s.samples > 0.0f) {

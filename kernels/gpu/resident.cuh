@@ -232,24 +232,36 @@ __device__ inline void resident_denoise_next(const PersistentParams& p, uint32_t
     }
 }
 
+// A sweep's claims count units: 512 pixels, or one adaptive tile (a warp's work: 64 pixels and a halo of
+// 100).
+__device__ __forceinline__ uint32_t sweep_unit(uint32_t kind) { return kind >= kSweepScan ? 1u : 32u * 16u; }
+
+// One lane: whether the running sweep may have units left to claim, read before claiming one. Once
+// all are claimed, every idle warp's claim would be an atomic on one word that takes nothing, thousands
+// of them a microsecond while the last units are done: they crowd that word's L2 slice. (A stale
+// answer costs one idle iteration; the claim itself decides.)
+__device__ __forceinline__ bool sweep_units_left(ResidentControl* rc) {
+    const unsigned long long seen = load_volatile(&rc->sweep_next);
+    const uint32_t unit = sweep_unit(load_volatile(&rc->sweep_kind)), pixels = load_volatile(&rc->sweep_pixels);
+    return (seen & kJobIndexMask) < (pixels + unit - 1) / unit;
+}
+
 // The whole warp, when it has nothing else to do: a tile of the running sweep's pixels (or one
 // adaptive tile), if one is left to claim. Returns whether it did one. The lane that finishes the
 // sweep's last unit carries on with what follows it: the job's claims after a clear, the fill after an
 // adaptive scan, the pack or the job's completion after a fill, the job's completion after a pack.
 __device__ inline bool resident_sweep(const PersistentParams& p) {
-    constexpr uint32_t kTile = 32 * 16;
     ResidentControl* rc = p.resident;
     uint32_t first = 0, count = 0, kind = 0, pixels = 0;
     float* snapshot = nullptr;
-    if (lane_id() == 0 && load_volatile(&rc->sweep) != 0) {
-        // Claims count units: kTile pixels, or one adaptive tile (a warp's work: 64 pixels and a halo
-        // of 100). The unit is the kind's, read after the claim, like every parameter of its sweep.
+    if (lane_id() == 0 && load_volatile(&rc->sweep) != 0 && sweep_units_left(rc)) {
+        // The unit is the kind's, read after the claim, like every parameter of its sweep.
         unsigned long long claim = atomicAdd(&rc->sweep_next, 1ull);
         __threadfence();  // the parameters read below are the ones of the sweep this claim belongs to
         uint32_t tag = static_cast<uint32_t>(claim >> kJobSeqShift);
         pixels = load_volatile(&rc->sweep_pixels);
         kind = load_volatile(&rc->sweep_kind);
-        uint32_t unit = kind >= kSweepScan ? 1u : kTile;
+        uint32_t unit = sweep_unit(kind);
         unsigned long long u = claim & kJobIndexMask;
         if (tag == load_volatile(&rc->sweeps) &&
             u < (pixels + unit - 1) / unit) {  // a claim of a finished sweep takes nothing
