@@ -2,7 +2,7 @@
 // projects back to the pixel sample that saw it, a view blends each pixel with the history of the same
 // surface weighted by samples (the history's capped), a moved camera finds what it saw before, and a
 // different surface, the sky, or a new content take nothing from the history, and a history far from
-// what the new view shows around the pixel is clipped.
+// what the new view shows around the pixel is clipped; the history turns over as a refresh asks.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -188,4 +188,49 @@ TEST(Temporal, ClearedTheHistoryIsGone) {
     h.blend(v.color, samples(2.0f), v.features, v.camera);
     EXPECT_EQ(h.reused(), static_cast<size_t>(kW) * kH);
     for (size_t i = 0; i < out.pixels.size(); ++i) expect_near(out.pixels[i], v.color.pixels[i], 1e-5f, "pixel", i, 0);
+}
+
+// ViewHistory's turnover, which the host's history and the device's share: a new view takes the current
+// one as its history (its very buffers: the two slots trade places), a view never blended leaves the
+// history as it was, a view without temporal reuse is not kept, and a restart drops everything.
+TEST(Temporal, TheHistoryTurnsOverAsARefreshAsks) {
+    struct Buffers {
+        int tag = 0;
+    };
+    ViewHistory<Buffers> h;
+    auto history_tag = [&] {
+        int tag = -1;
+        TemporalFrame f = h.history([&](const Buffers& b) {
+            tag = b.tag;
+            return TemporalFrame{CameraView{}, 0, 0, nullptr, nullptr, nullptr, nullptr};
+        });
+        return f.width > 0 ? tag : -1;  // -1: no history
+    };
+    const CameraView a = make_camera_view(facing_plane(0.0f), kW, kH);
+    h.turn_over(false, true, true);
+    EXPECT_EQ(history_tag(), -1) << "no view before the first";
+    Buffers* first = &h.current(a, kW, kH).buffers;
+    first->tag = 1;
+    h.turn_over(false, true, false);  // more samples of the same view
+    EXPECT_EQ(history_tag(), -1);
+    EXPECT_EQ(&h.current(a, kW, kH).buffers, first) << "the same view rewrites its own buffers";
+    h.turn_over(false, true, true);
+    EXPECT_EQ(history_tag(), 1) << "the camera moved: the first view is the history";
+    Buffers* second = &h.current(a, kW, kH).buffers;
+    EXPECT_NE(second, first);
+    second->tag = 2;
+    h.turn_over(false, true, true);
+    EXPECT_EQ(history_tag(), 2);
+    EXPECT_EQ(&h.current_buffers(), first) << "the slots trade places";
+    h.turn_over(false, true, true);  // a new view before the last one was blended: the history stays
+    EXPECT_EQ(history_tag(), 2);
+    h.current(a, kW, kH, false).buffers.tag = 3;  // filtered without temporal reuse: not kept
+    h.turn_over(false, true, true);
+    EXPECT_EQ(history_tag(), 2);
+    h.current(a, kW, kH).buffers.tag = 4;
+    h.turn_over(false, false, true);
+    EXPECT_EQ(history_tag(), -1) << "temporal reuse off: nothing carries over";
+    h.current(a, kW, kH).buffers.tag = 5;
+    h.turn_over(true, true, true);
+    EXPECT_EQ(history_tag(), -1) << "a restart: nothing carries over";
 }

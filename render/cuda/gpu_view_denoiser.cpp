@@ -4,6 +4,7 @@
 #include "kernels/gpu/gpu_launch.h"
 #include "render/backend.h"
 #include "render/cuda/gpu_denoiser.h"
+#include "render/denoise/view_history.h"
 #include "render/image/aov.h"
 
 namespace pkrt {
@@ -88,8 +89,9 @@ public:
         // A resident grid's image goes back to host memory as the display's texels, for its copy engines
         // (no kernel starts beside the grid).
         host_result_ = !readable || acc.snapshot;
-        DenoiseBuffers b = device_.buffers(views_[current_].guide.get(), views_[current_].slope.get(),
-                                           steps_device_.get(), resolve_first, r.temporal);
+        HistoryBuffers& view = history_.current_buffers();  // its guide and slope, temporal or not
+        DenoiseBuffers b =
+            device_.buffers(view.guide.get(), view.slope.get(), steps_device_.get(), resolve_first, r.temporal);
         b.rgba = host_result_ ? rgba_device_.get() : nullptr;
         device_.run(b, w, h, params_);
         unsigned reused = 0;
@@ -111,17 +113,17 @@ private:
     // goes with the old ones.
     void grow(size_t n) {
         samples_.allocate(n);
-        for (HistoryBuffers& v : views_) {
+        history_.each([n](HistoryBuffers& v) {
             v.guide.allocate(n);
             v.slope.allocate(n);
             v.samples.allocate(n);
             v.blend.allocate(n);
-        }
+        });
         reused_count_.allocate(1);
         steps_device_.allocate(1);
         rgba_device_.allocate(4 * n);
         rgba_host_.allocate(4 * n);
-        have_previous_ = have_current_ = false;
+        history_.clear();
     }
 
     // A host image (a resident grid's snapshot) resolved here and uploaded.
@@ -135,42 +137,23 @@ private:
               "denoised view: upload");
     }
 
-    // This refresh's temporal step: the history turned over as ViewRefresh asks (as TemporalHistory's).
+    // This refresh's temporal step, the history turned over as ViewRefresh asks.
     TemporalBuffers temporal(const ViewRefresh& r, int w, int h) {
-        if (r.restart || !r.temporal) have_previous_ = have_current_ = false;
-        if (r.temporal && r.next_view && have_current_) {
-            current_ ^= 1;
-            previous_view_ = current_view_;
-            have_previous_ = true;
-        }
+        history_.turn_over(r.restart, r.temporal, r.next_view);
         const CameraView camera = make_camera_view(r.camera, w, h);
-        current_view_ = View{camera, w, h};
-        have_current_ = r.temporal;
-        HistoryBuffers &now = views_[current_], &before = views_[current_ ^ 1];
+        const TemporalFrame before = history_.history([](const HistoryBuffers& b) {
+            return TemporalFrame{CameraView{}, 0, 0, b.blend.get(), b.guide.get(), b.slope.get(), b.samples.get()};
+        });
+        HistoryBuffers& now = history_.current(camera, w, h, r.temporal).buffers;
         return TemporalBuffers{
-            TemporalFrame{previous_view_.camera, have_previous_ ? previous_view_.width : 0, previous_view_.height,
-                          before.blend.get(), before.guide.get(), before.slope.get(), before.samples.get()},
-            camera,
-            samples_.get(),
-            now.blend.get(),
-            now.samples.get(),
-            reused_count_.get(),
-            TemporalParams{}};
+            before, camera, samples_.get(), now.blend.get(), now.samples.get(), reused_count_.get(), TemporalParams{}};
     }
-
-    struct View {
-        CameraView camera{};
-        int width = 0, height = 0;
-    };
 
     cuda::DenoiseDevice device_;
     const cuda::DeviceImageSource& source_;
     DenoiseParams params_;
     DeviceArray<float> samples_;
-    HistoryBuffers views_[2];
-    int current_ = 0;
-    View current_view_, previous_view_;
-    bool have_current_ = false, have_previous_ = false;
+    ViewHistory<HistoryBuffers> history_;
     DeviceArray<unsigned> reused_count_;
     DenoiseViewSteps steps_{};                    // this refresh's resolve and temporal steps,
     DeviceArray<DenoiseViewSteps> steps_device_;  // and their copy the kernels read

@@ -11,14 +11,10 @@ namespace pkrt {
 TemporalHistory::TemporalHistory(const TemporalParams& params, unsigned threads)
     : params_(params), threads_(threads == 0 ? worker_count() : threads) {}
 
-void TemporalHistory::next_view() {
-    if (!current_.empty()) previous_ = std::move(current_);
-    current_ = View{};
-}
+void TemporalHistory::next_view() { views_.next_view(); }
 
 void TemporalHistory::clear() {
-    previous_ = View{};
-    current_ = View{};
+    views_.clear();
     reused_ = 0;
 }
 
@@ -27,10 +23,10 @@ Image TemporalHistory::blend(const Image& color, const std::vector<float>& sampl
     check_denoise_inputs(color, features);
     const int w = color.width, h = color.height;
     const size_t n = color.pixels.size();
-    View& v = current_;
-    v.camera = camera;
-    v.width = w;
-    v.height = h;
+    const TemporalFrame history = views_.history([](const Buffers& b) {
+        return TemporalFrame{CameraView{}, 0, 0, b.radiance.data(), b.guide.data(), b.slope.data(), b.samples.data()};
+    });
+    Buffers& v = views_.current(camera, w, h).buffers;
     v.radiance.resize(n);
     v.guide.resize(n);
     v.slope.resize(n);
@@ -38,14 +34,7 @@ Image TemporalHistory::blend(const Image& color, const std::vector<float>& sampl
     v.samples.resize(n, 0.0f);
     std::vector<DenoiseTexel> texel(n);
     std::vector<float> counts(n);  // the blend's; v.samples the view's own
-    TemporalBuffers t{TemporalFrame{previous_.camera, previous_.width, previous_.height, previous_.radiance.data(),
-                                    previous_.guide.data(), previous_.slope.data(), previous_.samples.data()},
-                      camera,
-                      v.samples.data(),
-                      v.radiance.data(),
-                      counts.data(),
-                      nullptr,
-                      params_};
+    TemporalBuffers t{history, camera, v.samples.data(), v.radiance.data(), counts.data(), nullptr, params_};
     Image out = color;
     const DenoiseInputs in = denoise_inputs(color, features);
     auto rows = [&](auto&& per_row) { parallel_rows(h, per_row, threads_); };

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/denoise_temporal.h"
+#include "render/denoise/view_history.h"
 #include "render/image/image.h"
 
 namespace pkrt {
@@ -22,24 +23,26 @@ public:
                 const CameraView& camera);
     // The current view's blend becomes the history of the next view (the camera moved).
     void next_view();
+    // A refresh's turnover (ViewHistory::turn_over).
+    void turn_over(bool restart, bool temporal, bool new_view) {
+        if (restart || !temporal) reused_ = 0;
+        views_.turn_over(restart, temporal, new_view);
+    }
     // Nothing carries over (the scene, the settings or the image size changed).
     void clear();
     // Pixels of the last blend that took something from the history.
     size_t reused() const { return reused_; }
 
 private:
-    struct View {
-        CameraView camera{};
-        int width = 0, height = 0;
+    struct Buffers {
         std::vector<DenoiseTexel> radiance;  // demodulated (kernels/denoise.h)
         std::vector<DenoiseGuide> guide;
         std::vector<float> slope;
         std::vector<float> samples;
-        bool empty() const { return radiance.empty(); }
     };
     TemporalParams params_;
     unsigned threads_;
-    View previous_, current_;
+    ViewHistory<Buffers> views_;
     size_t reused_ = 0;
 };
 

@@ -31,12 +31,11 @@ public:
         why_.clear();
         resolve_accumulation(acc_, image_);
         resolve_features(acc_, features_);
-        if (r.restart || !r.temporal) history_.clear();
+        history_.turn_over(r.restart, r.temporal, r.next_view);
         const Image* image = &image_;
         Image blended;
         reused_ = 0.0;
         if (r.temporal) {
-            if (r.next_view) history_.next_view();
             blended = history_.blend(image_, accumulation_samples(acc_), features_,
                                      make_camera_view(r.camera, acc_.width, acc_.height));
             image = &blended;
