@@ -12,7 +12,7 @@
 //              test scaled by the centre's standard deviation (the first pass compares 3x3 means: at low
 //              spp one sample's spike is no edge); the variance is filtered with the squares of the
 //              weights, so each pass's test reflects the noise that is left
-//   finish     times the albedo again
+//   finish     times the albedo again (with the last pass)
 // Every step reads the previous step's buffer and writes its own, one pixel per call.
 #pragma once
 
@@ -21,7 +21,7 @@
 namespace pkrt {
 
 struct DenoiseParams {
-    int iterations = 5;            // a-trous passes: the footprint is 4 * 2^iterations pixels wide
+    int iterations = 5;            // a-trous passes (1 or more): the footprint is 4 * 2^iterations pixels wide
     float sigma_luminance = 4.0f;  // in standard deviations of the centre's luminance
     float sigma_depth = 8.0f;      // in depth slopes times distance
 };
@@ -272,11 +272,10 @@ PKRT_HD DenoiseTexel denoise_atrous(const DenoiseTexel* in, const DenoiseFrame& 
     return DenoiseTexel{sum * (1.0f / sum_w), sum_v / (sum_w * sum_w)};
 }
 
-// Step 4 for pixel i: the texture back.
-PKRT_HD Vec3 denoise_finish(const DenoiseTexel* texel, const DenoiseInputs& in, size_t i) {
-    Vec3 a = demodulation_albedo(in.albedo[i]);
-    Vec3 c = texel[i].rgb;
-    return Vec3{c.x * a.x, c.y * a.y, c.z * a.z};
+// The texture back (the last a-trous pass's end).
+PKRT_HD Vec3 denoise_finish(Vec3 demodulated, Vec3 albedo) {
+    Vec3 a = demodulation_albedo(albedo);
+    return Vec3{demodulated.x * a.x, demodulated.y * a.y, demodulated.z * a.z};
 }
 
 }  // namespace pkrt

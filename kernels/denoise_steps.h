@@ -65,30 +65,27 @@ struct DenoiseBuffers {
     const DenoiseViewSteps* view;
 };
 
-// [resolve,] prepare, slope, [temporal,] variance, the a-trous passes, finish.
-PKRT_HD int denoise_step_count(int iterations, bool temporal, bool resolve) {
-    return 4 + (temporal ? 1 : 0) + (resolve ? 1 : 0) + iterations;
-}
+// Prepare (after the resolve where asked), slope, [temporal,] variance, the a-trous passes (at least one:
+// the last also brings the texture back). A step reads its neighbours' values of the steps before, so
+// what needs only the pixel's own is done in the step before (a resident grid's step costs about 0.1 ms
+// however little it does: BENCHMARKS.md, session 24).
+PKRT_HD int denoise_step_count(int iterations, bool temporal) { return 3 + (temporal ? 1 : 0) + iterations; }
 PKRT_HD int denoise_step_count(const DenoiseBuffers& b, const DenoiseParams& params) {
-    return denoise_step_count(params.iterations, b.temporal != 0, b.resolve_first != 0);
+    return denoise_step_count(params.iterations, b.temporal != 0);
 }
 // The first a-trous pass's step.
-PKRT_HD int denoise_first_pass(const DenoiseBuffers& b) { return 3 + (b.temporal ? 1 : 0) + (b.resolve_first ? 1 : 0); }
+PKRT_HD int denoise_first_pass(const DenoiseBuffers& b) { return 3 + (b.temporal ? 1 : 0); }
 
-enum class DenoiseStep { kResolve, kPrepare, kSlope, kTemporal, kVariance, kAtrous, kFinish };
+enum class DenoiseStep { kPrepare, kSlope, kTemporal, kVariance, kAtrous };
 
 PKRT_HD DenoiseStep denoise_step_kind(int step, const DenoiseBuffers& b, const DenoiseParams& params) {
-    if (b.resolve_first) {
-        if (step == 0) return DenoiseStep::kResolve;
-        --step;
-    }
+    (void)params;
     if (step < 2) return step == 0 ? DenoiseStep::kPrepare : DenoiseStep::kSlope;
     if (b.temporal) {
         if (step == 2) return DenoiseStep::kTemporal;
         --step;
     }
-    return step == 2 ? DenoiseStep::kVariance
-                     : (step - 3 < params.iterations ? DenoiseStep::kAtrous : DenoiseStep::kFinish);
+    return step == 2 ? DenoiseStep::kVariance : DenoiseStep::kAtrous;
 }
 
 template <DenoiseStep K> struct DenoiseStepKind { static constexpr DenoiseStep value = K; };
@@ -98,13 +95,11 @@ template <DenoiseStep K> struct DenoiseStepKind { static constexpr DenoiseStep v
 template <class Fn>
 PKRT_HD void with_denoise_step_kind(int step, const DenoiseBuffers& b, const DenoiseParams& params, Fn&& fn) {
     switch (denoise_step_kind(step, b, params)) {
-        case DenoiseStep::kResolve: fn(DenoiseStepKind<DenoiseStep::kResolve>{}); break;
         case DenoiseStep::kPrepare: fn(DenoiseStepKind<DenoiseStep::kPrepare>{}); break;
         case DenoiseStep::kSlope: fn(DenoiseStepKind<DenoiseStep::kSlope>{}); break;
         case DenoiseStep::kTemporal: fn(DenoiseStepKind<DenoiseStep::kTemporal>{}); break;
         case DenoiseStep::kVariance: fn(DenoiseStepKind<DenoiseStep::kVariance>{}); break;
-        case DenoiseStep::kAtrous: fn(DenoiseStepKind<DenoiseStep::kAtrous>{}); break;
-        default: fn(DenoiseStepKind<DenoiseStep::kFinish>{}); break;
+        default: fn(DenoiseStepKind<DenoiseStep::kAtrous>{}); break;
     }
 }
 
@@ -118,14 +113,16 @@ PKRT_HD bool denoise_step_as(const DenoiseBuffers& b, int w, int h, const Denois
     const size_t i = static_cast<size_t>(y) * w + x;
     const int pass = step - denoise_first_pass(b);  // a-trous pass; they alternate a -> b, b -> a
     assume_global(b.in.color, b.in.albedo, b.in.normal, b.in.depth, b.a, b.b, b.guide, b.slope, b.smooth, b.out);
-    if constexpr (K == DenoiseStep::kResolve || K == DenoiseStep::kTemporal) assume_global(b.view);
-    if constexpr (K == DenoiseStep::kResolve) {
-        denoise_resolve(b.view->resolve, i);
-    } else if constexpr (K == DenoiseStep::kPrepare) {
+    if constexpr (K == DenoiseStep::kPrepare) {
+        if (b.resolve_first) {
+            assume_global(b.view);
+            denoise_resolve(b.view->resolve, i);
+        }
         denoise_prepare(b.in, b.temporal ? b.a : b.b, b.guide, i);
     } else if constexpr (K == DenoiseStep::kSlope) {
         b.slope[i] = denoise_slope(b.guide, w, h, x, y);
     } else if constexpr (K == DenoiseStep::kTemporal) {
+        assume_global(b.view);
         // The view's own texels in a, its blend into b: the variance step reads b either way (a choice
         // of its input doubled its register spills in the resident kernel).
         const bool reused = temporal_pixel(b.view->temporal, b.a, b.guide, b.slope, w, h, x, y);
@@ -133,13 +130,16 @@ PKRT_HD bool denoise_step_as(const DenoiseBuffers& b, int w, int h, const Denois
         return reused;
     } else if constexpr (K == DenoiseStep::kVariance) {
         b.a[i] = denoise_variance(b.b, DenoiseFrame{w, h, b.guide, b.slope, nullptr}, x, y, params, &b.smooth[i]);
-    } else if constexpr (K == DenoiseStep::kAtrous) {
-        const DenoiseFrame f{w, h, b.guide, b.slope, pass == 0 ? b.smooth : nullptr};
-        DenoiseTexel* to = pass & 1 ? b.a : b.b;
-        assume_global(to);
-        to[i] = denoise_atrous(pass & 1 ? b.b : b.a, f, x, y, 1 << pass, params);
     } else {
-        const Vec3 v = denoise_finish(params.iterations & 1 ? b.b : b.a, b.in, i);
+        const DenoiseFrame f{w, h, b.guide, b.slope, pass == 0 ? b.smooth : nullptr};
+        const DenoiseTexel t = denoise_atrous(pass & 1 ? b.b : b.a, f, x, y, 1 << pass, params);
+        if (pass + 1 < params.iterations) {
+            DenoiseTexel* to = pass & 1 ? b.a : b.b;
+            assume_global(to);
+            to[i] = t;
+            return false;
+        }
+        const Vec3 v = denoise_finish(t.rgb, b.in.albedo[i]);
         b.out[i] = v;
         if (b.rgba) {
 #if defined(__CUDA_ARCH__)

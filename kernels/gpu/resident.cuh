@@ -218,8 +218,7 @@ __device__ inline void resident_denoise_pixels(const PersistentParams& p, uint32
 __device__ inline void resident_denoise_next(const PersistentParams& p, uint32_t pixels) {
     ResidentControl* rc = p.resident;
     const int steps = denoise_step_count(load_volatile(&rc->denoise.params.iterations),
-                                         load_volatile(&rc->denoise.buffers.temporal) != 0,
-                                         load_volatile(&rc->denoise.buffers.resolve_first) != 0);
+                                         load_volatile(&rc->denoise.buffers.temporal) != 0);
     uint32_t next = load_volatile(&rc->denoise_step) + 1;
     if (static_cast<int>(next) < steps) {
         rc->denoise_step = next;  // published by the sweep's start (its fence)

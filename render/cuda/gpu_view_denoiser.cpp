@@ -164,7 +164,7 @@ private:
     Image image_;
     FeatureImages features_;
     std::vector<float> host_samples_;
-    DeviceArray<float> rgba_device_;      // a host result's texels (RGBA32F, a = 1), written by the finish step
+    DeviceArray<float> rgba_device_;      // a host result's texels (RGBA32F, a = 1), written by the last pass
     cuda::PinnedArray<float> rgba_host_;  // and read back
 };
 

@@ -55,7 +55,7 @@ Image TemporalHistory::blend(const Image& color, const std::vector<float>& sampl
     rows([&](int y) {
         for (int x = 0; x < w; ++x) {
             size_t i = static_cast<size_t>(y) * w + x;
-            out.pixels[i] = denoise_finish(v.radiance.data(), in, i);
+            out.pixels[i] = denoise_finish(v.radiance[i].rgb, in.albedo[i]);
         }
     });
     reused_ = reused;
