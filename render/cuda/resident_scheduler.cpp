@@ -33,10 +33,14 @@ std::mutex g_running_mutex;
 std::vector<ResidentScheduler*> g_running;  // resident kernels on the GPU now, of every backend
 
 class ResidentScheduler final : public GpuScheduler {
-    // A job's outcome, kept where the kernel quit before finish() read it.
-    struct Ended {
+    // A job's device-clock times and whether it was cancelled.
+    struct JobTimes {
         unsigned long long start_ns = 0, end_ns = 0;
         bool cancelled = false;
+    };
+    // A job's outcome, kept where the kernel quit before finish() read it.
+    struct Ended {
+        JobTimes times;
         GpuCounters counters;
         std::array<QueueCounters, 2> queues{};  // the queues' counters when the kernel quit
     };
@@ -143,7 +147,7 @@ public:
     FrameOutcome finish() override {
         wait(oldest());
         const Outstanding& o = outstanding_.front();
-        const Ended r = o.ended ? *o.ended : ended(o.seq);
+        const JobTimes r = o.ended ? o.ended->times : times(o.seq);
         FrameOutcome out;
         out.gpu_ms = static_cast<float>(r.end_ns - r.start_ns) * 1e-6f;
         out.cancelled = r.cancelled;
@@ -313,13 +317,9 @@ private:
     bool done(const Outstanding& o) const { return o.ended || done(o.seq); }
 
     // A done job's outcome while its ring and counter slots are still its own.
-    Ended ended(uint32_t seq) const {
+    JobTimes times(uint32_t seq) const {
         const ResidentJobResult& r = status_.host()->results[seq % kResidentRingSlots];
-        Ended e;
-        e.start_ns = r.start_ns;
-        e.end_ns = r.end_ns;
-        e.cancelled = r.cancelled != 0;
-        return e;
+        return JobTimes{r.start_ns, r.end_ns, r.cancelled != 0};
     }
 
     // The queues' counters since the launch, read by the copy engines beside the grid.
@@ -340,7 +340,8 @@ private:
         const std::array<QueueCounters, 2> queues = queue_counters(stream_);
         for (Outstanding& o : outstanding_) {
             if (o.ended) continue;
-            auto e = std::make_shared<Ended>(ended(o.seq));
+            auto e = std::make_shared<Ended>();
+            e->times = times(o.seq);
             check(cudaMemcpy(&e->counters, counters_.get() + o.seq % kResidentRingSlots, sizeof(GpuCounters),
                              cudaMemcpyDeviceToHost),
                   "read counters");
