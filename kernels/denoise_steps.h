@@ -66,9 +66,9 @@ struct DenoiseBuffers {
 };
 
 // Prepare (after the resolve where asked), slope, [temporal,] variance, the a-trous passes (at least one:
-// the last also brings the texture back). A step reads its neighbours' values of the steps before, so
-// what needs only the pixel's own is done in the step before (a resident grid's step costs about 0.1 ms
-// however little it does: BENCHMARKS.md, session 24).
+// the last also brings the texture back). A step reads its neighbours' values of the steps before; what
+// needs only the pixel's own is done in the step before it, one pass over the image fewer each
+// (BENCHMARKS.md, session 24).
 PKRT_HD int denoise_step_count(int iterations, bool temporal) { return 3 + (temporal ? 1 : 0) + iterations; }
 PKRT_HD int denoise_step_count(const DenoiseBuffers& b, const DenoiseParams& params) {
     return denoise_step_count(params.iterations, b.temporal != 0);
