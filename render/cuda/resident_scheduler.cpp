@@ -42,7 +42,9 @@ class ResidentScheduler final : public GpuScheduler {
     struct Ended {
         JobTimes times;
         GpuCounters counters;
-        std::array<QueueCounters, 2> queues{};  // the queues' counters when the kernel quit
+        // The queues' counters before the job and when the kernel quit (the same for later jobs, which
+        // count nothing of the queues then: a relaunch starts them afresh).
+        std::array<QueueCounters, 2> queues_before{}, queues{};
     };
     struct Outstanding {
         uint32_t seq = 0;
@@ -182,15 +184,16 @@ public:
     void end(float ms, bool cancelled, RenderStats& stats) override {
         Outstanding o = std::move(outstanding_.front());
         outstanding_.pop_front();
+        const std::array<QueueCounters, 2> before = o.ended ? o.ended->queues_before : before_;
         const std::array<QueueCounters, 2> after = o.ended ? o.ended->queues : queue_counters(copy_stream_);
+        if (!o.ended) before_ = after;
         if (o.trial && !cancelled && o.paths > 0)
             tuner_.record(o.policy, ms * 1e6f / static_cast<float>(o.paths));  // ns per path
         stats.kernel_launches += launches_pending_;
         launches_pending_ = 0;
-        stats.enqueued += (after[0].tail - before_[0].tail) + (after[1].tail - before_[1].tail);
-        stats.dequeued += (after[0].head - before_[0].head) + (after[1].head - before_[1].head);
+        stats.enqueued += (after[0].tail - before[0].tail) + (after[1].tail - before[1].tail);
+        stats.dequeued += (after[0].head - before[0].head) + (after[1].head - before[1].head);
         stats.peak_queue = std::max<uint64_t>(stats.peak_queue, static_cast<uint64_t>(after[0].peak) + after[1].peak);
-        before_ = after;
         stats.grid_blocks = blocks_;
         stats.blocks_per_sm = kResidentBlocksPerSm;
         stats.shadows_queued = o.policy.queue_shadows;
@@ -269,8 +272,8 @@ private:
     static constexpr int kMaxOutstanding = kResidentRingSlots - 1;
     unsigned long long last_end_ns_ = 0;  // the GPU time the last job read by finish() ended
 
-    // Until job `seq` is done: the host's stop flag cancels the jobs; a kernel that stops making progress
-    // is an error, not a hang.
+    // Until job `o` is done: the host's stop flag cancels the jobs; a kernel that stops making progress is
+    // an error, not a hang.
     void wait(const Outstanding& o) {
         const uint32_t seq = o.seq;
         const LiveStats* live = live_.host();
@@ -345,7 +348,8 @@ private:
             check(cudaMemcpy(&e->counters, counters_.get() + o.seq % kResidentRingSlots, sizeof(GpuCounters),
                              cudaMemcpyDeviceToHost),
                   "read counters");
-            e->queues = queues;
+            e->queues_before = before_;
+            e->queues = before_ = queues;
             o.ended = std::move(e);
         }
     }

@@ -142,6 +142,8 @@ TEST(GpuViewDenoiser, ResidentFramesQueuedAcrossTheFirstRefreshAllEnd) {
         ++ended;
         EXPECT_FALSE(r.cancelled) << "frame " << ended;
         EXPECT_EQ(r.stats.samples, uint64_t(w) * h) << "frame " << ended;
+        // Each frame's queue records, across the quit and the relaunch too (no counter of another launch).
+        EXPECT_LE(r.stats.enqueued, 16 * uint64_t(w) * h) << "frame " << ended;
         const float* rgba = gpu->finished_rgba();
         int short_pixels = rgba ? 0 : w * h;  // alpha: the pixel's samples
         for (int p = 0; rgba && p < w * h; ++p) short_pixels += rgba[4 * p + 3] != static_cast<float>(ended);
