@@ -78,8 +78,7 @@ PKRT_HD int denoise_first_pass(const DenoiseBuffers& b) { return 3 + (b.temporal
 
 enum class DenoiseStep { kPrepare, kSlope, kTemporal, kVariance, kAtrous };
 
-PKRT_HD DenoiseStep denoise_step_kind(int step, const DenoiseBuffers& b, const DenoiseParams& params) {
-    (void)params;
+PKRT_HD DenoiseStep denoise_step_kind(int step, const DenoiseBuffers& b) {
     if (step < 2) return step == 0 ? DenoiseStep::kPrepare : DenoiseStep::kSlope;
     if (b.temporal) {
         if (step == 2) return DenoiseStep::kTemporal;
@@ -92,9 +91,8 @@ template <DenoiseStep K> struct DenoiseStepKind { static constexpr DenoiseStep v
 
 // Calls fn(DenoiseStepKind<K>{}) with the kind K of step `step`: each runner picks its code for that kind
 // at compile time (the step itself, a kernel).
-template <class Fn>
-PKRT_HD void with_denoise_step_kind(int step, const DenoiseBuffers& b, const DenoiseParams& params, Fn&& fn) {
-    switch (denoise_step_kind(step, b, params)) {
+template <class Fn> PKRT_HD void with_denoise_step_kind(int step, const DenoiseBuffers& b, Fn&& fn) {
+    switch (denoise_step_kind(step, b)) {
         case DenoiseStep::kPrepare: fn(DenoiseStepKind<DenoiseStep::kPrepare>{}); break;
         case DenoiseStep::kSlope: fn(DenoiseStepKind<DenoiseStep::kSlope>{}); break;
         case DenoiseStep::kTemporal: fn(DenoiseStepKind<DenoiseStep::kTemporal>{}); break;
@@ -158,9 +156,8 @@ PKRT_HD bool denoise_step_as(const DenoiseBuffers& b, int w, int h, const Denois
 
 PKRT_HD bool denoise_step(const DenoiseBuffers& b, int w, int h, const DenoiseParams& params, int step, int x, int y) {
     bool reused = false;
-    with_denoise_step_kind(step, b, params, [&](auto kind) {
-        reused = denoise_step_as<decltype(kind)::value>(b, w, h, params, step, x, y);
-    });
+    with_denoise_step_kind(
+        step, b, [&](auto kind) { reused = denoise_step_as<decltype(kind)::value>(b, w, h, params, step, x, y); });
     return reused;
 }
 

@@ -46,7 +46,7 @@ cudaError_t launch_denoise(const DenoiseBuffers& b, int width, int height, const
     dim3 block(kDenoiseThreads, kDenoiseThreads);
     dim3 grid((width + kDenoiseThreads - 1) / kDenoiseThreads, (height + kDenoiseThreads - 1) / kDenoiseThreads);
     for (int step = 0; step < denoise_step_count(b, params); ++step)
-        with_denoise_step_kind(step, b, params, [&](auto kind) {
+        with_denoise_step_kind(step, b, [&](auto kind) {
             denoise_step_kernel<decltype(kind)::value><<<grid, block, 0, stream>>>(b, width, height, params, step);
         });
     return cudaGetLastError();

@@ -234,6 +234,9 @@ __device__ inline void resident_denoise_next(const PersistentParams& p, uint32_t
 // A sweep's claims count units: 512 pixels, or one adaptive tile (a warp's work: 64 pixels and a halo of
 // 100).
 __device__ __forceinline__ uint32_t sweep_unit(uint32_t kind) { return kind >= kSweepScan ? 1u : 32u * 16u; }
+__device__ __forceinline__ uint32_t sweep_units(uint32_t kind, uint32_t pixels) {
+    return (pixels + sweep_unit(kind) - 1) / sweep_unit(kind);
+}
 
 // One lane: whether the running sweep may have units left to claim, read before claiming one. Once
 // all are claimed, every idle warp's claim would be an atomic on one word that takes nothing, thousands
@@ -241,8 +244,7 @@ __device__ __forceinline__ uint32_t sweep_unit(uint32_t kind) { return kind >= k
 // answer costs one idle iteration; the claim itself decides.)
 __device__ __forceinline__ bool sweep_units_left(ResidentControl* rc) {
     const unsigned long long seen = load_volatile(&rc->sweep_next);
-    const uint32_t unit = sweep_unit(load_volatile(&rc->sweep_kind)), pixels = load_volatile(&rc->sweep_pixels);
-    return (seen & kJobIndexMask) < (pixels + unit - 1) / unit;
+    return (seen & kJobIndexMask) < sweep_units(load_volatile(&rc->sweep_kind), load_volatile(&rc->sweep_pixels));
 }
 
 // The whole warp, when it has nothing else to do: a tile of the running sweep's pixels (or one
@@ -263,7 +265,7 @@ __device__ inline bool resident_sweep(const PersistentParams& p) {
         uint32_t unit = sweep_unit(kind);
         unsigned long long u = claim & kJobIndexMask;
         if (tag == load_volatile(&rc->sweeps) &&
-            u < (pixels + unit - 1) / unit) {  // a claim of a finished sweep takes nothing
+            u < sweep_units(kind, pixels)) {  // a claim of a finished sweep takes nothing
             first = static_cast<uint32_t>(u) * unit;
             count = min(unit, pixels - first);
             snapshot =
