@@ -128,7 +128,8 @@ private:
     std::unique_ptr<AccumulationUpload> upload_;
     SppOverlay spp_overlay_;
     DenoisedView denoised_;
-    std::vector<double> denoise_ms_, filter_ms_;  // batch runs: each denoised-view refresh, in all and its filter
+    // batch runs: each denoised-view refresh, in all, its filter and its upload to the display
+    std::vector<double> denoise_ms_, filter_ms_, denoise_upload_ms_;
     // The part of the window the image is drawn in (window coordinates, y down): all of it where the UI
     // is hidden or the run is a batch of frames; else what the menu bar and the docked panel leave.
     struct ImageArea {

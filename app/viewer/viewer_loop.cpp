@@ -91,8 +91,9 @@ void ViewerApp::report_batch_run(int frames, int warmup, double seconds, const F
     if (!denoise_ms_.empty())
         log_info(
             "denoised view: %zu refreshes, median %.3f ms each (resolve, temporal reuse, filter, display upload), "
-            "of which %.3f ms filtering on the %s",
-            denoise_ms_.size(), median_of(denoise_ms_), median_of(filter_ms_), denoised_.device().c_str());
+            "of which %.3f ms filtering and %.3f ms the display's upload; filtered on the %s",
+            denoise_ms_.size(), median_of(denoise_ms_), median_of(filter_ms_), median_of(denoise_upload_ms_),
+            denoised_.device().c_str());
 }
 
 void ViewerApp::finish_batch_run(int frames) {
@@ -262,6 +263,7 @@ void ViewerApp::present(const PanelRequests& req, int fb_w, int fb_h) {
         set_status("saved " + ui_screenshot_, false);
         ui_screenshot_.clear();
     }
+    view_change_.presenting();
     glfwSwapBuffers(window_->handle());
     view_change_.presented(batch_);
 }
@@ -322,6 +324,7 @@ void ViewerApp::finish_frame() {
         shown_generation_ = generation;
         upload_->configure(progressive_.width(), progressive_.height(), backend_->output_on_device());
         if (!view_.denoise || !show_denoised(generation)) upload_ms_ = upload_->upload(*backend_);
+        view_change_.uploaded();
         if (view_.spp_map) update_spp_map();
     } catch (const Error& e) {
         // A backend failure mid-run (out of device memory at a large size, say) is fatal: the
@@ -380,6 +383,7 @@ bool ViewerApp::show_denoised(uint32_t generation) {
         if (batch_) {  // for report_batch_run; an interactive session would only grow the lists
             denoise_ms_.push_back(denoised_.ms() + upload_ms);
             filter_ms_.push_back(denoised_.filter_ms());
+            denoise_upload_ms_.push_back(upload_ms);
         }
     }
     return denoised_up_;
