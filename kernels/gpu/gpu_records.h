@@ -259,12 +259,11 @@ struct ResidentControl {
     unsigned long long job_paths;
     float* job_snapshot;
     AdaptiveDevice* job_adaptive;
-    // A sweep: every pixel of the framebuffer once, in tiles claimed by idle warps (the clear before a
-    // job, the pack after it). `sweep_next` carries the sweep's number like `next` carries the job's.
-    alignas(128) unsigned long long sweep_next;  // (sweep << kJobSeqShift) | next pixel to claim
+    // A sweep: every pixel of the framebuffer once (the clear before a job, the pack after it, a step
+    // of the side job), each warp its share (kernels/gpu/resident.cuh, SweepShare).
     alignas(128) unsigned long long sweep_done;  // pixels finished
-    alignas(128) unsigned int sweep;             // the running sweep's number; 0 when none runs
-    unsigned int sweeps;                         // sweeps started so far
+    alignas(128) unsigned long long sweep;       // the running sweep's number; 0 when none runs
+    unsigned long long sweeps;                   // sweeps started so far
     unsigned int sweep_kind;                     // ResidentSweep
     unsigned int sweep_pixels;
     DenoiseJob denoise;         // the side job relayed last

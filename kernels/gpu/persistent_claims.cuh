@@ -185,7 +185,8 @@ struct ResidentClaim {
     static constexpr bool kAnyWarpFlushes = false;
     struct Block {
         FrameRecord frames[kPersistentThreads / 32];
-        uint32_t flushed_seq;  // the last job whose counters this block flushed
+        uint32_t flushed_seq;                               // the last job whose counters this block flushed
+        unsigned long long swept[kPersistentThreads / 32];  // each warp's last sweep it made its share of
     };
     const PersistentParams& p;
     Block& block;
@@ -196,7 +197,10 @@ struct ResidentClaim {
 
     __device__ __forceinline__ ResidentClaim(const PersistentParams& params, Block& b)
         : p(params), block(b), queue_shadows(params.queue_shadows != 0) {}
-    static __device__ __forceinline__ void init_block(const PersistentParams&, Block& b) { b.flushed_seq = 0; }
+    static __device__ __forceinline__ void init_block(const PersistentParams&, Block& b) {
+        b.flushed_seq = 0;
+        for (unsigned long long& s : b.swept) s = 0;
+    }
     __device__ __forceinline__ FrameRecord& frame() { return block.frames[threadIdx.x / 32]; }
     __device__ __forceinline__ void control(bool monitor) {
         if (monitor) resident_monitor(p);
@@ -237,8 +241,8 @@ struct ResidentClaim {
         exhausted = n < k;
         return lane_number(need, base, n, number);
     }
-    // Between jobs: a tile of a clear or a pack.
-    __device__ __forceinline__ bool idle_work() { return resident_sweep(p); }
+    // Between jobs: this warp's share of a sweep (a clear, a pack, a step of the side job), once.
+    __device__ __forceinline__ bool idle_work() { return resident_sweep(p, block.swept[threadIdx.x / 32]); }
     // Warps stay for the next job; a drained job is flushed and published by sweepers. The fence pairs
     // with the claimers' (count in flight, fence, claim): having seen the last claim, the in-flight read
     // below sees its count. Between jobs (this block already flushed the last one) it does not poll at all.

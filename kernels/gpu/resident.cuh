@@ -19,8 +19,6 @@ __device__ __forceinline__ uint32_t job_seq(unsigned long long packed) {
     return static_cast<uint32_t>(packed >> kJobSeqShift);
 }
 
-__device__ __forceinline__ uint32_t sweep_tag(uint32_t n) { return n & ((1u << (64 - kJobSeqShift)) - 1); }
-
 // Each job counts into counters of its own (one set per ring slot, cleared as the job is relayed): a
 // job's counts are complete when it completes, and the next job's, which starts at once, never land in
 // them before the host has read them.
@@ -51,17 +49,38 @@ __device__ inline void resident_complete(const PersistentParams& p, uint32_t seq
 // One lane: starts a sweep of the framebuffer's first `pixels` pixels. Sweeps run one at a time (a
 // job's clear before its paths, its pack after them), so only one lane ever starts one.
 __device__ inline void resident_start_sweep(ResidentControl* rc, uint32_t kind, uint32_t pixels) {
-    uint32_t n = sweep_tag(load_volatile(&rc->sweeps) + 1);
-    if (n == 0) n = 1;  // 0 means "none runs"
+    const unsigned long long n = load_volatile(&rc->sweeps) + 1;  // 64 bits: never 0, never one seen before
     rc->sweeps = n;
     rc->sweep_kind = kind;
     rc->sweep_pixels = pixels;
     rc->sweep_done = 0;
     __threadfence();
-    atomicExch(&rc->sweep_next, static_cast<unsigned long long>(n) << kJobSeqShift);
-    __threadfence();
     store_volatile(&rc->sweep, n);
 }
+
+// A warp's share of a sweep: of its units (32 pixels, or one adaptive tile: a warp's work, 64 pixels and
+// a halo of 100), warp w of the grid's W makes units w, w + W, w + 2W, ... No warp claims: every warp of
+// the grid comes by between jobs, where sweeps run, and claims of 512 pixels serialised on their
+// counter, about 75 us a sweep, and each warp made its pixels one after another (BENCHMARKS.md,
+// session 25).
+struct SweepShare {
+    uint32_t kind, pixels;  // pixels: adaptive tiles for those sweeps
+    uint32_t warp, warps;
+    __device__ __forceinline__ SweepShare(uint32_t k, uint32_t n)
+        : kind(k), pixels(n), warp(blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32),
+          warps(gridDim.x * (blockDim.x / 32)) {}
+    __device__ __forceinline__ uint32_t unit() const { return kind >= kSweepScan ? 1u : 32u; }
+    // This lane's first pixel and the step to its next (pixel sweeps).
+    __device__ __forceinline__ uint32_t first_pixel() const { return warp * 32u + lane_id(); }
+    __device__ __forceinline__ uint32_t pixel_stride() const { return warps * 32u; }
+    // What the warp's units hold, all lanes together: its count towards the sweep's end.
+    __device__ __forceinline__ uint32_t items() const {
+        const uint32_t units = (pixels + unit() - 1) / unit();
+        if (warp >= units) return 0;
+        const uint32_t mine = (units - 1 - warp) / warps + 1, last = warp + (mine - 1) * warps;
+        return mine * unit() - (last == units - 1 ? units * unit() - pixels : 0u);
+    }
+};
 
 // One lane (the monitor): relays the next job, or a cancel, from host memory into device memory.
 __device__ inline void resident_monitor(const PersistentParams& p) {
@@ -154,8 +173,8 @@ __device__ inline void resident_pack_or_complete(const PersistentParams& p, uint
     else resident_complete(p, seq, cancelled);
 }
 
-// The whole warp: pixels [first, first + count) of a clear or a pack sweep.
-__device__ inline void resident_sweep_pixels(const PersistentParams& p, uint32_t kind, uint32_t first, uint32_t count,
+// The whole warp: its share of a clear or a pack sweep (SweepShare).
+__device__ inline void resident_sweep_pixels(const PersistentParams& p, uint32_t kind, const SweepShare& share,
                                              float* snapshot) {
     ResidentControl* rc = p.resident;
     snapshot = reinterpret_cast<float*>(__shfl_sync(kFullMask, reinterpret_cast<unsigned long long>(snapshot), 0));
@@ -166,7 +185,7 @@ __device__ inline void resident_sweep_pixels(const PersistentParams& p, uint32_t
     float* features = kind == kSweepPack && (load_volatile(&rc->job_flags) & kJobSnapshotFeatures)
                           ? snapshot + 4 * static_cast<size_t>(load_volatile(&rc->job_image_pixels))
                           : nullptr;
-    for (uint32_t i = first + lane_id(); i < first + count; i += 32) {
+    for (uint32_t i = share.first_pixel(); i < share.pixels; i += share.pixel_stride()) {
         uint32_t src = block > 1 ? (i / width / block) * ((width + block - 1) / block) + (i % width) / block : i;
         float* rad = p.fb.radiance + 3 * static_cast<size_t>(src);
         if (kind == kSweepClear) {
@@ -195,23 +214,24 @@ __device__ inline void resident_sweep_pixels(const PersistentParams& p, uint32_t
 // chosen per pixel: with a function per kind, resident frames of the Cornell box took 5-6% longer
 // (BENCHMARKS.md, session 23). Only this kernel's copy: `static`.
 static __device__ __noinline__ void resident_denoise_step(const DenoiseJob& job, int step, uint32_t first,
-                                                          uint32_t count) {
+                                                          uint32_t stride, uint32_t pixels) {
     const uint32_t width = static_cast<uint32_t>(job.width);
-    for (uint32_t i = first + lane_id(); i < first + count; i += 32)
+    for (uint32_t i = first; i < pixels; i += stride)
         if (denoise_step(job.buffers, job.width, job.height, job.params, step, static_cast<int>(i % width),
                          static_cast<int>(i / width)) &&
             job.buffers.view->temporal.reused)
             atomicAdd(job.buffers.view->temporal.reused, 1u);
 }
 
-// The whole warp: a tile of the side job's running denoise step. The job and the step are read past L1,
-// which may hold an earlier job's.
-__device__ inline void resident_denoise_pixels(const PersistentParams& p, uint32_t first, uint32_t count) {
+// The whole warp: its share of the side job's running denoise step. The job and the step are read past
+// L1, which may hold an earlier job's.
+__device__ inline void resident_denoise_pixels(const PersistentParams& p, const SweepShare& share) {
     DenoiseJob job;
     const unsigned* src = reinterpret_cast<const unsigned*>(&p.resident->denoise);
     unsigned* dst = reinterpret_cast<unsigned*>(&job);
     for (unsigned w = 0; w < sizeof(DenoiseJob) / 4; ++w) dst[w] = __ldcg(src + w);
-    resident_denoise_step(job, static_cast<int>(__ldcg(&p.resident->denoise_step)), first, count);
+    resident_denoise_step(job, static_cast<int>(__ldcg(&p.resident->denoise_step)), share.first_pixel(),
+                          share.pixel_stride(), share.pixels);
 }
 
 // One lane, as a denoise step's sweep ends: the next step's, or the side job's completion.
@@ -231,74 +251,61 @@ __device__ inline void resident_denoise_next(const PersistentParams& p, uint32_t
     }
 }
 
-// A sweep's claims count units: 512 pixels, or one adaptive tile (a warp's work: 64 pixels and a halo of
-// 100).
-__device__ __forceinline__ uint32_t sweep_unit(uint32_t kind) { return kind >= kSweepScan ? 1u : 32u * 16u; }
-__device__ __forceinline__ uint32_t sweep_units(uint32_t kind, uint32_t pixels) {
-    return (pixels + sweep_unit(kind) - 1) / sweep_unit(kind);
-}
-
-// One lane: whether the running sweep may have units left to claim, read before claiming one. Once
-// all are claimed, every idle warp's claim would be an atomic on one word that takes nothing, thousands
-// of them a microsecond while the last units are done: they crowd that word's L2 slice. (A stale
-// answer costs one idle iteration; the claim itself decides.)
-__device__ __forceinline__ bool sweep_units_left(ResidentControl* rc) {
-    const unsigned long long seen = load_volatile(&rc->sweep_next);
-    return (seen & kJobIndexMask) < sweep_units(load_volatile(&rc->sweep_kind), load_volatile(&rc->sweep_pixels));
-}
-
-// The whole warp, when it has nothing else to do: a tile of the running sweep's pixels (or one
-// adaptive tile), if one is left to claim. Returns whether it did one. The lane that finishes the
-// sweep's last unit carries on with what follows it: the job's claims after a clear, the fill after an
-// adaptive scan, the pack or the job's completion after a fill, the job's completion after a pack.
-__device__ inline bool resident_sweep(const PersistentParams& p) {
+// The whole warp, when it has nothing else to do: its share of the running sweep, once. Returns whether
+// it made one. The lane that finishes the sweep's last share carries on with what follows it: the job's
+// claims after a clear, the fill after an adaptive scan, the pack or the job's completion after a fill,
+// the job's completion after a pack, the next step of the side job after one of its steps.
+__device__ inline bool resident_sweep(const PersistentParams& p, unsigned long long& swept) {
     ResidentControl* rc = p.resident;
-    uint32_t first = 0, count = 0, kind = 0, pixels = 0;
+    unsigned long long n = 0;
+    uint32_t kind = 0, pixels = 0;
     float* snapshot = nullptr;
-    if (lane_id() == 0 && load_volatile(&rc->sweep) != 0 && sweep_units_left(rc)) {
-        // The unit is the kind's, read after the claim, like every parameter of its sweep.
-        unsigned long long claim = atomicAdd(&rc->sweep_next, 1ull);
-        __threadfence();  // the parameters read below are the ones of the sweep this claim belongs to
-        uint32_t tag = static_cast<uint32_t>(claim >> kJobSeqShift);
-        pixels = load_volatile(&rc->sweep_pixels);
-        kind = load_volatile(&rc->sweep_kind);
-        uint32_t unit = sweep_unit(kind);
-        unsigned long long u = claim & kJobIndexMask;
-        if (tag == load_volatile(&rc->sweeps) &&
-            u < sweep_units(kind, pixels)) {  // a claim of a finished sweep takes nothing
-            first = static_cast<uint32_t>(u) * unit;
-            count = min(unit, pixels - first);
+    if (lane_id() == 0) {
+        n = load_volatile(&rc->sweep);
+        if (n != 0 && n != swept) {
+            __threadfence();  // the sweep's parameters, and what the steps before it wrote
+            kind = load_volatile(&rc->sweep_kind);
+            pixels = load_volatile(&rc->sweep_pixels);
             snapshot =
                 reinterpret_cast<float*>(load_volatile(reinterpret_cast<const unsigned long long*>(&rc->job_snapshot)));
-        }
+            // Read between two looks at the sweep's number. A warp with no share of a sweep (a small
+            // image) may look while it ends and the next one starts: it looks again next time.
+            __threadfence();
+            if (load_volatile(&rc->sweep) != n) n = 0;
+        } else n = 0;
     }
-    count = __shfl_sync(kFullMask, count, 0);
-    if (count == 0) return false;
-    first = __shfl_sync(kFullMask, first, 0);
-    kind = __shfl_sync(kFullMask, kind, 0);
+    n = __shfl_sync(kFullMask, n, 0);
+    if (n == 0) return false;
+    swept = n;
+    const SweepShare share(__shfl_sync(kFullMask, kind, 0), __shfl_sync(kFullMask, pixels, 0));
+    const uint32_t mine = share.items();
+    if (mine == 0) return false;
+    kind = share.kind;
     if (kind >= kSweepScan) {
         AdaptiveDevice* a = reinterpret_cast<AdaptiveDevice*>(
             load_volatile(reinterpret_cast<const unsigned long long*>(&rc->job_adaptive)));
         a = reinterpret_cast<AdaptiveDevice*>(__shfl_sync(kFullMask, reinterpret_cast<unsigned long long>(a), 0));
-        if (kind == kSweepScan) adaptive_scan_tile(a, first);
-        else adaptive_fill_tile(a, first);
+        for (uint32_t t = share.warp; t < share.pixels; t += share.warps) {
+            if (kind == kSweepScan) adaptive_scan_tile(a, t);
+            else adaptive_fill_tile(a, t);
+        }
     } else if (kind == kSweepDenoise) {
-        resident_denoise_pixels(p, first, count);
+        resident_denoise_pixels(p, share);
     } else {
-        resident_sweep_pixels(p, kind, first, count, snapshot);
+        resident_sweep_pixels(p, kind, share, snapshot);
     }
     __syncwarp();
     if (lane_id() == 0) {
         __threadfence();
-        if (atomicAdd(&rc->sweep_done, static_cast<unsigned long long>(count)) + count == pixels) {
-            store_volatile(&rc->sweep, 0u);
+        if (atomicAdd(&rc->sweep_done, static_cast<unsigned long long>(mine)) + mine == share.pixels) {
+            store_volatile(&rc->sweep, 0ull);
             __threadfence();
             uint32_t seq = load_volatile(&rc->relayed);
             switch (kind) {
                 case kSweepClear: resident_open_claims(rc, seq); break;
-                case kSweepScan: resident_start_sweep(rc, kSweepFill, pixels); break;
+                case kSweepScan: resident_start_sweep(rc, kSweepFill, share.pixels); break;
                 case kSweepFill: resident_pack_or_complete(p, seq, false); break;
-                case kSweepDenoise: resident_denoise_next(p, pixels); break;
+                case kSweepDenoise: resident_denoise_next(p, share.pixels); break;
                 default: resident_complete(p, seq, false); break;  // a pack
             }
         }
