@@ -181,29 +181,18 @@ TEST(Viewer, CameraChangesAreTimedInPartsThatComeInOrder) {
                              dir.path().string());
     SKIP_WITHOUT_XVFB(r);
     ASSERT_EQ(r.code, 0) << r.err;
-    const char* line = std::strstr(r.err.c_str(), "camera change to its first image on screen:");
-    ASSERT_NE(line, nullptr) << r.err;
-    double median = 0, max = 0, frame = 0, queued = 0, done = 0, uploaded = 0, drawn = 0, pass = 0, latest_pass = 0;
-    int changes = 0;
-    ASSERT_EQ(
-        std::sscanf(line,
-                    "camera change to its first image on screen: median %lf ms, max %lf ms over %d changes "
-                    "(display frame %lf ms); medians of its parts: %lf ms until its frame is queued, %lf ms "
-                    "until it is done, %lf ms until it is in the display's texture (denoised, where that is on), "
-                    "%lf ms until it is drawn with the panels and presented; shown by displayed frame %lf after the "
-                    "change (median), %lf at the latest",
-                    &median, &max, &changes, &frame, &queued, &done, &uploaded, &drawn, &pass, &latest_pass),
-        10)
-        << line;
-    EXPECT_EQ(changes, 5) << line;
-    EXPECT_GT(queued, 0.0) << line;
-    EXPECT_LE(queued, done) << line;
-    EXPECT_LT(done, uploaded) << line << " (the denoised view takes its time)";
-    EXPECT_LE(uploaded, drawn) << line;
-    EXPECT_LE(drawn, median) << line;
-    EXPECT_LE(median, max) << line;
-    EXPECT_EQ(pass, 1.0) << line << " (the first displayed frame after a change shows it)";
-    EXPECT_LE(pass, latest_pass) << line;
+    const CameraChangeLine c = read_camera_change_line(r.err);
+    ASSERT_TRUE(c.ok) << r.err;
+    const std::string& line = c.text;
+    EXPECT_EQ(c.changes, 5) << line;
+    EXPECT_GT(c.queued, 0.0) << line;
+    EXPECT_LE(c.queued, c.done) << line;
+    EXPECT_LT(c.done, c.uploaded) << line << " (the denoised view takes its time)";
+    EXPECT_LE(c.uploaded, c.drawn) << line;
+    EXPECT_LE(c.drawn, c.median) << line;
+    EXPECT_LE(c.median, c.max) << line;
+    EXPECT_EQ(c.pass, 1.0) << line << " (the first displayed frame after a change shows it)";
+    EXPECT_LE(c.pass, c.latest_pass) << line;
 }
 
 TEST(Viewer, DragOverThePanelDoesNotMoveTheCamera) {

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <set>
 #include <string>
 #include <vector>
@@ -111,6 +113,32 @@ inline bool has_one_error_line(const std::string& err) {
         pos += 1;
     }
     return count == 1;
+}
+
+// A batch run's camera-change line (app/viewer/frame_timing.cpp): the median and longest time to the
+// screen, the changes, the display frame, the medians of the parts (ms since the change) and which
+// displayed frame showed the new view. ok: the line was there and read whole.
+struct CameraChangeLine {
+    bool ok = false;
+    std::string text;
+    double median = 0, max = 0, frame = 0, queued = 0, done = 0, uploaded = 0, drawn = 0, pass = 0, latest_pass = 0;
+    int changes = 0;
+};
+
+inline CameraChangeLine read_camera_change_line(const std::string& err) {
+    CameraChangeLine c;
+    const char* line = std::strstr(err.c_str(), "camera change to its first image on screen:");
+    if (!line) return c;
+    c.text.assign(line, std::strcspn(line, "\n"));
+    c.ok = std::sscanf(line,
+                       "camera change to its first image on screen: median %lf ms, max %lf ms over %d changes "
+                       "(display frame %lf ms); medians of its parts: %lf ms until its frame is queued, %lf ms "
+                       "until it is done, %lf ms until it is in the display's texture (denoised, where that is on), "
+                       "%lf ms until it is drawn with the panels and presented; shown by displayed frame %lf after "
+                       "the change (median), %lf at the latest",
+                       &c.median, &c.max, &c.changes, &c.frame, &c.queued, &c.done, &c.uploaded, &c.drawn, &c.pass,
+                       &c.latest_pass) == 10;
+    return c;
 }
 
 }  // namespace pkrt_test
