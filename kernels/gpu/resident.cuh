@@ -60,9 +60,9 @@ __device__ inline void resident_start_sweep(ResidentControl* rc, uint32_t kind, 
 
 // A warp's share of a sweep: of its units (32 pixels, or one adaptive tile: a warp's work, 64 pixels and
 // a halo of 100), warp w of the grid's W makes units w, w + W, w + 2W, ... No warp claims: every warp of
-// the grid comes by between jobs, where sweeps run, and claims of 512 pixels serialised on their
-// counter, about 75 us a sweep, and each warp made its pixels one after another (BENCHMARKS.md,
-// session 25).
+// the grid comes by between jobs, where sweeps run (a job already ends only once every block has
+// flushed, so every block is resident), and claims of 512 pixels serialised on their counter, about
+// 75 us a sweep, and each warp made its pixels one after another (BENCHMARKS.md, session 25).
 struct SweepShare {
     uint32_t kind, pixels;  // pixels: adaptive tiles for those sweeps
     uint32_t warp, warps;
