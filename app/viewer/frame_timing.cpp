@@ -18,13 +18,11 @@ void ViewChangeTimer::changed(uint32_t next_generation) {
     pending_ = true;
     generation_ = next_generation;
     changed_at_ = std::chrono::steady_clock::now();
-    queued_ = false;
     now_ = Parts{};
 }
 
 void ViewChangeTimer::queued(uint32_t generation) {
-    if (!pending_ || queued_ || generation < generation_) return;
-    queued_ = true;
+    if (!pending_ || now_.queued >= 0 || generation < generation_) return;
     now_.queued = ms_since_change();
 }
 

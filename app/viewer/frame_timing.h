@@ -27,7 +27,7 @@ public:
     void changed(uint32_t next_generation);
     bool pending() const { return pending_; }
     // Changed, and no frame of the new view queued yet.
-    bool awaiting_frame() const { return pending_ && !queued_; }
+    bool awaiting_frame() const { return pending_ && now_.queued < 0; }
     // A frame of image `generation` was queued.
     void queued(uint32_t generation);
     // A frame of image `generation` is done and shown by this pass.
@@ -56,7 +56,6 @@ private:
 
     bool pending_ = false;
     bool shown_ = false;
-    bool queued_ = false;
     uint32_t generation_ = 0;
     std::chrono::steady_clock::time_point changed_at_;
     Parts now_;
