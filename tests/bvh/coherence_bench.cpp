@@ -27,6 +27,7 @@
 
 #include "kernels/path_stages.h"
 #include "render/backend.h"
+#include "render/bvh/bvh_layout.h"
 #include "render/error.h"
 #include "render/scene/scene.h"
 
@@ -148,22 +149,24 @@ std::vector<uint32_t> binned(const std::vector<TracedRay>& rays, size_t window, 
 
 int main(int argc, char** argv) {
     if (argc < 4) {
-        std::fprintf(stderr, "usage: coherence_bench SCENE WIDTH HEIGHT [--depth D] [--bits K]\n");
+        std::fprintf(stderr, "usage: coherence_bench SCENE WIDTH HEIGHT [--depth D] [--bits K] [--bvh bvh2|cwbvh]\n");
         return 2;
     }
     try {
         const int w = std::atoi(argv[2]), h = std::atoi(argv[3]);
         int max_depth = 4, bits = 4;
+        BvhLayout layout = BvhLayout::kBvh2;
         for (int i = 4; i < argc; ++i) {
             auto next = [&] { return i + 1 < argc ? argv[++i] : (throw Error("a flag without its value"), ""); };
             if (!std::strcmp(argv[i], "--depth")) max_depth = std::atoi(next());
             else if (!std::strcmp(argv[i], "--bits")) bits = std::atoi(next());
+            else if (!std::strcmp(argv[i], "--bvh")) layout = parse_bvh_layout(next());
             else throw Error(std::string("unknown flag ") + argv[i]);
         }
         if (w < 1 || h < 1 || max_depth < 1 || max_depth > 16 || bits < 1 || bits > 10)
             throw Error("WIDTH, HEIGHT >= 1, --depth 1..16, --bits 1..10");
         Scene scene = load_scene(argv[1]);
-        prepare_scene(scene, BvhLayout::kBvh2);
+        prepare_scene(scene, layout);
         const SceneView view = view_scene(scene);
         RenderSettings rs;
         rs.width = w;
@@ -184,7 +187,10 @@ int main(int argc, char** argv) {
             PathState path = generate_path(frame, path_index(frame, i));
             for (;;) {
                 TracedRay t{Ray{path.origin, path.dir}, {}};
-                Hit hit = traverse_bvh<false>(view.bvh, t.ray, 0.0f, kInfinity, surfaces, RecordSteps{&t.passes});
+                Hit hit = layout == BvhLayout::kCwbvh
+                              ? traverse_cwbvh<false>(view.bvh.wide_nodes, view.bvh.tris, view.bvh.num_nodes, t.ray,
+                                                      0.0f, kInfinity, surfaces, RecordSteps{&t.passes})
+                              : traverse_bvh<false>(view.bvh, t.ray, 0.0f, kInfinity, surfaces, RecordSteps{&t.passes});
                 if (hit.prim >= 0) {
                     t.material = scene.shading[hit.prim].material;
                     t.type = static_cast<int32_t>(scene.materials[t.material].type);
@@ -215,8 +221,20 @@ int main(int argc, char** argv) {
                 morton(cell(r.d.x, -1.0f, 1.0f, bits), cell(r.d.y, -1.0f, 1.0f, bits), cell(r.d.z, -1.0f, 1.0f, bits));
             return o << 30 | d;
         };
-        std::printf("%s %dx%d, depth %d, grid 2^%d a side; lanes active of 32 (passes alone)\n", argv[1], w, h,
-                    max_depth, bits);
+        std::printf("%s %dx%d, depth %d, %s, grid 2^%d a side; lanes active of 32 (passes alone)\n", argv[1], w, h,
+                    max_depth, bvh_layout_name(layout).c_str(), bits);
+        double rays = 0.0, nodes = 0.0, leaves = 0.0, triangles = 0.0;
+        for (const auto& depth_rays : by_depth)
+            for (const auto& r : depth_rays) {
+                rays += 1.0;
+                for (uint8_t k : r.passes) {
+                    nodes += k == 0;
+                    leaves += k > 0;
+                    triangles += k;
+                }
+            }
+        std::printf("per ray: %.2f node visits, %.2f leaves (cwbvh: a node's triangle group), %.2f triangle tests\n",
+                    nodes / rays, leaves / rays, triangles / rays);
         std::printf(
             "depth  rays     passes/ray  as generated  window    octant        oct+org       oct+dir       "
             "org+dir\n");
