@@ -636,6 +636,58 @@ repeat_test() {
     save
 }
 
+# Issue 49 (session 26): this build against the commit before (.stage/base/pkrt) and staged variants
+# (.stage/var/*), interleaved over two rounds: Crytek Sponza 1080p d4 per BVH layout in persistent,
+# relaunch and megakernel mode, and the megakernel on the bench matrix. Then Nsight Compute on relaunch's
+# extend kernel per layout, and the SASS of the traversal cubins staged in .s26/ (cuobjdump).
+issue49() {
+    begin_results
+    echo "=== GPU tests: every mode against the CPU"
+    timeout 200 ./.stage/test_gpu --gtest_color=no --gtest_filter='Gpu.EveryMode*' >"$out/test_gpu_modes.txt" 2>&1
+    echo "exit $?"; grep -E "^\[ +(OK|FAILED|PASSED) +\]|Failure" "$out/test_gpu_modes.txt" | head -20
+    save
+    local round b name bin layout builds=("base:.stage/base/pkrt" "new:$P")
+    for bin in .stage/var/*; do [[ -x $bin && $bin != *.xz ]] && builds+=("$(basename "$bin"):$bin"); done
+    for round in 1 2; do
+        for b in "${builds[@]}"; do
+            name=${b%%:*} bin=${b#*:}
+            for layout in bvh2 cwbvh; do
+                timeout 100 $bin bench scenes/bench/crytek-sponza.json --bvh $layout --res 1920x1080 --max-depth 4 --repeat 5 \
+                    -q --modes persistent,relaunch,megakernel --csv "$out/l_${layout}_${name}_$round.csv" >/dev/null 2>&1
+                echo "round $round $name $layout: exit $?"
+            done
+            timeout 100 $bin bench scenes/cornell.json --res 128x128,512x512,1920x1080 --max-depth 16 --repeat 10 -q \
+                --modes megakernel --csv "$out/m_c_${name}_$round.csv" >/dev/null 2>&1
+            timeout 150 $bin bench scenes/bench/bunnies-in-sponza.json scenes/bench/dabrovic-sponza.json \
+                --res 128x128,512x512,1920x1080 --max-depth 4 --repeat 5 -q --modes megakernel \
+                --csv "$out/m_s_${name}_$round.csv" >/dev/null 2>&1
+            echo "round $round $name megakernel matrix: exit $?"
+        done
+        save
+    done
+    for b in "${builds[@]:1}"; do
+        name=${b%%:*}
+        for layout in bvh2 cwbvh; do
+            echo "=== $name against base, $layout"
+            python3 tests/bench_compare.py "$out/l_${layout}_base_1.csv,$out/l_${layout}_base_2.csv" \
+                "$out/l_${layout}_${name}_1.csv,$out/l_${layout}_${name}_2.csv" | tee "$out/layout_${layout}_$name.md"
+        done
+        echo "=== $name against base, megakernel"
+        python3 tests/bench_compare.py "$out/m_c_base_1.csv,$out/m_c_base_2.csv,$out/m_s_base_1.csv,$out/m_s_base_2.csv" \
+            "$out/m_c_${name}_1.csv,$out/m_c_${name}_2.csv,$out/m_s_${name}_1.csv,$out/m_s_${name}_2.csv" | tee "$out/mega_$name.md"
+    done
+    echo "=== new: cwbvh against bvh2"
+    python3 tests/bench_compare.py "$out/l_bvh2_new_1.csv,$out/l_bvh2_new_2.csv" "$out/l_cwbvh_new_1.csv,$out/l_cwbvh_new_2.csv" |
+        tee "$out/layouts_new.md"
+    save
+    local f
+    for f in .s26/*.cubin; do
+        [ -f "$f" ] && "$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)" -sass "$f" >"$out/$(basename "$f" .cubin).sass" 2>&1
+    done
+    save
+    profile_extend
+}
+
 case "${1:-}" in
     stage) shift; stage "$@" ;;
     repeat_test) shift; repeat_test "$@" ;;
@@ -655,6 +707,7 @@ case "${1:-}" in
     trees) begin_results; trees ;;
     profile_extend) begin_results; profile_extend ;;
     compare_kernels) begin_results; compare_kernels ;;
+    issue49) issue49 ;;
     soak) shift; soak "$@" ;;
     *) echo "usage: $0 stage [BASE [VARIANT...]] | run | check | variants [MODES] | multi [DEVICES] | resident [tests] [viewer] [bench] | house [tests] [viewer] [bench] | profile | trees | profile_extend | compare_kernels | features | response | tests [SECONDS] | denoised_view | compare [...] | repeat_test FILTER N [SECONDS] | soak start SECONDS | soak wait" >&2; exit 2 ;;
 esac
