@@ -377,7 +377,7 @@ void check_output_path(const std::string& path, const std::vector<std::string>& 
         throw Error(flag + " " + path + ": directory " + dir.string() + " does not exist");
     if (::access(dir.c_str(), W_OK) != 0)
         throw Error(flag + " " + path + ": directory " + dir.string() + " is not writable");
-    if (std::filesystem::is_directory(path, ec)) throw Error(flag + " " + path + ": is a directory");
+    check_output_kind(flag + " " + path, path);
 }
 
 }  // namespace pkrt
