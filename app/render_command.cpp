@@ -215,14 +215,7 @@ PreparedRender prepare_render(const RenderArgs& a, Ranks& ranks) {
         rs.spp = static_cast<int>(a.adaptive.rule().max_spp);  // the most any pixel gets
     }
     if (!a.resume.empty()) {
-        p.resume = read_resume_point(a.resume, p.scene, p.rs);
-        try {
-            // A denoised file's R, G and B are not its samples' mean: its Noisy Image is.
-            if (has_noisy_layer(a.resume)) p.resume.image = read_noisy_layer(a.resume, rs.width, rs.height);
-            if (rs.features) p.resume.features = read_aov_layers(a.resume, rs.width, rs.height, p.aovs);
-        } catch (const Error& e) {
-            throw Error("--resume " + std::string(e.what()));
-        }
+        p.resume = read_resume_point(a.resume, p.scene, p.rs, rs.features ? p.aovs : std::vector<Aov>{});
         log_info("resuming %s: %u of %d spp there", a.resume.c_str(), p.resume.spp, p.rs.spp);
     }
     if (a.denoise) p.denoiser = p.backend->make_denoiser();
