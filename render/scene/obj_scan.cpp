@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "render/error.h"
+#include "render/scene/mtl_options.h"
 
 namespace pkrt {
 
@@ -226,7 +227,10 @@ MtlScan scan_mtl(const std::string& path, const std::string& text) {
                 if (v < lo || v > hi) lines.fail(key + " " + t[k] + ": must be " + range);
             }
         };
-        if (key == "Kd" || key == "Ks" || key == "Tf") check(3, 0.0, 1.0, "between 0 and 1");
+        if (is_map_statement(key)) {
+            std::string why = map_statement_error(t);
+            if (!why.empty()) lines.fail(why);
+        } else if (key == "Kd" || key == "Ks" || key == "Tf") check(3, 0.0, 1.0, "between 0 and 1");
         else if (key == "Ka") check(3, -DBL_MAX, DBL_MAX, "finite");
         else if (key == "Ke") check(3, 0.0, kMaxRadiance, "between 0 and 1e20");
         else if (key == "Ns") check(1, 0.0, 1e9, "between 0 and 1e9");
