@@ -340,6 +340,8 @@ Image read_reference_exr(const std::string& path, int width, int height) {
                             ", the render " + std::to_string(width) + "x" + std::to_string(height));
         },
         exr);
+    if (exr.luminance_only)  // compared with R, G and B, a grey file would measure colour as error
+        throw Error(path + ": the reference has a Y channel alone; it needs R, G and B");
     Image img;
     img.width = width;
     img.height = height;

@@ -66,7 +66,8 @@ void to_float_texture(Scene& scene, const std::string& path, FloatImage& img, Te
                                             " texels with a NaN, infinite, negative or above 1e20 component to 0");
 }
 
-void decode(Scene& scene, const InputFile& f, TextureImage& t) {
+// `file_name`: the name whose extension tells a TGA, which has no signature.
+void decode(Scene& scene, const InputFile& f, const std::string& file_name, TextureImage& t) {
     SizeCheck rgba8 = [&](uint64_t w, uint64_t h) { check_size(scene, f.path, w, h, 1); };
     SizeCheck rgba32f = [&](uint64_t w, uint64_t h) { check_size(scene, f.path, w, h, kFloatTexelWeight); };
     const std::string& b = f.bytes;
@@ -79,7 +80,7 @@ void decode(Scene& scene, const InputFile& f, TextureImage& t) {
         else decode_openexr(f, rgba32f, img);
         return to_float_texture(scene, f.path, img, t);
     }
-    const char* tga = named_tga(f.path) ? tga_header_problem(b) : "";
+    const char* tga = named_tga(file_name) ? tga_header_problem(b) : "";
     if (!tga) return decode_tga(f, rgba8, t);
     throw Error(f.path +
                 ": unsupported texture format (pkrt reads PNG, JPEG, TGA, BMP, Radiance .hdr and OpenEXR .exr)" +
@@ -110,18 +111,19 @@ int32_t load_texture(Scene& scene, const std::string& path) {
     TextureImage t;
     t.path = path;
     t.id = f.id;
-    decode(scene, f, t);
+    decode(scene, f, path, t);
     scene.textures.push_back(std::move(t));
     return static_cast<int32_t>(scene.textures.size()) - 1;
 }
 
-int32_t decode_texture(Scene& scene, const std::string& name, const unsigned char* bytes, size_t size) {
+int32_t decode_texture(Scene& scene, const std::string& name, const std::string& file_name, const unsigned char* bytes,
+                       size_t size) {
     InputFile f;
     f.path = name;
     f.bytes.assign(reinterpret_cast<const char*>(bytes), size);
     TextureImage t;
     t.path = name;
-    decode(scene, f, t);
+    decode(scene, f, file_name, t);
     scene.textures.push_back(std::move(t));
     return static_cast<int32_t>(scene.textures.size()) - 1;
 }
