@@ -92,7 +92,7 @@ int32_t MtlConverter::convert(const tinyobj::material_t& m) {
     const std::set<std::string>& keys = found == keys_.end() ? none : found->second;
     auto has = [&](const char* k) { return keys.count(k) > 0; };
     for (const auto& k : keys)
-        if (!kHonoured.count(k)) ignore("'" + k + "'");
+        if (!kHonoured.count(k)) ignore("'" + quote_input(k) + "'");
     if (m.ambient[0] != 0.0f || m.ambient[1] != 0.0f || m.ambient[2] != 0.0f) ignore("'Ka' (ambient; lights are Ke)");
     if (!m.ambient_texname.empty() && !has("map_Ka")) ignore("'map_Ka'");
 

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "render/error.h"
+#include "render/quote.h"
 #include "render/texture/exr_rgb.h"
 #include "render/texture/texture_decoders.h"
 
@@ -61,12 +62,12 @@ void check_exr_header(const std::string& b, const std::string& path) {
         }
         text("type");
         if (b.size() - at < 4)
-            throw Error(path + ": cannot read EXR: truncated header (attribute '" + name.substr(0, 64) + "')");
+            throw Error(path + ": cannot read EXR: truncated header (attribute '" + quote_input(name) + "')");
         uint32_t size = uint32_t(uint8_t(b[at])) | uint32_t(uint8_t(b[at + 1])) << 8 |
                         uint32_t(uint8_t(b[at + 2])) << 16 | uint32_t(uint8_t(b[at + 3])) << 24;
         at += 4;
         if (size > b.size() - at)
-            throw Error(path + ": cannot read EXR: attribute '" + name.substr(0, 64) + "' claims " +
+            throw Error(path + ": cannot read EXR: attribute '" + quote_input(name) + "' claims " +
                         std::to_string(size) + " bytes, more than the " + std::to_string(b.size() - at) +
                         " left in the file");
         at += size;
@@ -124,7 +125,8 @@ void decode_openexr(const InputFile& f, const SizeCheck& check, FloatImage& out)
     } catch (const Error&) {
         throw;
     } catch (const std::exception& e) {
-        throw Error(f.path + ": cannot read EXR: " + e.what());
+        // The library's words may quote the file's own bytes (an attribute's forged name): at most 80 of them.
+        throw Error(f.path + ": cannot read EXR: " + quote_input(e.what()));
     }
 }
 
