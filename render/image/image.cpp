@@ -101,7 +101,7 @@ void write_file_atomically(const std::string& path, const std::string& bytes) {
 }
 
 void parse_resolution(const std::string& text, int* width, int* height, int min_side, int max_side) {
-    static const std::regex re(R"(^\s*(\d{1,9})\s*[xX]\s*(\d{1,9})\s*$)");
+    static const std::regex re(R"(^(\d{1,9})[xX](\d{1,9})$)");  // no blanks: " 16x16" is not a size
     std::smatch m;
     if (!std::regex_match(text, m, re)) throw Error("--res " + text + ": expected WIDTHxHEIGHT, for example 1280x720");
     long long w = std::stoll(m[1]), h = std::stoll(m[2]);

@@ -83,7 +83,7 @@ TEST(ViewerOutputs, ScreenshotsNeverReplaceTheRunsInputs) {
     fs::create_hard_link(dir.file("tex.png"), dir.file("hard.png"));
     dir.write("in.txt", "frames 1\nscreenshot hard.png\n");
     r = run_viewer("s.json" + kFlags + " --script in.txt", cwd);
-    EXPECT_ONE_ERROR_LINE(r, "hard.png: is the input");
+    EXPECT_ONE_ERROR_LINE(r, "in.txt:2: hard.png: is the input");  // the script's file and line, as it ran
     dir.write("in2.txt", "frames 1\nscreenshot sky.exr\n");
     r = run_viewer("s.json" + kFlags + " --env sky.exr --script in2.txt", cwd);
     EXPECT_ONE_ERROR_LINE(r, "sky.exr: is the input");
@@ -97,4 +97,16 @@ TEST(ViewerOutputs, ScreenshotsNeverReplaceTheRunsInputs) {
     r = run_viewer("s.json" + kFlags + " --frames 1 --screenshot out.png", cwd);
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_TRUE(read_png(dir.file("out.png")).ok());
+}
+
+// A script's screenshot is written as its extension says: "a.bmp" was a PNG under another name (class 8).
+TEST(ViewerOutputs, ScriptScreenshotsNameTheirFormat) {
+    TempDir dir;
+    const std::string cwd = dir.path().string();
+    textured_scene(dir);
+    dir.write("in.txt", "frames 1\nscreenshot a.bmp\n");
+    RunResult r = run_viewer("s.json" + kFlags + " --script in.txt", cwd);
+    SKIP_WITHOUT_XVFB(r);
+    EXPECT_ONE_ERROR_LINE(r, "in.txt:2: screenshot: PATH must end in .png or .exr");
+    EXPECT_FALSE(fs::exists(dir.file("a.bmp")));
 }
