@@ -91,7 +91,8 @@ void report_render(const PreparedRender& p, const std::string& scene_path, const
         "%s: %zu triangles, %llu texels (at most %s of host memory), %s BVH of %zu nodes built in %.3f s (%s triangles/s)",
         scene_path.c_str(), scene.source_triangles, static_cast<unsigned long long>(texels),
         format_bytes(render_memory_estimate(scene.tris.size(), texel_budget_used(scene),
-                                            static_cast<uint64_t>(rs.width) * rs.height))
+                                            static_cast<uint64_t>(rs.width) * rs.height,
+                                            scene.load_stats.decode_peak_bytes))
             .c_str(),
         bvh_layout_name(scene.bvh.layout).c_str(), scene.bvh.node_count(), scene.bvh_build_seconds,
         Progress::format_rate(scene.bvh_build_seconds > 0 ? scene.source_triangles / scene.bvh_build_seconds : 0)
