@@ -18,6 +18,14 @@ inline void add_bvh_options(CLI::App* app, BvhFlags* f) {
            "--bvh-splits", f->splits,
            "Split large triangles into up to this many extra BVH references per triangle on average (0-4), in place of spatial splits")
         ->check(CLI::Range(0.0f, 4.0f))
+        // CLI::Range lets NaN through (every comparison with it is false); no float flag may take it.
+        ->check(CLI::Validator(
+            [](std::string& v) {
+                float x = 0.0f;
+                return CLI::detail::lexical_cast(v, x) && x >= 0.0f && x <= 4.0f ? std::string()
+                                                                                 : "must be between 0 and 4";
+            },
+            std::string()))
         ->capture_default_str();
     // Two flags, not CLI11's "--sbvh,!--no-sbvh": its help printed that as "--sbvh,--no-sbvh{false}", which
     // reads as "off by default".

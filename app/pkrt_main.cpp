@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/bench.h"
+#include "app/strict_options.h"
 #include "app/info.h"
 #include "app/render_command.h"
 #include "app/run_options.h"
@@ -49,6 +50,12 @@ int run_command(int argc, char** argv, pkrt::Ranks& ranks, std::string& error) {
     if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) {
         error = std::string("unknown command '") + argv[1] +
                 "' (expected render, info, bench or help-settings; see pkrt --help)";
+        return 2;
+    }
+    pkrt::make_values_strict(app);  // one way to read every flag's value (app/strict_options.h)
+    std::string list_problem = pkrt::list_value_problem(app, argc, argv);
+    if (!list_problem.empty()) {
+        error = list_problem + " (see pkrt --help)";
         return 2;
     }
     try {

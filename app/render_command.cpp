@@ -91,7 +91,8 @@ void report_render(const PreparedRender& p, const std::string& scene_path, const
         "%s: %zu triangles, %llu texels (at most %s of host memory), %s BVH of %zu nodes built in %.3f s (%s triangles/s)",
         scene_path.c_str(), scene.source_triangles, static_cast<unsigned long long>(texels),
         format_bytes(render_memory_estimate(scene.tris.size(), texel_budget_used(scene),
-                                            static_cast<uint64_t>(rs.width) * rs.height))
+                                            static_cast<uint64_t>(rs.width) * rs.height,
+                                            scene.load_stats.decode_peak_bytes))
             .c_str(),
         bvh_layout_name(scene.bvh.layout).c_str(), scene.bvh.node_count(), scene.bvh_build_seconds,
         Progress::format_rate(scene.bvh_build_seconds > 0 ? scene.source_triangles / scene.bvh_build_seconds : 0)
@@ -215,14 +216,7 @@ PreparedRender prepare_render(const RenderArgs& a, Ranks& ranks) {
         rs.spp = static_cast<int>(a.adaptive.rule().max_spp);  // the most any pixel gets
     }
     if (!a.resume.empty()) {
-        p.resume = read_resume_point(a.resume, p.scene, p.rs);
-        try {
-            // A denoised file's R, G and B are not its samples' mean: its Noisy Image is.
-            if (has_noisy_layer(a.resume)) p.resume.image = read_noisy_layer(a.resume, rs.width, rs.height);
-            if (rs.features) p.resume.features = read_aov_layers(a.resume, rs.width, rs.height, p.aovs);
-        } catch (const Error& e) {
-            throw Error("--resume " + std::string(e.what()));
-        }
+        p.resume = read_resume_point(a.resume, p.scene, p.rs, rs.features ? p.aovs : std::vector<Aov>{});
         log_info("resuming %s: %u of %d spp there", a.resume.c_str(), p.resume.spp, p.rs.spp);
     }
     if (a.denoise) p.denoiser = p.backend->make_denoiser();

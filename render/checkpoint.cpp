@@ -6,6 +6,8 @@
 #include <cstring>
 
 #include "render/error.h"
+#include "render/quote.h"
+#include "render/strict_number.h"
 
 namespace pkrt {
 
@@ -49,6 +51,20 @@ std::string scene_hash(const Scene& scene) {
 
 const char* const kSpp = "pkrt:spp";
 
+// The first pixel of `layer` that pkrt could not have written, as a message; empty where there is none.
+std::string bad_pixels(const Image& layer, const std::string& name, bool radiance) {
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < layer.pixels.size(); ++i) {
+        const Vec3& p = layer.pixels[i];
+        bool ok = all_finite(p) && (!radiance || (p.x >= 0.0f && p.y >= 0.0f && p.z >= 0.0f));
+        if (!ok && bad++ == 0) first = i;
+    }
+    if (!bad) return "";
+    return "its " + name + " has " + std::to_string(bad) + " pixels that are " +
+           (radiance ? "NaN, infinite or negative" : "NaN or infinite") + " (the first at " +
+           std::to_string(first % layer.width) + "," + std::to_string(first / layer.width) + ")";
+}
+
 }  // namespace
 
 uint64_t camera_fingerprint(const CameraSpec& c) {
@@ -68,7 +84,8 @@ ExrAttributes render_attributes(const Scene& scene, const RenderSettings& rs, ui
             {"pkrt:scene", scene_hash(scene)}};
 }
 
-ResumePoint read_resume_point(const std::string& path, const Scene& scene, const RenderSettings& rs) {
+ResumePoint read_resume_point(const std::string& path, const Scene& scene, const RenderSettings& rs,
+                              const std::vector<Aov>& aovs) {
     const std::string what = "--resume " + path;
     if (rs.width <= 0 || rs.height <= 0) throw Error(what + ": no image size");
     ResumePoint r;
@@ -93,15 +110,31 @@ ResumePoint read_resume_point(const std::string& path, const Scene& scene, const
         if (*got == value) continue;
         if (field == "scene") throw Error(what + ": was rendered from another scene, or its files changed since");
         if (field == "camera") throw Error(what + ": was rendered from another camera");
-        throw Error(what + ": was rendered with " + field + " " + *got + ", not " + value);
+        throw Error(what + ": was rendered with " + field + " " + quote_input(*got) + ", not " + value);
     }
-    char* end = nullptr;
-    unsigned long n = std::strtoul(spp->c_str(), &end, 10);
-    if (spp->empty() || *end != '\0' || n == 0 || n > 0xffffffffu)
-        throw Error(what + ": records " + *spp + " samples per pixel");
+    uint64_t n = 0;
+    if (!parse_strict_unsigned(*spp, 0xffffffffu, &n) || n == 0)
+        throw Error(what + ": records '" + quote_input(*spp) + "' samples per pixel (not a whole number from 1)");
     r.spp = static_cast<uint32_t>(n);
     if (r.spp >= static_cast<uint32_t>(rs.spp))
         throw Error(what + ": holds " + std::to_string(r.spp) + " spp already (ask for more with --spp)");
+    bool noisy = false;
+    try {
+        noisy = has_noisy_layer(path);
+        if (noisy) r.image = read_noisy_layer(path, rs.width, rs.height);
+        if (!aovs.empty()) r.features = read_aov_layers(path, rs.width, rs.height, aovs);
+    } catch (const Error& e) {
+        throw Error("--resume " + std::string(e.what()));
+    }
+    std::string bad = bad_pixels(r.image, noisy ? "Noisy Image" : "image", true);
+    for (Aov a : aovs) {
+        if (!bad.empty()) break;
+        const Image& layer = a == Aov::kAlbedo   ? r.features.albedo
+                             : a == Aov::kNormal ? r.features.normal
+                                                 : r.features.depth;
+        bad = bad_pixels(layer, kAovNames[static_cast<int>(a)] + " layer", false);
+    }
+    if (!bad.empty()) throw Error(what + ": " + bad);
     return r;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "render/backend.h"
+#include "render/image/aov.h"
 #include "render/image/image.h"
 #include "render/scene/scene.h"
 
@@ -26,8 +27,12 @@ struct ResumePoint {
 };
 
 // Reads `path` (an EXR of the render's size, read as --reference is) and checks it was written by a render
-// of this identity with fewer samples than rs.spp; throws Error naming the file and what differs.
-ResumePoint read_resume_point(const std::string& path, const Scene& scene, const RenderSettings& rs);
+// of this identity with fewer samples than rs.spp; throws Error naming the file and what differs. The
+// samples are its Noisy Image where it has one (a denoised file's R, G and B are not their mean), and
+// the layers of `aovs` are read too. Every layer taken is checked as pkrt writes it: radiance finite
+// and not negative, features finite; one NaN would spread through every later sample's mean.
+ResumePoint read_resume_point(const std::string& path, const Scene& scene, const RenderSettings& rs,
+                              const std::vector<Aov>& aovs);
 
 // The mean of `prior` (prior_spp samples a pixel) and `later` (later_spp more), pixel by pixel.
 Image combine_samples(const Image& prior, uint32_t prior_spp, const Image& later, uint32_t later_spp);

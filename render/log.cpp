@@ -29,7 +29,16 @@ void vlog(LogLevel level, const char* format, va_list args) {
     std::string line = g_program + ": ";
     if (level == LogLevel::kError || level == LogLevel::kWarning || level == LogLevel::kDebug)
         line += std::string(log_level_name(level)) + ": ";
-    line += text.data();
+    std::string said = text.data();
+    if (level == LogLevel::kError || level == LogLevel::kWarning) {
+        // The net under quote_input (render/quote.h), which the sources use: a message stays one line of
+        // bounded length whatever input text reached it.
+        for (char& c : said)
+            if (c == '\n' || c == '\r') c = ' ';
+        constexpr size_t kMaxLine = 1024;
+        if (said.size() > kMaxLine) said = said.substr(0, kMaxLine - 3) + "...";
+    }
+    line += said;
     line += '\n';
     std::fputs(line.c_str(), stderr);
     std::fflush(stderr);

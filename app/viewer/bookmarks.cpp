@@ -78,12 +78,12 @@ void Bookmarks::load(const std::string& path) {
     }
 }
 
-void Bookmarks::save(int slot, const CameraSpec& camera) {
+std::string Bookmarks::save(int slot, const CameraSpec& camera) {
     slots_.at(static_cast<size_t>(slot - 1)) = camera;
     json all = json::object();
     for (int s = 1; s <= kSlots; ++s)
         if (const auto& c = get(s)) all[std::to_string(s)] = json_of(*c);
-    write_file_atomically(path_, json({{"bookmarks", all}}).dump(2) + "\n");
+    return json({{"bookmarks", all}}).dump(2) + "\n";
 }
 
 }  // namespace pkrt::viewer

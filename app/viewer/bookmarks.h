@@ -18,8 +18,8 @@ public:
 
     // Reads `path` where it exists (an Error names the file and the problem); a missing file is empty.
     void load(const std::string& path);
-    // Slot 1..9; writes the file at once (through a temporary file and a rename).
-    void save(int slot, const CameraSpec& camera);
+    // Slot 1..9; returns the file's new text, for the caller to write at once (app/viewer/viewer_outputs.h).
+    std::string save(int slot, const CameraSpec& camera);
     const std::optional<CameraSpec>& get(int slot) const { return slots_.at(static_cast<size_t>(slot - 1)); }
     const std::string& path() const { return path_; }
 

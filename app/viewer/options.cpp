@@ -11,6 +11,7 @@
 #include "render/error.h"
 #include "render/scheduler_options.h"
 #include "app/limit_options.h"
+#include "app/strict_options.h"
 #include "app/view_options.h"
 #include "render/image/image.h"
 #include "render/scene/render_limits.h"
@@ -41,8 +42,9 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
         ->capture_default_str();
     app.add_flag("--denoise", o->denoise,
                  "Show the image denoised (a-trous guided by albedo, normal and depth; key N toggles it)");
-    app.add_option("--max-depth", o->max_depth, "Maximum bounces (default: the scene's)");
-    app.add_option("--scale", o->scale, "Render resolution as a fraction of the window (default: 0.5 CPU, 1 GPU)");
+    CLI::Option* depth = app.add_option("--max-depth", o->max_depth, "Maximum bounces (default: the scene's)");
+    CLI::Option* scale =
+        app.add_option("--scale", o->scale, "Render resolution as a fraction of the window (default: 0.5 CPU, 1 GPU)");
     app.add_option("--exposure", o->exposure,
                    "Exposure: stops, or auto (the image's log-average luminance to mid grey); default: the "
                    "scene's, else 0, as for pkrt render");
@@ -65,6 +67,7 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
         "After a camera move, show a preview at 1/N resolution first (default 4; 1: none; batch runs: none unless given)");
     app.add_option("--devices", o->devices, "CUDA devices: all, or indices as 0,1 (one image on all of them)");
     app.add_option("--set", o->set, "Scheduler setting KEY=VALUE for experiments (repeatable; see pkrt help-settings)");
+    make_values_strict(app);  // one way to read every flag's value, as pkrt's (app/strict_options.h)
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -83,6 +86,8 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
     o->spp_per_frame_set = spp->count() > 0;
     o->frames_set = frames->count() > 0;
     o->preview_set = preview->count() > 0;
+    o->max_depth_set = depth->count() > 0;
+    o->scale_set = scale->count() > 0;
     if (!res.empty()) {
         try {
             parse_resolution(res, &o->width, &o->height, limits::kMinWindowSide, limits::kMaxWindowSide);
@@ -106,8 +111,10 @@ void check_options(const ViewerOptions& o) {
         a.target_error = o.target_error;
         check_adaptive_settings(a, limits::kMaxSpp);
     }
-    if (o.max_depth != -1) limits::check_range("--max-depth", o.max_depth, 0, limits::kMaxDepth);  // -1: the scene's
-    if (o.scale != 0.0f && !(o.scale >= 0.05f && o.scale <= 1.0f)) throw Error("--scale: must be between 0.05 and 1");
+    // A value given is checked as given, as pkrt render checks it: -1 and 0 are only the "not given" defaults.
+    if (o.max_depth_set || o.max_depth != -1) limits::check_range("--max-depth", o.max_depth, 0, limits::kMaxDepth);
+    if ((o.scale_set || o.scale != 0.0f) && !(o.scale >= 0.05f && o.scale <= 1.0f))
+        throw Error("--scale: must be between 0.05 and 1");
     if (o.interop != "texture" && o.interop != "buffer")
         throw Error("--interop " + o.interop + ": must be texture or buffer");
     check_setup_options(setup_options(o));  // --exposure, --tone-map and the rest, as pkrt render checks them

@@ -30,9 +30,10 @@ struct ViewerOptions {
     int preview = 0;  // pixel block of the preview after a camera move; not given: 4, or 1 (none) in batch runs
     bool preview_set = false;
     bool frames_set = false;
-    std::string screenshot;           // batch output; interactive screenshots' name
-    std::string shaders;              // directory holding display.vert and display.frag
-    std::string script;               // scripted input (tests)
+    bool max_depth_set = false, scale_set = false;  // given on the command line (-1 and 0 are "not given")
+    std::string screenshot;                         // batch output; interactive screenshots' name
+    std::string shaders;                            // directory holding display.vert and display.frag
+    std::string script;                             // scripted input (tests)
     std::string interop = "texture";  // CUDA-GL interop: texture (written through a surface) | buffer (pixel buffer)
     LoadLimits limits;                // resource limits of every scene opened
     RunOptions run;                   // -q, -v, --log-level, -j

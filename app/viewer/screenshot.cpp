@@ -13,8 +13,8 @@
 
 namespace pkrt::viewer {
 
-void save_back_buffer_png(const std::string& path, int width, int height) {
-    if (width <= 0 || height <= 0) throw Error(path + ": nothing to save (the window has no size)");
+std::string back_buffer_png(int width, int height) {
+    if (width <= 0 || height <= 0) throw Error("screenshot: nothing to save (the window has no size)");
     std::vector<unsigned char> rgb(static_cast<size_t>(width) * height * 3);
     gl::BindFramebuffer(GL_READ_FRAMEBUFFER, 0);
     gl::ReadBuffer(GL_BACK);
@@ -24,7 +24,7 @@ void save_back_buffer_png(const std::string& path, int width, int height) {
     size_t row = static_cast<size_t>(width) * 3;
     std::vector<unsigned char> flipped(rgb.size());
     for (int y = 0; y < height; ++y) std::copy_n(rgb.data() + row * (height - 1 - y), row, flipped.data() + row * y);
-    write_png_rgb8(path, width, height, flipped);  // its errors name the path
+    return encode_png_rgb8(width, height, flipped);
 }
 
 std::string next_screenshot_name(const std::string& directory, const std::string& extension) {
@@ -36,16 +36,13 @@ std::string next_screenshot_name(const std::string& directory, const std::string
     }
 }
 
-void save_accumulation_exr(const std::string& path, const Backend& backend, Denoiser* denoiser) {
+std::string accumulation_exr(const Backend& backend, Denoiser* denoiser) {
     Accumulation acc = backend.accumulation();
     Image image = resolve_accumulation(acc);
-    if (!denoiser || acc.features.empty()) {
-        write_file_atomically(path, encode_exr(image));
-        return;
-    }
+    if (!denoiser || acc.features.empty()) return encode_exr(image);
     FeatureImages f = resolve_features(acc);
     Image denoised = denoiser->denoise(image, f);
-    write_file_atomically(path, encode_exr_with_aovs(denoised, {}, f, kAllAovs, &image));
+    return encode_exr_with_aovs(denoised, {}, f, kAllAovs, &image);
 }
 
 }  // namespace pkrt::viewer

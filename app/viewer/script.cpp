@@ -1,5 +1,6 @@
 #include "app/viewer/script.h"
 
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -7,6 +8,8 @@
 #include <GLFW/glfw3.h>
 
 #include "render/error.h"
+#include "render/image/image.h"
+#include "render/strict_number.h"
 #include "render/scene/input_file.h"
 #include "render/scene/render_limits.h"
 
@@ -16,28 +19,19 @@ namespace {
 
 constexpr int kDragSteps = 16;  // intermediate cursor events per drag, like a real mouse's stream
 
+// Numbers as every flag and file reads them (render/strict_number.h): decimal, whole, finite.
 bool parse_int(const std::string& s, int* out) {
-    try {
-        size_t used = 0;
-        long v = std::stol(s, &used);
-        if (used != s.size() || v < -1000000 || v > 1000000) return false;
-        *out = static_cast<int>(v);
-        return true;
-    } catch (...) {
-        return false;
-    }
+    int64_t v = 0;
+    if (!parse_strict_integer(s, -1000000, 1000000, &v)) return false;
+    *out = static_cast<int>(v);
+    return true;
 }
 
 bool parse_float(const std::string& s, float* out) {
-    try {
-        size_t used = 0;
-        float v = std::stof(s, &used);
-        if (used != s.size() || !(v == v)) return false;
-        *out = v;
-        return true;
-    } catch (...) {
-        return false;
-    }
+    double v = 0.0;
+    if (!parse_strict_decimal(s, &v) || std::fabs(v) > 1e9) return false;
+    *out = static_cast<float>(v);
+    return true;
 }
 
 }  // namespace
@@ -138,6 +132,10 @@ std::vector<ScriptStep> parse_script(const std::string& path) {
                 throw fail("expected 'screenshot PATH [ui]'");
             s.text = w[1];
             s.with_ui = w.size() == 3;
+            // The file is written as its extension says; "a.bmp" would have been a PNG by another name.
+            const std::string ext = image_extension(s.text);
+            if (ext != ".png" && ext != ".exr") throw fail("screenshot: PATH must end in .png or .exr");
+            if (s.with_ui && ext != ".png") throw fail("screenshot PATH ui: the window as shown is a .png");
         } else if (cmd == "mode" || cmd == "open") {
             s.kind = cmd == "mode" ? ScriptStep::Kind::kMode : ScriptStep::Kind::kOpen;
             if (w.size() != 2) throw fail("expected '" + cmd + " " + (cmd == "mode" ? "NAME" : "PATH") + "'");
@@ -173,55 +171,64 @@ bool ScriptRunner::before_frame(ScriptTarget& t) {
     }
     while (next_ < steps_.size()) {
         const ScriptStep& s = steps_[next_++];
-        switch (s.kind) {
-            case ScriptStep::Kind::kFrames:
-                if (s.count > 0) {
-                    frames_left_ = s.count - 1;  // this frame is the first of them
-                    return true;
-                }
-                break;
-            case ScriptStep::Kind::kDrag: {
-                t.input_cursor(s.x0, s.y0);
-                t.input_mouse_button(s.button, GLFW_PRESS, s.mods, s.x0, s.y0);
-                for (int i = 1; i <= kDragSteps; ++i) {
-                    float f = static_cast<float>(i) / kDragSteps;
-                    t.input_cursor(s.x0 + (s.x1 - s.x0) * f, s.y0 + (s.y1 - s.y0) * f);
-                }
-                t.input_mouse_button(s.button, GLFW_RELEASE, s.mods, s.x1, s.y1);
-                break;
-            }
-            case ScriptStep::Kind::kClick:
-                t.input_cursor(s.x0, s.y0);
-                t.input_mouse_button(s.button, GLFW_PRESS, s.mods, s.x0, s.y0);
-                t.input_mouse_button(s.button, GLFW_RELEASE, s.mods, s.x0, s.y0);
-                break;
-            case ScriptStep::Kind::kKey:
-                if (s.mods & GLFW_MOD_SHIFT) t.input_key(GLFW_KEY_LEFT_SHIFT, GLFW_PRESS, GLFW_MOD_SHIFT);
-                t.input_key(s.key, GLFW_PRESS, s.mods);
-                if (s.count > 0) {
-                    // Held through the next `count` frames, released before the one after.
-                    held_key_ = s.key;
-                    held_mods_ = s.mods;
-                    frames_left_ = s.count - 1;
-                    return true;
-                }
-                t.input_key(s.key, GLFW_RELEASE, s.mods);
-                if (s.mods & GLFW_MOD_SHIFT) t.input_key(GLFW_KEY_LEFT_SHIFT, GLFW_RELEASE, 0);
-                break;
-            case ScriptStep::Kind::kScroll: {
-                int w = 0, h = 0;
-                t.window_size(&w, &h);
-                t.input_scroll(s.amount, s.has_position ? s.x0 : w * 0.5, s.has_position ? s.y0 : h * 0.5);
-                break;
-            }
-            case ScriptStep::Kind::kScreenshot: t.script_screenshot(s.text, s.with_ui); break;
-            case ScriptStep::Kind::kMode: t.script_mode(s.text); break;
-            case ScriptStep::Kind::kOpen: t.input_drop({s.text}); break;
-            case ScriptStep::Kind::kResize: t.script_resize(s.width, s.height); break;
-            case ScriptStep::Kind::kCompare:
-                t.script_compare(s.count);
-                return true;  // starts in this frame; busy() holds the script until it is done
+        try {
+            if (run_step(t, s)) return true;
+        } catch (const Error& e) {
+            throw Error(path_ + ":" + std::to_string(s.line) + ": " + e.what());
         }
+    }
+    return false;
+}
+
+bool ScriptRunner::run_step(ScriptTarget& t, const ScriptStep& s) {
+    switch (s.kind) {
+        case ScriptStep::Kind::kFrames:
+            if (s.count > 0) {
+                frames_left_ = s.count - 1;  // this frame is the first of them
+                return true;
+            }
+            break;
+        case ScriptStep::Kind::kDrag: {
+            t.input_cursor(s.x0, s.y0);
+            t.input_mouse_button(s.button, GLFW_PRESS, s.mods, s.x0, s.y0);
+            for (int i = 1; i <= kDragSteps; ++i) {
+                float f = static_cast<float>(i) / kDragSteps;
+                t.input_cursor(s.x0 + (s.x1 - s.x0) * f, s.y0 + (s.y1 - s.y0) * f);
+            }
+            t.input_mouse_button(s.button, GLFW_RELEASE, s.mods, s.x1, s.y1);
+            break;
+        }
+        case ScriptStep::Kind::kClick:
+            t.input_cursor(s.x0, s.y0);
+            t.input_mouse_button(s.button, GLFW_PRESS, s.mods, s.x0, s.y0);
+            t.input_mouse_button(s.button, GLFW_RELEASE, s.mods, s.x0, s.y0);
+            break;
+        case ScriptStep::Kind::kKey:
+            if (s.mods & GLFW_MOD_SHIFT) t.input_key(GLFW_KEY_LEFT_SHIFT, GLFW_PRESS, GLFW_MOD_SHIFT);
+            t.input_key(s.key, GLFW_PRESS, s.mods);
+            if (s.count > 0) {
+                // Held through the next `count` frames, released before the one after.
+                held_key_ = s.key;
+                held_mods_ = s.mods;
+                frames_left_ = s.count - 1;
+                return true;
+            }
+            t.input_key(s.key, GLFW_RELEASE, s.mods);
+            if (s.mods & GLFW_MOD_SHIFT) t.input_key(GLFW_KEY_LEFT_SHIFT, GLFW_RELEASE, 0);
+            break;
+        case ScriptStep::Kind::kScroll: {
+            int w = 0, h = 0;
+            t.window_size(&w, &h);
+            t.input_scroll(s.amount, s.has_position ? s.x0 : w * 0.5, s.has_position ? s.y0 : h * 0.5);
+            break;
+        }
+        case ScriptStep::Kind::kScreenshot: t.script_screenshot(s.text, s.with_ui); break;
+        case ScriptStep::Kind::kMode: t.script_mode(s.text); break;
+        case ScriptStep::Kind::kOpen: t.input_drop({s.text}); break;
+        case ScriptStep::Kind::kResize: t.script_resize(s.width, s.height); break;
+        case ScriptStep::Kind::kCompare:
+            t.script_compare(s.count);
+            return true;  // starts in this frame; busy() holds the script until it is done
     }
     return false;
 }

@@ -7,8 +7,8 @@
 //                                 press and release at (X,Y) (ctrl+left: focus the thin lens there)
 //   key NAME [FRAMES] [shift]     press a key (W, A, R, F, P, LEFT_SHIFT, ...), hold it for FRAMES frames
 //   scroll DY [X Y]               wheel notches (positive: towards the target) at (X,Y), default centre
-//   screenshot PATH [ui]          save the image (no UI) as PNG; with 'ui', the next frame as shown,
-//                                 panels included
+//   screenshot PATH [ui]          save the image (no UI): a .png as shown, an .exr of the accumulation;
+//                                 with 'ui', the next frame as shown, panels included (a .png)
 //   mode NAME                     switch the scheduler mode, as the Render panel's combo does
 //   open PATH                     open a scene, as dropping the file on the window does
 //   resize W H                    resize the window
@@ -65,13 +65,17 @@ public:
 
 class ScriptRunner {
 public:
-    explicit ScriptRunner(std::vector<ScriptStep> steps) : steps_(std::move(steps)) {}
+    // `path`: the script's file, which an error of a command as it runs names with the command's line.
+    ScriptRunner(std::vector<ScriptStep> steps, std::string path) : steps_(std::move(steps)), path_(std::move(path)) {}
     // Called once before each frame: runs commands until one asks for frames. Returns false when the
     // script has finished (nothing left to run and no frames pending).
     bool before_frame(ScriptTarget& target);
 
 private:
+    bool run_step(ScriptTarget& target, const ScriptStep& step);  // true: the frame is the step's
+
     std::vector<ScriptStep> steps_;
+    std::string path_;
     size_t next_ = 0;
     int frames_left_ = 0;
     int held_key_ = -1, held_mods_ = 0;

@@ -37,8 +37,10 @@ ViewerApp::ViewerApp(const ViewerOptions& options) : options_(options) {
     scene_ = std::make_unique<Scene>(setup_scene(setup, scene_path, &warnings));
     for (const auto& warning : warnings) log_warning("%s", warning.c_str());
     scene_name_ = file_name(scene_path);
+    outputs_.check(*scene_);  // the outputs' names against this run's inputs, before any window opens
 
-    if (!options_.script.empty()) script_ = std::make_unique<ScriptRunner>(parse_script(options_.script));
+    if (!options_.script.empty())
+        script_ = std::make_unique<ScriptRunner>(parse_script(options_.script), options_.script);
 
     std::optional<SchedulerMode> mode;
     std::string why;

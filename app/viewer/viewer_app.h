@@ -25,6 +25,7 @@
 #include "app/viewer/script.h"
 #include "app/viewer/spp_overlay.h"
 #include "app/viewer/stats_history.h"
+#include "app/viewer/viewer_outputs.h"
 
 namespace pkrt::viewer {
 
@@ -100,7 +101,9 @@ private:
     // Focuses the thin lens on what the window pixel (x, y) sees.
     void focus_at(double x, double y);
     void fly(double seconds);
-    void take_screenshot(const std::string& path);
+    void take_screenshot(const std::string& path);  // a failure ends a batch run, else is the status line
+    void save_screenshot(const std::string& path);
+    void write_output(const std::string& flag, const std::string& path, const std::string& bytes) const;
     void report_comparison();
     bool ui_captures_mouse(double x, double y) const;
     PanelData panel_data() const;
@@ -115,7 +118,8 @@ private:
     bool metered_ = false;  // the scene's exposure has been metered once
 
     ViewerOptions options_;
-    bool batch_ = false;  // --frames or --script: no vsync, fixed time steps
+    ViewerOutputs outputs_{options_};  // every file written, never over an input
+    bool batch_ = false;               // --frames or --script: no vsync, fixed time steps
     std::unique_ptr<ScriptRunner> script_;
     std::unique_ptr<Scene> scene_;
     std::string scene_name_;

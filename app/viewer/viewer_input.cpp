@@ -140,7 +140,7 @@ void ViewerApp::input_key(int key, int action, int mods) {
 void ViewerApp::bookmark_key(int slot, bool save) {
     try {
         if (save) {
-            bookmarks_.save(slot, camera_spec_);
+            write_output("--bookmarks", bookmarks_.path(), bookmarks_.save(slot, camera_spec_));
             set_status("bookmark " + std::to_string(slot) + " saved to " + bookmarks_.path(), false);
         } else if (const auto& c = bookmarks_.get(slot)) {
             camera_spec_ = *c;

@@ -259,7 +259,7 @@ void ViewerApp::present(const PanelRequests& req, int fb_w, int fb_h) {
     }
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     if (!ui_screenshot_.empty()) {
-        save_back_buffer_png(ui_screenshot_, fb_w, fb_h);
+        write_output("", ui_screenshot_, back_buffer_png(fb_w, fb_h));
         set_status("saved " + ui_screenshot_, false);
         ui_screenshot_.clear();
     }

@@ -17,11 +17,24 @@
 
 namespace pkrt::viewer {
 
+void ViewerApp::write_output(const std::string& flag, const std::string& path, const std::string& bytes) const {
+    outputs_.write(flag, path, bytes, *scene_);
+}
+
 void ViewerApp::take_screenshot(const std::string& path) {
+    try {
+        save_screenshot(path);
+        set_status("saved " + path, false);
+    } catch (const Error& e) {
+        if (batch_) throw;  // --frames and scripts end on it, with one error line
+        set_status(e.what(), true);
+    }
+}
+
+void ViewerApp::save_screenshot(const std::string& path) {
     finish_all_frames();                    // every frame asked for so far is in the picture
     if (image_extension(path) == ".exr") {  // the accumulation itself, linear (denoised as the view is)
-        save_accumulation_exr(path, *backend_, view_.denoise ? &denoised_.denoiser(*backend_) : nullptr);
-        set_status("saved " + path, false);
+        write_output("", path, accumulation_exr(*backend_, view_.denoise ? &denoised_.denoiser(*backend_) : nullptr));
         return;
     }
     if (view_.denoise) {  // and denoised as it now is, not as the last refresh found it
@@ -38,8 +51,7 @@ void ViewerApp::take_screenshot(const std::string& path) {
     gl::ClearColor(0.0f, 0.0f, 0.0f, 1.0f);
     gl::Clear(GL_COLOR_BUFFER_BIT);
     display_->draw(upload_->texture(), 0, 0, fa.width, fa.height, stops, view_.tone_map);
-    save_back_buffer_png(path, fa.width, fa.height);
-    set_status("saved " + path, false);
+    write_output("", path, back_buffer_png(fa.width, fa.height));
 }
 
 void ViewerApp::script_screenshot(const std::string& path, bool with_ui) {

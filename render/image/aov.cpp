@@ -1,4 +1,5 @@
 #include "render/image/aov.h"
+#include "render/quote.h"
 
 #include <ImfChannelList.h>
 #include <ImfFrameBuffer.h>
@@ -49,12 +50,14 @@ std::vector<Aov> parse_aov_list(const std::string& text) {
     while (std::getline(in, item, ',')) {
         auto it = std::find(kAovNames.begin(), kAovNames.end(), item);
         if (it == kAovNames.end())
-            throw Error("--aov " + text + ": '" + item + "' is not a feature; the features are " + all);
+            throw Error("--aov " + quote_input(text) + ": '" + quote_input(item) +
+                        "' is not a feature; the features are " + all);
         Aov a = static_cast<Aov>(it - kAovNames.begin());
-        if (std::find(out.begin(), out.end(), a) != out.end()) throw Error("--aov " + text + ": " + item + " twice");
+        if (std::find(out.begin(), out.end(), a) != out.end())
+            throw Error("--aov " + quote_input(text) + ": " + item + " twice");
         out.push_back(a);
     }
-    if (out.empty() || text.back() == ',') throw Error("--aov " + text + ": expected a list of " + all);
+    if (out.empty() || text.back() == ',') throw Error("--aov " + quote_input(text) + ": expected a list of " + all);
     return out;
 }
 
@@ -155,7 +158,7 @@ void read_layers(const std::string& path, int width, int height, const std::vect
     } catch (const Error&) {
         throw;
     } catch (const std::exception& e) {
-        throw Error(path + ": cannot read EXR: " + e.what());
+        throw Error(path + ": cannot read EXR: " + quote_input(e.what()));
     }
 }
 
@@ -189,7 +192,7 @@ bool has_noisy_layer(const std::string& path) {
         Imf::InputFile file(path.c_str());
         return file.header().channels().findChannel(channel(kNoisy, 0)) != nullptr;
     } catch (const std::exception& e) {
-        throw Error(path + ": cannot read EXR: " + e.what());
+        throw Error(path + ": cannot read EXR: " + quote_input(e.what()));
     }
 }
 

@@ -101,7 +101,7 @@ void write_file_atomically(const std::string& path, const std::string& bytes) {
 }
 
 void parse_resolution(const std::string& text, int* width, int* height, int min_side, int max_side) {
-    static const std::regex re(R"(^\s*(\d{1,9})\s*[xX]\s*(\d{1,9})\s*$)");
+    static const std::regex re(R"(^(\d{1,9})[xX](\d{1,9})$)");  // no blanks: " 16x16" is not a size
     std::smatch m;
     if (!std::regex_match(text, m, re)) throw Error("--res " + text + ": expected WIDTHxHEIGHT, for example 1280x720");
     long long w = std::stoll(m[1]), h = std::stoll(m[2]);
@@ -340,6 +340,8 @@ Image read_reference_exr(const std::string& path, int width, int height) {
                             ", the render " + std::to_string(width) + "x" + std::to_string(height));
         },
         exr);
+    if (exr.luminance_only)  // compared with R, G and B, a grey file would measure colour as error
+        throw Error(path + ": the reference has a Y channel alone; it needs R, G and B");
     Image img;
     img.width = width;
     img.height = height;
@@ -377,7 +379,7 @@ void check_output_path(const std::string& path, const std::vector<std::string>& 
         throw Error(flag + " " + path + ": directory " + dir.string() + " does not exist");
     if (::access(dir.c_str(), W_OK) != 0)
         throw Error(flag + " " + path + ": directory " + dir.string() + " is not writable");
-    if (std::filesystem::is_directory(path, ec)) throw Error(flag + " " + path + ": is a directory");
+    check_output_kind(flag + " " + path, path);
 }
 
 }  // namespace pkrt

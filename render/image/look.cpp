@@ -5,6 +5,8 @@
 #include <cstdio>
 
 #include "render/error.h"
+#include "render/quote.h"
+#include "render/strict_number.h"
 #include "render/image/image.h"
 
 namespace pkrt {
@@ -91,17 +93,12 @@ void parse_exposure(const std::string& text, Look* look, const std::string& flag
         look->auto_exposure = true;
         return;
     }
-    size_t used = 0;
-    float stops = 0.0f;
-    try {
-        stops = std::stof(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used == 0 || used != text.size() || !std::isfinite(stops) || std::fabs(stops) > kMaxExposureStops)
-        throw Error(flag + ": '" + text + "' is neither 'auto' nor a number of stops between -64 and 64");
+    // Decimal in full (std::stof took "0x10" as 16 stops); the scene file's render.exposure comes here too.
+    double stops = 0.0;
+    if (!parse_strict_decimal(text, &stops) || std::fabs(stops) > kMaxExposureStops)
+        throw Error(flag + ": '" + quote_input(text) + "' is neither 'auto' nor a number of stops between -64 and 64");
     look->auto_exposure = false;
-    look->exposure_stops = stops;
+    look->exposure_stops = static_cast<float>(stops);
 }
 
 std::string exposure_text(const Look& look) {

@@ -139,7 +139,30 @@ bool write_all(int fd, const std::string& bytes) {
     return true;
 }
 
+// An output replaces only what is its own kind: a regular file. The rename that puts it in place would
+// replace a device node, a FIFO or a socket as readily (as root, `-o /dev/full` deleted the device), so
+// anything else that exists at the target is refused, before the render and again before the rename.
+void check_replaceable(const std::string& who, const std::string& target) {
+    struct stat st {};
+    if (::lstat(target.c_str(), &st) != 0) {
+        if (errno == ENOENT || errno == ENOTDIR) return;
+        throw Error(who + ": cannot stat: " + std::strerror(errno));
+    }
+    if (S_ISREG(st.st_mode)) return;
+    const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                       : S_ISBLK(st.st_mode)  ? "a block device"
+                       : S_ISFIFO(st.st_mode) ? "a FIFO"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "not a regular file";
+    throw Error(who + ": is " + std::string(kind) + ", not a regular file; refusing to replace it");
+}
+
+std::string output_name(const OutputFile& o) { return o.flag.empty() ? o.path : o.flag + " " + o.path; }
+
 }  // namespace
+
+void check_output_kind(const std::string& who, const std::string& path) { check_replaceable(who, output_target(path)); }
 
 std::string output_target(const std::string& path) {
     // Link by link, not weakly_canonical: that stops at a dangling link and would have the link replaced.
@@ -159,8 +182,9 @@ void check_outputs(const std::vector<OutputFile>& outputs, const std::vector<Sce
     std::vector<std::pair<FileIdentity, std::string>> seen;  // existing outputs' identities
     std::vector<std::string> fresh;                          // outputs that do not exist yet, normalised
     for (const auto& o : outputs) {
-        std::string who = o.flag.empty() ? o.path : o.flag + " " + o.path;
+        std::string who = output_name(o);
         std::string target = output_target(o.path);
+        check_replaceable(who, target);
         FileIdentity id;
         if (file_identity(target, &id)) {
             for (const auto& in : inputs)
@@ -205,6 +229,13 @@ void write_outputs(const std::vector<OutputFile>& outputs, const std::vector<Sce
             ok = (::close(fd) == 0) && ok;
             if (!ok) throw Error(o.path + ": write failed: " + std::strerror(err ? err : errno));
         }
+    } catch (...) {
+        discard();
+        throw;
+    }
+    // The targets again, now that the long part is over: one may have been made a device or a FIFO since.
+    try {
+        for (size_t i = 0; i < staged.size(); ++i) check_replaceable(output_name(outputs[i]), staged[i].target);
     } catch (...) {
         discard();
         throw;

@@ -35,6 +35,10 @@ void install_output_signal_handlers();
 void install_checkpoint_signal_handler();
 bool take_checkpoint_request();
 
+// Throws Error "<who>: is a character device, not a regular file; ..." when `path` (or its symlink's
+// target) exists and is not a regular file: the early check of a flag, before anything is loaded.
+void check_output_kind(const std::string& who, const std::string& path);
+
 // The file a write to `path` replaces: a symlink's final target, else the path itself.
 std::string output_target(const std::string& path);
 

@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "render/error.h"
+#include "render/quote.h"
 #include "render/scene/loaders.h"
 
 namespace pkrt {
@@ -83,7 +84,8 @@ std::string resolve_asset_path(Scene& scene, const std::string& referrer, const 
     if (!drive && path_exists(direct)) return direct.string();
 
     auto warn = [&](const fs::path& used, const char* why) {
-        scene.load_stats.warnings.push_back(referrer + ": '" + name + "' " + why + " '" + used.string() + "'");
+        scene.load_stats.warnings.push_back(referrer + ": '" + quote_input(name) + "' " + why + " '" +
+                                            quote_input(used.string()) + "'");
     };
     if (!drive) {
         fs::path m = rel.is_absolute() ? case_insensitive_path(rel.root_path(), rel.relative_path())
@@ -117,10 +119,10 @@ int32_t load_asset_texture(Scene& scene, const std::string& referrer, const std:
     std::string path = resolve_asset_path(scene, referrer, base_dir, trimmed);
     if (!path_exists(path)) {
         if (scene.limits.missing_textures == MissingTextures::kError)
-            throw Error(path + ": texture file not found (named in " + referrer +
+            throw Error(quote_input(path) + ": texture file not found (named in " + referrer +
                         "; --missing-textures warn renders without it)");
-        scene.load_stats.warnings.push_back(referrer + ": texture '" + trimmed + "' not found (" + path +
-                                            "): rendering without it");
+        scene.load_stats.warnings.push_back(referrer + ": texture '" + quote_input(trimmed) + "' not found (" +
+                                            quote_input(path) + "): rendering without it");
         return -1;
     }
     return load_texture(scene, path);

@@ -16,6 +16,7 @@
 #include <tiny_gltf.h>
 
 #include "render/error.h"
+#include "render/quote.h"
 #include "render/scene/input_file.h"
 #include "render/scene/json_input.h"
 #include "render/scene/loaders.h"
@@ -293,9 +294,10 @@ bool load_image(tinygltf::Image* image, const int index, std::string* err, std::
     auto* c = static_cast<Context*>(user);
     try {
         if (index < 0 || size <= 0) throw Error(c->path + ": image " + std::to_string(index) + " is empty");
-        std::string name = c->path + ": image " + std::to_string(index) +
-                           (image->uri.empty() || image->uri.rfind("data:", 0) == 0 ? "" : " '" + image->uri + "'");
-        int32_t t = decode_texture(c->scene, name, bytes, static_cast<size_t>(size));
+        const bool file = !image->uri.empty() && image->uri.rfind("data:", 0) != 0;
+        std::string name =
+            c->path + ": image " + std::to_string(index) + (file ? " '" + quote_input(image->uri) + "'" : "");
+        int32_t t = decode_texture(c->scene, name, file ? image->uri : "", bytes, static_cast<size_t>(size));
         if (c->image_texture.size() <= static_cast<size_t>(index))
             c->image_texture.resize(static_cast<size_t>(index) + 1, -1);
         c->image_texture[static_cast<size_t>(index)] = t;

@@ -39,9 +39,11 @@ constexpr uint64_t kFloatTexelWeight = 7;
 // Per pixel of the frame: accumulation and image (RGB float each), 8-bit copy and the encoded outputs.
 constexpr uint64_t kBytesPerPixel = 64;
 
-// The most host memory a render of this size needs (what `pkrt render` says before rendering).
-inline uint64_t render_memory_estimate(uint64_t triangles, uint64_t texels, uint64_t pixels) {
-    return triangles * kBytesPerTriangle + texels * kBytesPerTexel + pixels * kBytesPerPixel;
+// The most host memory a render of this size needs (what `pkrt render` says before rendering);
+// `decode_bytes`: the most one decoding held for a moment beyond that (SceneLoadStats::decode_peak_bytes).
+inline uint64_t render_memory_estimate(uint64_t triangles, uint64_t texels, uint64_t pixels,
+                                       uint64_t decode_bytes = 0) {
+    return triangles * kBytesPerTriangle + texels * kBytesPerTexel + pixels * kBytesPerPixel + decode_bytes;
 }
 
 // "1.5 GiB" and the like, for messages.

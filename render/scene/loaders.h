@@ -44,9 +44,11 @@ size_t load_ply(Scene& scene, const std::string& path, const PlyOptions& options
 // RGBA32F), told apart by signature (TGA, which has none, by a .tga name); returns its index in scene.textures.
 int32_t load_texture(Scene& scene, const std::string& path);
 
-// Decodes a texture held in memory (`name` for messages, and its .tga extension as in load_texture) into
-// a new scene texture, within the scene's texel budget; returns its index in scene.textures.
-int32_t decode_texture(Scene& scene, const std::string& name, const unsigned char* bytes, size_t size);
+// Decodes a texture held in memory (`name` for messages; `file_name`, the file it came from where there is
+// one, a glTF image's URI, says TGA by its .tga extension as load_texture's path does) into a new scene
+// texture, within the scene's texel budget; returns its index in scene.textures.
+int32_t decode_texture(Scene& scene, const std::string& name, const std::string& file_name, const unsigned char* bytes,
+                       size_t size);
 
 // Texels charged against the scene's budget (LoadLimits::max_texels): textures (a float texture's at
 // kFloatTexelWeight each), and the environment map's at kEnvironmentTexelWeight each.

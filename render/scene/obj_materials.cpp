@@ -1,11 +1,14 @@
 #include "render/scene/obj_materials.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "render/scene/asset_path.h"
 #include "render/error.h"
+#include "render/quote.h"
 #include "render/scene/loaders.h"
 #include "render/scene/material_maps.h"
+#include "render/scene/obj_scan.h"
 
 namespace pkrt {
 
@@ -26,6 +29,21 @@ void apply_options(TextureView& v, const tinyobj::texture_option_t& o, const std
         v.uv[k] = uv[k];
     }
     if (o.clamp) v.wrap_u = v.wrap_v = kWrapClamp;
+}
+
+// Ke times a float map_Ke texel must stay a radiance pkrt renders, as Ke alone must (at most 1e20): Ke 1e20
+// times a texel of 10 is infinite in single precision, and every sample that met it was dropped. An
+// 8-bit texel is at most 1 and cannot overflow.
+void check_emission_texture(const Scene& scene, Vec3 emission, int32_t view, const std::string& where) {
+    const TextureImage& img = scene.textures[static_cast<size_t>(scene.texture_views[static_cast<size_t>(view)].image)];
+    if (img.format != kTextureRgba32f) return;
+    double brightest = 0.0;
+    for (size_t i = 0; i < img.texels_f.size(); ++i)
+        if (i % 4 != 3) brightest = std::max(brightest, static_cast<double>(img.texels_f[i]));
+    double product = brightest * std::max({emission.x, emission.y, emission.z});
+    if (product > kMaxRadiance)
+        throw Error(where + ": Ke times its brightest texel (" + std::to_string(brightest) +
+                    ") is more than 1e20, which renders as infinity");
 }
 
 }  // namespace
@@ -74,7 +92,7 @@ int32_t MtlConverter::convert(const tinyobj::material_t& m) {
     const std::set<std::string>& keys = found == keys_.end() ? none : found->second;
     auto has = [&](const char* k) { return keys.count(k) > 0; };
     for (const auto& k : keys)
-        if (!kHonoured.count(k)) ignore("'" + k + "'");
+        if (!kHonoured.count(k)) ignore("'" + quote_input(k) + "'");
     if (m.ambient[0] != 0.0f || m.ambient[1] != 0.0f || m.ambient[2] != 0.0f) ignore("'Ka' (ambient; lights are Ke)");
     if (!m.ambient_texname.empty() && !has("map_Ka")) ignore("'map_Ka'");
 
@@ -136,6 +154,9 @@ int32_t MtlConverter::convert(const tinyobj::material_t& m) {
         // Blender writes map_Ke with Ke 0 0 0 or without Ke: the texture is then the emission.
         if (is_black(out.emission)) out.emission = splat(1.0f);
         out.emission_texture = view(m.emissive_texname, m.emissive_texopt, true, "map_Ke");
+        if (out.emission_texture >= 0)
+            check_emission_texture(scene_, out.emission, out.emission_texture,
+                                   mtl_path_ + ": material '" + quote_input(m.name) + "' map_Ke");
         if (out.emission_texture < 0) out.emission = vec3_of(m.emission);
     }
 

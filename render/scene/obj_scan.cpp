@@ -7,6 +7,8 @@
 #include <cstring>
 
 #include "render/error.h"
+#include "render/quote.h"
+#include "render/scene/mtl_options.h"
 
 namespace pkrt {
 
@@ -76,10 +78,10 @@ public:
 
     // A decimal number; values beyond the double range are errors (never a silent infinity or finite).
     double number(const std::string& tok, const std::string& what) const {
-        if (!decimal_syntax(tok)) fail(what + " '" + tok + "' is not a number");
+        if (!decimal_syntax(tok)) fail(what + " '" + quote_input(tok) + "' is not a number");
         errno = 0;
         double v = std::strtod(tok.c_str(), nullptr);
-        if (errno == ERANGE && std::isinf(v)) fail(what + " '" + tok + "' is out of range");
+        if (errno == ERANGE && std::isinf(v)) fail(what + " '" + quote_input(tok) + "' is out of range");
         return v;
     }
 
@@ -87,10 +89,10 @@ public:
     long long integer(const std::string& tok, const std::string& what) const {
         size_t i = tok[0] == '-' || tok[0] == '+' ? 1 : 0;
         if (i == tok.size() || tok.find_first_not_of("0123456789", i) != std::string::npos)
-            fail(what + " '" + tok + "' is not an integer");
+            fail(what + " '" + quote_input(tok) + "' is not an integer");
         errno = 0;
         long long v = std::strtoll(tok.c_str(), nullptr, 10);
-        if (errno == ERANGE) fail(what + " " + tok + " is out of range");
+        if (errno == ERANGE) fail(what + " " + quote_input(tok) + " is out of range");
         return v;
     }
 
@@ -179,12 +181,12 @@ ObjScan scan_obj(const std::string& path, const std::string& text, uint64_t max_
                 size_t p = 0, start = 0;
                 for (size_t c = 0; c <= t[k].size(); ++c) {
                     if (c == t[k].size() || t[k][c] == '/') {
-                        if (p == 3) lines.fail(face + ": corner '" + t[k] + "' has more than 3 indices");
+                        if (p == 3) lines.fail(face + ": corner '" + quote_input(t[k]) + "' has more than 3 indices");
                         parts[p++] = t[k].substr(start, c - start);
                         start = c + 1;
                     }
                 }
-                if (parts[0].empty()) lines.fail(face + ": corner '" + t[k] + "' has no vertex index");
+                if (parts[0].empty()) lines.fail(face + ": corner '" + quote_input(t[k]) + "' has no vertex index");
                 const char* names[3] = {"vertex", "texture coordinate", "normal"};
                 long long counts[3] = {nv, nt, nn}, seen[3] = {seen_v, seen_t, seen_n};
                 for (int q = 0; q < 3; ++q) {
@@ -193,7 +195,7 @@ ObjScan scan_obj(const std::string& path, const std::string& text, uint64_t max_
                     // Negative indices count back from the last element read so far.
                     bool ok = i > 0 ? i <= counts[q] : i < 0 && -i <= seen[q];
                     if (!ok)
-                        lines.fail(face + " uses " + names[q] + " " + parts[q] + " but the file has " +
+                        lines.fail(face + " uses " + names[q] + " " + quote_input(parts[q]) + " but the file has " +
                                    std::to_string(i > 0 ? counts[q] : seen[q]));
                 }
             }
@@ -219,14 +221,18 @@ MtlScan scan_mtl(const std::string& path, const std::string& text) {
         if (current) current->insert(key);
         auto check = [&](size_t count, double lo, double hi, const char* range) {
             if (t.size() - 1 != count)
-                lines.fail(key + " needs " + std::to_string(count) + (count == 1 ? " number" : " numbers"));
+                lines.fail(quote_input(key) + " needs " + std::to_string(count) +
+                           (count == 1 ? " number" : " numbers"));
             for (size_t k = 1; k < t.size(); ++k) {
                 double v = lines.number(t[k], key);
-                if (!std::isfinite(v)) lines.fail(key + " " + t[k] + ": must be a finite number");
-                if (v < lo || v > hi) lines.fail(key + " " + t[k] + ": must be " + range);
+                if (!std::isfinite(v)) lines.fail(key + " " + quote_input(t[k]) + ": must be a finite number");
+                if (v < lo || v > hi) lines.fail(key + " " + quote_input(t[k]) + ": must be " + range);
             }
         };
-        if (key == "Kd" || key == "Ks" || key == "Tf") check(3, 0.0, 1.0, "between 0 and 1");
+        if (is_map_statement(key)) {
+            std::string why = map_statement_error(t);
+            if (!why.empty()) lines.fail(why);
+        } else if (key == "Kd" || key == "Ks" || key == "Tf") check(3, 0.0, 1.0, "between 0 and 1");
         else if (key == "Ka") check(3, -DBL_MAX, DBL_MAX, "finite");
         else if (key == "Ke") check(3, 0.0, kMaxRadiance, "between 0 and 1e20");
         else if (key == "Ns") check(1, 0.0, 1e9, "between 0 and 1e9");
@@ -235,7 +241,7 @@ MtlScan scan_mtl(const std::string& path, const std::string& text) {
         else if (key == "illum") {
             if (t.size() != 2) lines.fail("illum needs 1 integer");
             long long v = lines.integer(t[1], "illum");
-            if (v < 0 || v > 10) lines.fail("illum " + t[1] + ": must be between 0 and 10");
+            if (v < 0 || v > 10) lines.fail("illum " + quote_input(t[1]) + ": must be between 0 and 10");
         }
     }
     return scan;

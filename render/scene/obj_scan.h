@@ -40,5 +40,8 @@ MtlScan scan_mtl(const std::string& path, const std::string& text);
 // Emission and environment radiance above this are rejected: a path's products of it with BSDF
 // weights and pdfs would overflow single precision, giving infinite pixels or black light tables.
 constexpr double kMaxRadiance = 1e20;
+// The same bound for a value already rounded to float: 1e20 becomes 1.00000002e20, which a comparison with
+// the double 1e20 would refuse although the file said exactly 1e20.
+constexpr float kMaxRadianceFloat = static_cast<float>(kMaxRadiance);
 
 }  // namespace pkrt

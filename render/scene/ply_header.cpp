@@ -12,6 +12,7 @@
 #include <set>
 #include <string_view>
 
+#include "render/quote.h"
 #include "render/scene/obj_scan.h"
 
 namespace pkrt::ply {
@@ -70,8 +71,9 @@ void Scanner::parse_header() {
             if (t[1] == "ascii") scan_.ascii = true;
             else if (t[1] == "binary_little_endian") big_endian_ = false;
             else if (t[1] == "binary_big_endian") big_endian_ = true;
-            else fail(where + "unknown format '" + std::string(t[1]) + "'");
-            if (t[2] != "1.0") fail(where + "unknown PLY version '" + std::string(t[2]) + "' (expected 1.0)");
+            else fail(where + "unknown format '" + quote_input(std::string(t[1])) + "'");
+            if (t[2] != "1.0")
+                fail(where + "unknown PLY version '" + quote_input(std::string(t[2])) + "' (expected 1.0)");
             have_format = true;
         } else if (t[0] == "element") {
             if (!have_format) fail(where + "an element before the format line");
@@ -79,11 +81,13 @@ void Scanner::parse_header() {
             Element e;
             e.name = std::string(t[1]);
             for (const auto& other : header_)
-                if (other.name == e.name) fail(where + "a second '" + e.name + "' element");
+                if (other.name == e.name) fail(where + "a second '" + quote_input(e.name) + "' element");
             auto [end, ec] = std::from_chars(t[2].data(), t[2].data() + t[2].size(), e.count);
-            if (ec == std::errc::result_out_of_range) fail(where + "element '" + e.name + "' count is too large");
+            if (ec == std::errc::result_out_of_range)
+                fail(where + "element '" + quote_input(e.name) + "' count is too large");
             if (ec != std::errc() || end != t[2].data() + t[2].size())
-                fail(where + "element '" + e.name + "' count '" + std::string(t[2]) + "' is not a number");
+                fail(where + "element '" + quote_input(e.name) + "' count '" + quote_input(std::string(t[2])) +
+                     "' is not a number");
             header_.push_back(std::move(e));
         } else if (t[0] == "property") {
             if (header_.empty()) fail(where + "a property before any element");
@@ -91,22 +95,22 @@ void Scanner::parse_header() {
             if (t.size() == 5 && t[1] == "list") {
                 p.count_type = find_type(t[2]);
                 p.type = find_type(t[3]);
-                if (!p.count_type) fail(where + "unknown type '" + std::string(t[2]) + "'");
-                if (!p.type) fail(where + "unknown type '" + std::string(t[3]) + "'");
+                if (!p.count_type) fail(where + "unknown type '" + quote_input(std::string(t[2])) + "'");
+                if (!p.type) fail(where + "unknown type '" + quote_input(std::string(t[3])) + "'");
                 if (p.count_type->kind == Kind::kFloat) fail(where + "a list's count must have an integer type");
                 p.name = std::string(t[4]);
             } else if (t.size() == 3 && t[1] != "list") {
                 p.type = find_type(t[1]);
-                if (!p.type) fail(where + "unknown type '" + std::string(t[1]) + "'");
+                if (!p.type) fail(where + "unknown type '" + quote_input(std::string(t[1])) + "'");
                 p.name = std::string(t[2]);
             } else {
                 fail(where + "expected 'property TYPE NAME' or 'property list COUNT_TYPE TYPE NAME'");
             }
             for (const auto& other : header_.back().props)
-                if (other.name == p.name) fail(where + "a second property '" + p.name + "'");
+                if (other.name == p.name) fail(where + "a second property '" + quote_input(p.name) + "'");
             header_.back().props.push_back(std::move(p));
         } else {
-            fail(where + "unknown header line '" + std::string(line.substr(0, 40)) + "'");
+            fail(where + "unknown header line '" + quote_input(std::string(line)) + "'");
         }
     }
     if (!ended) fail("no end_header line (a truncated or not a PLY file)");
@@ -117,18 +121,18 @@ void Scanner::parse_header() {
 void Scanner::assign_meanings() {
     int unused = 0;
     for (auto& e : header_) {
-        if (e.props.empty()) fail("element '" + e.name + "' has no properties");
+        if (e.props.empty()) fail("element '" + quote_input(e.name) + "' has no properties");
         // The header assimp reads must stay well inside its first 1 MiB read (it finds the data's
         // start there); real files have a few dozen.
         if (e.props.size() > kMaxProperties)
-            fail("element '" + e.name + "' has " + std::to_string(e.props.size()) + " properties, more than " +
-                 std::to_string(kMaxProperties));
+            fail("element '" + quote_input(e.name) + "' has " + std::to_string(e.props.size()) +
+                 " properties, more than " + std::to_string(kMaxProperties));
         for (auto& p : e.props) p.assimp_name = "pkrt_unused_" + std::to_string(unused++);
         if (e.name == "vertex") vertex_ = &e;
         else if (e.name == "face") face_ = &e;
         else if (e.count > 0) {
             if (e.name == "tristrips") warn("'tristrips' elements ignored (triangle strips are not supported)");
-            else warn("'" + e.name + "' elements ignored");
+            else warn("'" + quote_input(e.name) + "' elements ignored");
         }
     }
     if (!vertex_) fail("no 'vertex' element");
@@ -143,7 +147,7 @@ void Scanner::assign_meanings() {
     for (int k = 0; k < 3; ++k) {
         Property* p = find(xyz[k]);
         if (!p) fail("the vertex element has no '" + std::string(xyz[k]) + "' property");
-        if (p->count_type) fail("vertex property '" + p->name + "' must not be a list");
+        if (p->count_type) fail("vertex property '" + quote_input(p->name) + "' must not be a list");
         p->slot = k;
         p->assimp_name = xyz[k];
     }
@@ -173,14 +177,14 @@ void Scanner::assign_meanings() {
         std::string& list = colour ? colours : others;
         list += (list.empty() ? "" : colour ? "/" : "', '") + p.name;
     }
-    if (!colours.empty()) warn("'" + colours + "' vertex colours ignored");
-    if (!others.empty()) warn("vertex properties '" + others + "' ignored");
+    if (!colours.empty()) warn("'" + quote_input(colours) + "' vertex colours ignored");
+    if (!others.empty()) warn("vertex properties '" + quote_input(others) + "' ignored");
 
     for (auto& p : face_->props) {
         if (p.name != "vertex_indices" && p.name != "vertex_index") continue;
         if (face_index_) fail("the face element has both 'vertex_indices' and 'vertex_index'");
-        if (!p.count_type) fail("face property '" + p.name + "' must be a list");
-        if (p.type->kind == Kind::kFloat) fail("face property '" + p.name + "' must have an integer type");
+        if (!p.count_type) fail("face property '" + quote_input(p.name) + "' must be a list");
+        if (p.type->kind == Kind::kFloat) fail("face property '" + quote_input(p.name) + "' must have an integer type");
         p.slot = 0;
         p.assimp_name = "vertex_indices";
         face_index_ = &p;
@@ -189,7 +193,7 @@ void Scanner::assign_meanings() {
     for (const auto& p : face_->props) {
         if (p.slot >= 0) continue;
         if (p.name == "face_indices") warn("'face_indices' face property ignored (per-face material indices)");
-        else warn("face property '" + p.name + "' ignored");
+        else warn("face property '" + quote_input(p.name) + "' ignored");
     }
 }
 
@@ -204,7 +208,8 @@ void Scanner::check_counts() {
     check_triangle_budget(limits_, path_, used_, scan_.faces);
     for (const auto& e : header_)
         if (e.count >= UINT32_MAX)
-            fail("element '" + e.name + "' has " + std::to_string(e.count) + " records, more than PLY readers index");
+            fail("element '" + quote_input(e.name) + "' has " + std::to_string(e.count) +
+                 " records, more than PLY readers index");
     uint64_t left = bytes_.size() - body_start_;
     const uint64_t slack = scan_.ascii ? 1 : 0;
     for (const auto& e : header_) {
@@ -212,7 +217,7 @@ void Scanner::check_counts() {
         // value may have none: one byte of slack).
         uint64_t each = scan_.ascii ? 2 * e.props.size() : e.min_record_bytes();
         if (e.count > (left + slack) / each)
-            fail("element '" + e.name + "' has " + std::to_string(e.count) + " records but the file has " +
+            fail("element '" + quote_input(e.name) + "' has " + std::to_string(e.count) + " records but the file has " +
                  std::to_string(left) + " bytes left for them (at least " + std::to_string(each) + " each)");
         left -= std::min(left, e.count * each);
     }

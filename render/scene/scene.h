@@ -64,6 +64,10 @@ struct SceneLoadStats {
     size_t degenerate_triangles = 0;        // dropped: zero area
     std::vector<std::string> warnings;      // "FILE: what was ignored", one line each, printed by the caller
     size_t invalid_environment_texels = 0;  // set to 0: a NaN, infinite or negative component
+    // The most one texture or environment map's decoding held beyond what the scene keeps and the texel
+    // weights charge: the file's bytes, and stb_image's own RGBA buffer for TGA and BMP (copied into the
+    // texels, so both are held for a moment). What pkrt announces as its memory includes it.
+    uint64_t decode_peak_bytes = 0;
 };
 
 // A file the scene was read from, so that no output may overwrite it.

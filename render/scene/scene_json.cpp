@@ -200,7 +200,7 @@ void read_environment(const Reader& r, const json& j, Scene& scene, const std::s
     }
     // Colours and intensity are each finite; their product may not be (3e38 x 10).
     for (Vec3 c : {env.color, env.zenith, env.horizon, env.ground})
-        if (!all_finite(c) || max_component(c) > kMaxRadiance)
+        if (!all_finite(c) || max_component(c) > kMaxRadianceFloat)
             r.fail("environment", "colour times intensity must be at most 1e20");
 }
 
@@ -245,7 +245,7 @@ Material read_material(const Reader& r, const json& j, const std::string& where,
     }
     if (j.contains("emission")) {
         m.emission = r.colour(j["emission"], where + ".emission");
-        if (max_component(m.emission) > kMaxRadiance) r.fail(where + ".emission", "must be at most 1e20");
+        if (max_component(m.emission) > kMaxRadianceFloat) r.fail(where + ".emission", "must be at most 1e20");
     }
     if (j.contains("roughness")) {
         float rough = r.number(j["roughness"], where + ".roughness");

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <new>
 
 #include "render/error.h"
 #include "render/scene/input_file.h"
@@ -46,7 +47,13 @@ void set_environment_map(Scene& scene, const std::string& path, float intensity,
     scene.env_map = EnvironmentMap{};  // a replaced map no longer counts against the budget
     EnvironmentMap m;
     m.path = path;
-    decode_map(scene, f, m);
+    try {
+        decode_map(scene, f, m);
+    } catch (const std::bad_alloc&) {
+        throw Error(f.path + ": not enough memory to decode this environment map");
+    }
+    // The file's bytes are held while it decodes; the decoded copies are in kEnvironmentTexelWeight.
+    scene.load_stats.decode_peak_bytes = std::max(scene.load_stats.decode_peak_bytes, uint64_t(f.bytes.size()));
     scene.inputs.push_back({f.path, f.id});
 
     // Negative or non-finite radiance has no physical meaning, and one NaN texel would poison every

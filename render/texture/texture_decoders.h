@@ -45,6 +45,7 @@ void decode_bmp(const InputFile& f, const SizeCheck& check, TextureImage& t);
 struct FloatImage {
     int width = 0, height = 0;
     std::vector<Vec3> texels;
+    bool luminance_only = false;  // an EXR of one Y channel, read as grey
 };
 void decode_radiance(const InputFile& f, const SizeCheck& check, FloatImage& out);
 void decode_openexr(const InputFile& f, const SizeCheck& check, FloatImage& out);

@@ -3,12 +3,14 @@
 #include <ImfChannelList.h>
 #include <ImfHeader.h>
 #include <ImfIO.h>
+#include <ImfFrameBuffer.h>
 #include <ImfInputFile.h>
 #include <Iex.h>
 
 #include <cstring>
 
 #include "render/error.h"
+#include "render/quote.h"
 #include "render/texture/exr_rgb.h"
 #include "render/texture/texture_decoders.h"
 
@@ -60,16 +62,30 @@ void check_exr_header(const std::string& b, const std::string& path) {
         }
         text("type");
         if (b.size() - at < 4)
-            throw Error(path + ": cannot read EXR: truncated header (attribute '" + name.substr(0, 64) + "')");
+            throw Error(path + ": cannot read EXR: truncated header (attribute '" + quote_input(name) + "')");
         uint32_t size = uint32_t(uint8_t(b[at])) | uint32_t(uint8_t(b[at + 1])) << 8 |
                         uint32_t(uint8_t(b[at + 2])) << 16 | uint32_t(uint8_t(b[at + 3])) << 24;
         at += 4;
         if (size > b.size() - at)
-            throw Error(path + ": cannot read EXR: attribute '" + name.substr(0, 64) + "' claims " +
+            throw Error(path + ": cannot read EXR: attribute '" + quote_input(name) + "' claims " +
                         std::to_string(size) + " bytes, more than the " + std::to_string(b.size() - at) +
                         " left in the file");
         at += size;
     }
+}
+
+// Y into every component of `pixels` (width x height of the data window).
+void read_exr_y(Imf::InputFile& file, Vec3* pixels) {
+    const Imath::Box2i dw = file.header().dataWindow();
+    const int64_t w = int64_t(dw.max.x) - dw.min.x + 1;
+    char* base = reinterpret_cast<char*>(pixels) - (int64_t(dw.min.x) + int64_t(dw.min.y) * w) * int64_t(sizeof(Vec3));
+    Imf::FrameBuffer fb;
+    fb.insert("Y", Imf::Slice(Imf::FLOAT, base, sizeof(Vec3), sizeof(Vec3) * static_cast<size_t>(w)));
+    file.setFrameBuffer(fb);
+    file.readPixels(dw.min.y, dw.max.y);
+    const Imath::Box2i& d = dw;
+    const size_t n = static_cast<size_t>(w) * static_cast<size_t>(int64_t(d.max.y) - d.min.y + 1);
+    for (size_t i = 0; i < n; ++i) pixels[i] = splat(pixels[i].x);
 }
 
 }  // namespace
@@ -92,17 +108,25 @@ void decode_openexr(const InputFile& f, const SizeCheck& check, FloatImage& out)
         check(w > 0 ? uint64_t(w) : 0, h > 0 ? uint64_t(h) : 0);
         if (w <= 0 || h <= 0) throw Error(f.path + ": empty EXR image");
         const Imf::ChannelList& ch = file.header().channels();
-        for (const char* name : {"R", "G", "B"})
-            if (!ch.findChannel(name))
-                throw Error(f.path + ": EXR has no " + name + " channel (pkrt reads RGB or RGBA)");
+        const bool rgb = ch.findChannel("R") && ch.findChannel("G") && ch.findChannel("B");
+        // A one-channel (luminance) file, as a bump or roughness map is often saved: grey, Y in R, G and B.
+        const bool grey =
+            !rgb && ch.findChannel("Y") && !ch.findChannel("R") && !ch.findChannel("G") && !ch.findChannel("B");
+        if (!rgb && !grey)
+            throw Error(f.path +
+                        ": EXR has neither R, G and B channels nor a Y channel alone (pkrt reads RGB, "
+                        "RGBA or Y)");
         out.width = static_cast<int>(w);
         out.height = static_cast<int>(h);
+        out.luminance_only = grey;
         out.texels.assign(static_cast<size_t>(w) * h, splat(0.0f));
-        read_exr_rgb(file, out.texels.data());
+        if (rgb) read_exr_rgb(file, out.texels.data());
+        else read_exr_y(file, out.texels.data());
     } catch (const Error&) {
         throw;
     } catch (const std::exception& e) {
-        throw Error(f.path + ": cannot read EXR: " + e.what());
+        // The library's words may quote the file's own bytes (an attribute's forged name): at most 80 of them.
+        throw Error(f.path + ": cannot read EXR: " + quote_input(e.what()));
     }
 }
 

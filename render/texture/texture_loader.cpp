@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <new>
 
 #include "render/error.h"
 #include "render/scene/input_file.h"
@@ -66,24 +67,51 @@ void to_float_texture(Scene& scene, const std::string& path, FloatImage& img, Te
                                             " texels with a NaN, infinite, negative or above 1e20 component to 0");
 }
 
-void decode(Scene& scene, const InputFile& f, TextureImage& t) {
+// `file_name`: the name whose extension tells a TGA, which has no signature.
+// The texture's texels from its file's bytes. Returns what the decoding held for a moment beyond the texels
+// and their weight (SceneLoadStats::decode_peak_bytes): the file's bytes, and for TGA and BMP stb_image's RGBA
+// buffer, which is copied into the texels.
+uint64_t decode_image(Scene& scene, const InputFile& f, const std::string& file_name, TextureImage& t) {
     SizeCheck rgba8 = [&](uint64_t w, uint64_t h) { check_size(scene, f.path, w, h, 1); };
     SizeCheck rgba32f = [&](uint64_t w, uint64_t h) { check_size(scene, f.path, w, h, kFloatTexelWeight); };
     const std::string& b = f.bytes;
-    if (is_png(b)) return decode_png(f, rgba8, t);
-    if (is_jpeg(b)) return decode_jpeg(f, rgba8, t);
-    if (is_bmp(b)) return decode_bmp(f, rgba8, t);
+    const uint64_t file = b.size();
+    auto stb_rgba = [&]() { return file + static_cast<uint64_t>(t.width) * t.height * kBytesPerTexel; };
+    if (is_png(b) || is_jpeg(b)) {  // libpng and libjpeg write into the texels
+        if (is_png(b)) decode_png(f, rgba8, t);
+        else decode_jpeg(f, rgba8, t);
+        return file;
+    }
+    if (is_bmp(b)) {
+        decode_bmp(f, rgba8, t);
+        return stb_rgba();
+    }
     if (is_radiance(b) || is_openexr(b)) {
         FloatImage img;
         if (is_radiance(b)) decode_radiance(f, rgba32f, img);
         else decode_openexr(f, rgba32f, img);
-        return to_float_texture(scene, f.path, img, t);
+        to_float_texture(scene, f.path, img, t);
+        return file;  // the float copies are in kFloatTexelWeight
     }
-    const char* tga = named_tga(f.path) ? tga_header_problem(b) : "";
-    if (!tga) return decode_tga(f, rgba8, t);
+    const char* tga = named_tga(file_name) ? tga_header_problem(b) : "";
+    if (!tga) {
+        decode_tga(f, rgba8, t);
+        return stb_rgba();
+    }
     throw Error(f.path +
                 ": unsupported texture format (pkrt reads PNG, JPEG, TGA, BMP, Radiance .hdr and OpenEXR .exr)" +
                 (*tga ? std::string("; as a TGA: ") + tga : std::string()));
+}
+
+// decode_image, its peak recorded; running out of memory is an error naming the file, in pkrt's words.
+void decode(Scene& scene, const InputFile& f, const std::string& file_name, TextureImage& t) {
+    uint64_t peak = 0;
+    try {
+        peak = decode_image(scene, f, file_name, t);
+    } catch (const std::bad_alloc&) {
+        throw Error(f.path + ": not enough memory to decode this texture");
+    }
+    scene.load_stats.decode_peak_bytes = std::max(scene.load_stats.decode_peak_bytes, peak);
 }
 
 }  // namespace
@@ -110,18 +138,19 @@ int32_t load_texture(Scene& scene, const std::string& path) {
     TextureImage t;
     t.path = path;
     t.id = f.id;
-    decode(scene, f, t);
+    decode(scene, f, path, t);
     scene.textures.push_back(std::move(t));
     return static_cast<int32_t>(scene.textures.size()) - 1;
 }
 
-int32_t decode_texture(Scene& scene, const std::string& name, const unsigned char* bytes, size_t size) {
+int32_t decode_texture(Scene& scene, const std::string& name, const std::string& file_name, const unsigned char* bytes,
+                       size_t size) {
     InputFile f;
     f.path = name;
     f.bytes.assign(reinterpret_cast<const char*>(bytes), size);
     TextureImage t;
     t.path = name;
-    decode(scene, f, t);
+    decode(scene, f, file_name, t);
     scene.textures.push_back(std::move(t));
     return static_cast<int32_t>(scene.textures.size()) - 1;
 }

@@ -43,7 +43,13 @@ uint32_t le32(const std::string& b, size_t at) { return le16(b, at) | static_cas
 
 using StbPixels = std::unique_ptr<stbi_uc, void (*)(void*)>;
 
-std::string stb_reason() { return stbi_failure_reason() ? stbi_failure_reason() : "unknown error"; }
+// stb_image's reasons are terse words of its own ("outofmem", "bad BMP"): said in pkrt's where it matters.
+std::string stb_reason() {
+    const char* r = stbi_failure_reason();
+    if (!r) return "unknown error";
+    if (std::strcmp(r, "outofmem") == 0) return "not enough memory to decode this texture";
+    return r;
+}
 
 // stb_image's own reading of the header must agree with the one checked here.
 void stb_info_agrees(const InputFile& f, const char* format, uint64_t w, uint64_t h) {

@@ -811,3 +811,21 @@ TEST(HostileInput, DanglingOutputSymlinksKeepTheLink) {
     expect_clean_failure(other, "render in_s.json --backend cpu -o in_link.png", 1, "does not exist");
     EXPECT_TRUE(fs::is_symlink(fs::symlink_status(other.file("in_link.png"))));
 }
+
+// ---- Issue 50: limits that hold at their bound ----
+
+// Emission of exactly 1e20, the documented bound, loads (issue 50, class 6): the check ran after the value
+// was rounded to float (1.00000002e20) and refused it as "at most 1e20". Just above it is still refused.
+TEST(HostileInput, EmissionOfExactlyTheBoundLoads) {
+    TempDir dir;
+    EXPECT_EQ(load_error(dir.write("emit.json", R"({"materials": {"l": {"emission": [1e20, 1e20, 1e20]}},
+        "meshes": [{"sphere": {}, "material": "l"}]})")),
+              "");
+    EXPECT_EQ(load_error(dir.write("env.json", R"({"environment": {"type": "constant", "color": 1e20},
+        "meshes": [{"sphere": {}}]})")),
+              "");
+    EXPECT_LOAD_ERROR(
+        dir.write("over.json",
+                  R"({"materials": {"l": {"emission": 1.001e20}}, "meshes": [{"sphere": {}, "material": "l"}]})"),
+        "materials.l.emission: must be at most 1e20");
+}

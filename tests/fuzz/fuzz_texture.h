@@ -18,7 +18,7 @@ inline int fuzz_texture(const char* name, const uint8_t* data, size_t size) {
     s.limits = small_limits();
     s.limits.max_texels = 1 << 20;  // a quarter of the scene targets': a float texture of 150,000 texels
     try {
-        int32_t i = pkrt::decode_texture(s, name, data, size);
+        int32_t i = pkrt::decode_texture(s, name, name, data, size);
         const pkrt::TextureImage& t = s.textures.at(static_cast<size_t>(i));
         pkrt::TextureView v = pkrt::default_texture_view(i);
         v.format = t.format;

@@ -633,3 +633,24 @@ TEST(Gltf, WhatIsNotRenderedIsOneWarningEach) {
         occlusion += w.find("occlusionTexture ignored (1 material") != std::string::npos;
     EXPECT_EQ(occlusion, 1);
 }
+
+// A glTF image named .tga loads as it does from an MTL (issue 50, class 6): TGA has no signature, and its
+// name in the glTF (the URI) is what says TGA; before, the message-decorated name hid the extension and
+// the file was "unsupported texture format".
+TEST(GltfGenerated, TgaImageByItsUri) {
+    TempDir dir;
+    std::string tga(18, '\0');
+    tga[2] = 2;   // uncompressed true colour
+    tga[12] = 2;  // width 2
+    tga[14] = 2;  // height 2
+    tga[16] = 24;
+    tga[17] = 0x20;                                                     // top-left origin
+    for (int i = 0; i < 4; ++i) tga += std::string("\x00\x00\xff", 3);  // BGR: red
+    dir.write("img.tga", tga);
+    GltfParts p;
+    p.image_uri = "img.tga";
+    Scene s = load_scene(dir.write("in.gltf", gltf_text(p)));
+    ASSERT_EQ(s.textures.size(), 1u);
+    EXPECT_EQ(s.textures[0].width, 2);
+    EXPECT_EQ(s.textures[0].texels[0] & 0xFFFFFFu, 0x0000FFu);  // R in the low byte
+}

@@ -28,7 +28,7 @@ namespace {
 uint32_t rgba(unsigned r, unsigned g, unsigned b, unsigned a = 255) { return r | g << 8 | b << 16 | a << 24; }
 
 const TextureImage& decoded(Scene& s, const std::string& name, const std::string& bytes) {
-    int32_t i = decode_texture(s, name, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+    int32_t i = decode_texture(s, name, name, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
     return s.textures.at(static_cast<size_t>(i));
 }
 
@@ -631,7 +631,29 @@ TEST(TextureFloat, ReferenceNeedsRgbChannels) {
         read_reference_exr(path, 2, 1);
         ADD_FAILURE() << "a Y-only reference was accepted";
     } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find(path + ": EXR has no R channel"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find(path + ": the reference has a Y channel alone"), std::string::npos)
+            << e.what();
+    }
+}
+
+// A one-channel (Y) EXR is a grey texture (issue 50, class 6): bump and roughness maps are often saved so.
+// Before, it was refused as "EXR has no R channel". A file with G alone is still refused.
+TEST(TextureFloat, LuminanceOnlyExrIsGrey) {
+    TempDir dir;
+    const std::string path = dir.file("y.exr");
+    {
+        Imf::Rgba px[2] = {Imf::Rgba(0.25f, 0.25f, 0.25f, 1.0f), Imf::Rgba(2.0f, 2.0f, 2.0f, 1.0f)};
+        Imf::RgbaOutputFile out(path.c_str(), 2, 1, Imf::WRITE_Y);
+        out.setFrameBuffer(px, 1, 2);
+        out.writePixels(1);
+    }
+    Scene s;
+    const TextureImage& t = decoded(s, "y.exr", pkrt_test::read_text(path));
+    ASSERT_EQ(t.format, kTextureRgba32f);
+    ASSERT_EQ(t.texels_f.size(), 8u);
+    for (int c = 0; c < 3; ++c) {
+        EXPECT_FLOAT_EQ(t.texels_f[c], 0.25f);
+        EXPECT_FLOAT_EQ(t.texels_f[4 + c], 2.0f);
     }
 }
 

@@ -168,8 +168,9 @@ int main(int argc, char** argv) {
         for (int r = 0; r < repeats; ++r) {
             pkrt::Scene s;
             auto t0 = std::chrono::steady_clock::now();
-            pkrt::decode_texture(s, std::string("bench.") + ext[i],
-                                 reinterpret_cast<const unsigned char*>(cases[i].bytes.data()), cases[i].bytes.size());
+            const std::string name = std::string("bench.") + ext[i];
+            pkrt::decode_texture(s, name, name, reinterpret_cast<const unsigned char*>(cases[i].bytes.data()),
+                                 cases[i].bytes.size());
             best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         }
         std::printf("| %s | %.1f MB | %.0f ms | %.0f |\n", cases[i].name, cases[i].bytes.size() / 1e6, best * 1e3,
