@@ -201,4 +201,26 @@ TEST(UnetWeights, WriterRefusesAnInconsistentNetwork) {
     EXPECT_TRUE(dir.entries().empty());
 }
 
+// tools/denoiser/weights_file.py (what the PyTorch exporter calls) writes what this reader reads: the
+// same layer order, shapes, fp16 and header, byte for byte what the C++ writer makes of the same network.
+TEST(UnetWeights, PythonWriterMatchesTheReader) {
+    if (std::system("python3 -c '' >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
+    pkrt_test::TempDir dir;
+    const std::string script = std::string(PKRT_SOURCE_DIR) + "/tools/denoiser/weights_file.py";
+    const auto run = pkrt_test::run_in("python3 " + pkrt_test::shell_quote(script) + " --fixture fixture.pkrtunet",
+                                       dir.path().string());
+    ASSERT_EQ(run.code, 0) << run.err;
+    const UnetWeights r = read_unet_weights(dir.file("fixture.pkrtunet"));
+    UnetWeights want = unet_with_widths(kUnetColor | kUnetAlbedo | kUnetNormal, kSmall);
+    want.transfer.scale = 0.25f;
+    for (int i = 0; i < kUnetLayers; ++i) {
+        ConvLayer& l = want.layers[i];
+        for (size_t k = 0; k < l.weights.size(); ++k) l.weights[k] = float((i * 31 + int(k) * 7) % 17 - 8) / 16.0f;
+        for (size_t k = 0; k < l.bias.size(); ++k) l.bias[k] = float((i + int(k) * 3) % 9 - 4) / 8.0f;
+        ASSERT_EQ(r.layers[i].weights, l.weights) << kUnetLayerNames[i];
+        ASSERT_EQ(r.layers[i].bias, l.bias) << kUnetLayerNames[i];
+    }
+    EXPECT_EQ(encode_unet_weights(want), pkrt_test::read_text(dir.file("fixture.pkrtunet")));
+}
+
 }  // namespace
