@@ -2,6 +2,7 @@
 // here apart from the production code; tiles against the whole image; a hand-built identity network.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -124,8 +125,9 @@ Scene random_scene(uint32_t seed, int width, int height) {
     for (size_t i = 0; i < s.color.pixels.size(); ++i) {
         const float bright = u(rng) < 0.02f ? 200.0f : 3.0f;  // a few fireflies
         s.color.pixels[i] = {bright * u(rng), bright * u(rng), bright * u(rng)};
-        s.features.albedo.pixels[i] = {u(rng), u(rng), u(rng)};
-        s.features.normal.pixels[i] = {2 * u(rng) - 1, 2 * u(rng) - 1, 2 * u(rng) - 1};
+        // Past the ranges the network takes (albedo [0, 1], normal [-1, 1]), which clamp them.
+        s.features.albedo.pixels[i] = {1.3f * u(rng), 1.3f * u(rng), 1.3f * u(rng)};
+        s.features.normal.pixels[i] = {2.4f * u(rng) - 1.2f, 2.4f * u(rng) - 1.2f, 2.4f * u(rng) - 1.2f};
     }
     return s;
 }
@@ -178,8 +180,8 @@ Image ref_denoise(const UnetWeights& w, const Scene& s) {
             for (int k = 0; k < 3; ++k) {
                 const double c = std::min(double(s.color.at(x, y)[k]) * e, double(w.transfer.max_input));
                 in.v[(size_t(k) * ph + y) * pw + x] = w.transfer.scale * std::log(1.0 + c);
-                in.v[(size_t(3 + k) * ph + y) * pw + x] = s.features.albedo.at(x, y)[k];
-                in.v[(size_t(6 + k) * ph + y) * pw + x] = s.features.normal.at(x, y)[k];
+                in.v[(size_t(3 + k) * ph + y) * pw + x] = std::min(double(s.features.albedo.at(x, y)[k]), 1.0);
+                in.v[(size_t(6 + k) * ph + y) * pw + x] = std::clamp(double(s.features.normal.at(x, y)[k]), -1.0, 1.0);
             }
     const Ref out = ref_unet(w, in);
     Image img = s.color;
@@ -226,14 +228,15 @@ TEST(Unet, TilesGiveTheWholeImageBitForBit) {
     EXPECT_NE(std::memcmp(short_margin.pixels.data(), whole.pixels.data(), whole.pixels.size() * sizeof(Vec3)), 0);
 }
 
-// dec_conv1a copies the input's colour (its last 9 channels' first 3) into its first 3 outputs, and
-// dec_conv1b and dec_conv0 pass them on; every other weight is 0. So the output is the input colour.
-UnetWeights identity_net() {
-    UnetWeights w = unet_with_widths(kUnetColor | kUnetAlbedo | kUnetNormal, unet_default_widths());
+// dec_conv1a copies the input's colour (the first 3 of the input's channels, which come last in its
+// concatenation) into its first 3 outputs, and dec_conv1b and dec_conv0 pass them on; every other weight
+// is 0. So the output is the input colour.
+UnetWeights identity_net(uint32_t inputs = kUnetColor | kUnetAlbedo | kUnetNormal) {
+    UnetWeights w = unet_with_widths(inputs, unet_default_widths());
     auto centre = [](ConvLayer& l, int o, int i) { l.weights[(size_t(o) * l.in + i) * 9 + 4] = 1.0f; };
     ConvLayer& a = w.layers[13];
     for (int k = 0; k < 3; ++k) {
-        centre(a, k, a.in - 9 + k);
+        centre(a, k, a.in - w.input_channels() + k);
         centre(w.layers[14], k, k);
         centre(w.layers[15], k, k);
     }
@@ -243,8 +246,10 @@ UnetWeights identity_net() {
 
 TEST(Unet, IdentityNetworkReturnsTheInputColour) {
     const Scene s = random_scene(31, 50, 37);
-    for (UnetExposure exposure : {UnetExposure::kAuto, UnetExposure::kNone}) {
-        UnetWeights w = identity_net();
+    for (auto [inputs, exposure] :
+         {std::pair{7u, UnetExposure::kAuto}, std::pair{7u, UnetExposure::kNone}, std::pair{1u, UnetExposure::kAuto},
+          std::pair{3u, UnetExposure::kAuto}, std::pair{5u, UnetExposure::kNone}}) {
+        UnetWeights w = identity_net(inputs);
         w.transfer.exposure = exposure;
         const auto denoiser = make_cpu_unet_denoiser(w, 2);
         const Image out = denoiser->denoise(s.color, s.features, {});
