@@ -23,6 +23,10 @@ public:
 };
 
 std::unique_ptr<Denoiser> make_cpu_denoiser(unsigned threads = 0);
+// The learned U-Net (render/denoise/unet.h) on the CPU: colour guided by albedo and normal, as the
+// weights' input set says; DenoiseParams and depth are not used. Throws Error if `weights` do not fit.
+struct UnetWeights;
+std::unique_ptr<Denoiser> make_cpu_unet_denoiser(const UnetWeights& weights, unsigned threads = 0);
 
 // An Error unless `features` are the size of `color` (internal: the caller resolved both).
 void check_denoise_inputs(const Image& color, const FeatureImages& features);

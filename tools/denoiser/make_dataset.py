@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Renders the U-Net denoiser's training data with pkrt: for each scene, sequences of noisy EXRs (1 to 1024
+samples per pixel, log-uniform, with their albedo and normal layers) and references of the same cameras
+(4096 spp or more). Needs a built pkrt (build/pkrt) and, for sensible run times, a GPU.
+
+Cameras: pkrt's `--camera-path orbit:DEGREES --frames N` turns the scene's camera about its up axis, frame
+i at DEGREES*i/N; each sequence draws DEGREES and N at random, so the frames are different views and the
+reference renders exactly the same ones. Frame i of a sequence uses seed + i (README.md: --frames).
+
+Held out (never rendered here; the test set): DamagedHelmet, Dabrovic Sponza, ToyCar and GlamVelvetSofa.
+
+Usage: make_dataset.py OUT_DIR [--pkrt build/pkrt] [--sequences 4] [--res 384x384] [--ref-spp 4096]
+                       [--env-dir DIR] [--seed 1]
+Writes OUT_DIR/<scene>_<k>/noisy_<spp>_%04d.exr and ref_%04d.exr, and OUT_DIR/manifest.json.
+"""
+import argparse
+import glob
+import json
+import os
+import random
+import subprocess
+import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SHARED = os.path.join(ROOT, "..", "shared", "scenes")
+HELD_OUT = ("DamagedHelmet", "dabrovic-sponza", "ToyCar", "GlamVelvetSofa")
+
+
+def training_scenes():
+    found = sorted(glob.glob(os.path.join(ROOT, "scenes", "*.json")))
+    found += sorted(glob.glob(os.path.join(ROOT, "scenes", "bench", "*.json")))
+    found += sorted(glob.glob(os.path.join(SHARED, "gltf", "*", "glTF", "*.gltf")))
+    found += sorted(glob.glob(os.path.join(SHARED, "*", "*.obj")))
+    # The furnace is a white test of energy conservation, not a picture worth learning.
+    return [s for s in found if not any(h in s for h in HELD_OUT) and "furnace" not in s]
+
+
+def render(pkrt, scene, out, spp, seed, frames, degrees, res, env):
+    cmd = [pkrt, "render", scene, "--hdr", out, "--spp", str(spp), "--seed", str(seed), "--res", res,
+           "--aov", "albedo,normal", "--frames", str(frames), "--camera-path", f"orbit:{degrees:.3f}", "-q"]
+    if env:
+        cmd += ["--env", env]
+    subprocess.run(cmd, check=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out_dir")
+    ap.add_argument("--pkrt", default=os.path.join(ROOT, "build", "pkrt"))
+    ap.add_argument("--sequences", type=int, default=4, help="sequences per scene")
+    ap.add_argument("--res", default="384x384")
+    ap.add_argument("--ref-spp", type=int, default=4096)
+    ap.add_argument("--env-dir", help="environment maps (.hdr/.exr) to light scenes with, at random")
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+    if a.ref_spp < 4096:
+        sys.exit("make_dataset: references need at least 4096 samples per pixel")
+    rng = random.Random(a.seed)
+    envs = sorted(glob.glob(os.path.join(a.env_dir, "*.hdr")) + glob.glob(os.path.join(a.env_dir, "*.exr"))) if a.env_dir else []
+    manifest = []
+    for scene in training_scenes():
+        name = os.path.splitext(os.path.basename(scene))[0]
+        for k in range(a.sequences):
+            folder = os.path.join(a.out_dir, f"{name}_{k}")
+            os.makedirs(folder, exist_ok=True)
+            frames, degrees = rng.randint(2, 6), rng.uniform(10.0, 360.0)
+            spp = max(1, min(1024, round(2 ** rng.uniform(0, 10))))
+            env = rng.choice(envs) if envs and rng.random() < 0.5 else None
+            seed = rng.randrange(1, 1 << 30)
+            noisy = os.path.join(folder, f"noisy_{spp}_%04d.exr")
+            ref = os.path.join(folder, "ref_%04d.exr")
+            if not os.path.exists(ref % (frames - 1)):  # resumable: a finished sequence is kept
+                render(a.pkrt, scene, noisy, spp, seed, frames, degrees, a.res, env)
+                render(a.pkrt, scene, ref, a.ref_spp, seed + 1000003, frames, degrees, a.res, env)
+            for i in range(frames):
+                manifest.append({"scene": name, "noisy": noisy % i, "ref": ref % i, "spp": spp})
+            print(f"{name}_{k}: {frames} frames at {spp} spp", flush=True)
+    with open(os.path.join(a.out_dir, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Trains pkrt's U-Net denoiser (unet.py) on make_dataset.py's EXRs and exports the weight file.
+
+Loss: L1 plus L1 of the image gradients, both on the transfer curve's values (so dark and bright regions
+weigh alike, as the network sees them). Augmentation: random 256x256 crops (a multiple of 16), flips, 90
+degree rotations, and the exposure jittered by up to a stop either way around the whole noisy image's
+auto-exposure (the C++ meters the whole image; a crop of it, or a meter a stop off, must still work).
+Checkpoints (model, optimiser, step) every --checkpoint-every steps to --checkpoint; --resume goes on from one.
+
+Usage: train.py DATA_DIR --out unet.pkrtunet [--steps 200000] [--batch 16] [--lr 1e-3] [--checkpoint ckpt.pt]
+                [--resume] [--scale 0.25] [--device cuda]
+Needs torch, numpy and OpenEXR's Python bindings (pip install torch numpy OpenEXR).
+"""
+import argparse
+import json
+import math
+import os
+import random
+
+import numpy as np
+import OpenEXR
+import Imath
+import torch
+import torch.nn.functional as F
+
+from unet import UNet, auto_exposure, export_weights, network_input, transfer
+
+CROP = 256
+
+
+def read_exr(path, channels):
+    f = OpenEXR.InputFile(path)
+    dw = f.header()["dataWindow"]
+    w, h = dw.max.x - dw.min.x + 1, dw.max.y - dw.min.y + 1
+    pt = Imath.PixelType(Imath.PixelType.FLOAT)
+    return np.stack([np.frombuffer(f.channel(c, pt), np.float32).reshape(h, w) for c in channels], -1)
+
+
+class Samples:
+    """Every (noisy, reference) pair of the manifest in memory, with the noisy image's auto-exposure."""
+
+    def __init__(self, data_dir):
+        with open(os.path.join(data_dir, "manifest.json")) as f:
+            manifest = json.load(f)
+        self.items = []
+        for m in manifest:
+            noisy = read_exr(m["noisy"], ["R", "G", "B", "Denoising Albedo.R", "Denoising Albedo.G", "Denoising Albedo.B",
+                                          "Denoising Normal.X", "Denoising Normal.Y", "Denoising Normal.Z"])
+            ref = read_exr(m["ref"], ["R", "G", "B"])
+            self.items.append((noisy, ref, auto_exposure(noisy[..., :3])))
+
+    def batch(self, n, rng):
+        xs, ys, es = [], [], []
+        for _ in range(n):
+            noisy, ref, exposure = rng.choice(self.items)
+            h, w, _ = noisy.shape
+            y0, x0 = rng.randrange(0, h - CROP + 1), rng.randrange(0, w - CROP + 1)
+            pair = np.concatenate((noisy[y0:y0 + CROP, x0:x0 + CROP], ref[y0:y0 + CROP, x0:x0 + CROP]), -1)
+            if rng.random() < 0.5:
+                pair = pair[:, ::-1]
+            pair = np.rot90(pair, rng.randrange(4))
+            xs.append(np.ascontiguousarray(pair))
+            es.append(exposure * 2.0 ** rng.uniform(-1.0, 1.0))
+        t = torch.from_numpy(np.stack(xs)).permute(0, 3, 1, 2)  # N x 12 x H x W
+        return t[:, :9], t[:, 9:], torch.tensor(es, dtype=torch.float32).view(-1, 1, 1, 1)
+
+
+def loss_fn(out, target):
+    def grads(t):
+        return t[..., 1:, :] - t[..., :-1, :], t[..., :, 1:] - t[..., :, :-1]
+    (oy, ox), (ty, tx) = grads(out), grads(target)
+    return F.l1_loss(out, target) + 0.5 * (F.l1_loss(oy, ty) + F.l1_loss(ox, tx))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("data_dir")
+    ap.add_argument("--out", required=True, help="the weight file to export")
+    ap.add_argument("--steps", type=int, default=200000)
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--scale", type=float, default=0.25, help="the log curve's scale (stored in the file)")
+    ap.add_argument("--checkpoint", default="unet_checkpoint.pt")
+    ap.add_argument("--checkpoint-every", type=int, default=2000)
+    ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+
+    model = UNet().to(a.device)
+    opt = torch.optim.Adam(model.parameters(), lr=a.lr)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 0.5 * (1 + math.cos(math.pi * min(s, a.steps) / a.steps)))
+    step, rng = 0, random.Random(a.seed)
+    if a.resume and os.path.exists(a.checkpoint):
+        ck = torch.load(a.checkpoint, map_location=a.device)
+        model.load_state_dict(ck["model"])
+        opt.load_state_dict(ck["optimizer"])
+        sched.load_state_dict(ck["scheduler"])
+        step, a.scale = ck["step"], ck["scale"]
+        rng.setstate(ck["rng"])
+        print(f"resumed at step {step}")
+    data = Samples(a.data_dir)
+
+    def save():
+        tmp = a.checkpoint + ".tmp"
+        torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "scheduler": sched.state_dict(),
+                    "step": step, "scale": a.scale, "rng": rng.getstate()}, tmp)
+        os.replace(tmp, a.checkpoint)  # a run killed mid-save keeps the last checkpoint
+
+    while step < a.steps:
+        x, ref, exposure = (t.to(a.device) for t in data.batch(a.batch, rng))
+        out = model(network_input(x[:, :3], x[:, 3:6], x[:, 6:9], exposure, a.scale))
+        loss = loss_fn(out, transfer(ref * exposure, a.scale))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        step += 1
+        if step % 100 == 0:
+            print(f"step {step} loss {loss.item():.5f} lr {sched.get_last_lr()[0]:.2e}", flush=True)
+        if step % a.checkpoint_every == 0 or step == a.steps:
+            save()
+    export_weights(model.cpu(), a.out, a.scale)
+    print(f"wrote {a.out}")
+
+
+if __name__ == "__main__":
+    main()

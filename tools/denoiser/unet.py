@@ -1,0 +1,76 @@
+"""The U-Net of pkrt's learned denoiser (issue #51) in PyTorch, its input transform, and the weight file's
+exporter. render/denoise/unet.h describes the network and render/denoise/unet_weights.h the file;
+weights_file.py holds the layer order, skips and widths for the Python side. This file must stay layer for
+layer what the C++ computes: ReLU after every layer but the last, zero padding, 2x2 max pool, nearest 2x
+upsampling, the upsampled tensor before the skip in each concatenation, the log curve and the
+auto-exposure."""
+import math
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from weights_file import (INPUT_ALBEDO, INPUT_COLOR, INPUT_NORMAL, LAYER_NAMES, MAX_INPUT, WIDTHS, encode,
+                          in_widths)
+
+
+class UNet(nn.Module):
+    def __init__(self, inputs=INPUT_COLOR | INPUT_ALBEDO | INPUT_NORMAL, widths=WIDTHS):
+        super().__init__()
+        for name, cin, cout in zip(LAYER_NAMES, in_widths(inputs, widths), widths):
+            setattr(self, name, nn.Conv2d(cin, cout, 3, padding=1))
+
+    def forward(self, x):  # x: N x C x H x W, H and W multiples of 16
+        c = lambda name, t: F.relu(getattr(self, name)(t))
+        pool = lambda t: F.max_pool2d(t, 2)
+        up = lambda t: F.interpolate(t, scale_factor=2, mode="nearest")
+        p1 = pool(c("enc_conv1", c("enc_conv0", x)))
+        p2 = pool(c("enc_conv2", p1))
+        p3 = pool(c("enc_conv3", p2))
+        t = pool(c("enc_conv4", p3))
+        t = c("enc_conv5b", c("enc_conv5a", t))
+        t = c("dec_conv4b", c("dec_conv4a", torch.cat((up(t), p3), 1)))
+        t = c("dec_conv3b", c("dec_conv3a", torch.cat((up(t), p2), 1)))
+        t = c("dec_conv2b", c("dec_conv2a", torch.cat((up(t), p1), 1)))
+        t = c("dec_conv1b", c("dec_conv1a", torch.cat((up(t), x), 1)))
+        return self.dec_conv0(t)  # no ReLU: the curve's inverse clamps
+
+
+def transfer(x, scale):
+    """The log curve of exposed radiance (render/denoise/unet_layers.cpp: transfer_forward)."""
+    return scale * torch.log1p(torch.nan_to_num(x, nan=0.0, posinf=0.0).clamp(0.0, MAX_INPUT))
+
+
+def transfer_inverse(y, scale):
+    return torch.expm1(torch.clamp(y / scale, max=89.0)).clamp(0.0, MAX_INPUT)
+
+
+def auto_exposure(rgb):
+    """2^stops of render/image/look.cpp's auto_exposure_stops for one H x W x 3 numpy image: the log-average
+    over 8x8 blocks (edge blocks partial) of each block's mean Rec. 709 luminance, plus 1e-4, to 0.18."""
+    h, w, _ = rgb.shape
+    logs = []
+    for by in range(0, h, 8):
+        for bx in range(0, w, 8):
+            m = rgb[by:by + 8, bx:bx + 8].reshape(-1, 3).astype(np.float64).mean(0)
+            y = 0.2126 * m[0] + 0.7152 * m[1] + 0.0722 * m[2]
+            logs.append(math.log(max(y if math.isfinite(y) else 0.0, 0.0) + 1e-4))
+    stops = math.log2(0.18) - (sum(logs) / len(logs)) / math.log(2.0)
+    return 2.0 ** min(max(stops, -64.0), 64.0)
+
+
+def network_input(color, albedo, normal, exposure, scale):
+    """The C++'s UnetNetwork::input for N x 3 x H x W tensors; `exposure` N x 1 x 1 x 1."""
+    return torch.cat((transfer(color * exposure, scale), albedo.clamp(0, 1), normal.clamp(-1, 1)), 1)
+
+
+def export_weights(model, path, scale, inputs=INPUT_COLOR | INPUT_ALBEDO | INPUT_NORMAL):
+    """Writes the weight file (fp16, little-endian) in LAYER_NAMES' order, weights in PyTorch's OIHW order."""
+    layers = []
+    for name in LAYER_NAMES:
+        conv = getattr(model, name)
+        cout, cin, _, _ = conv.weight.shape
+        layers.append((cin, cout, conv.weight.detach().cpu().flatten().tolist(), conv.bias.detach().cpu().tolist()))
+    with open(path, "wb") as f:
+        f.write(encode(layers, scale, inputs))
