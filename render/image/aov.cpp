@@ -1,4 +1,5 @@
 #include "render/image/aov.h"
+#include "render/image/exr_input.h"
 #include "render/quote.h"
 
 #include <ImfChannelList.h>
@@ -137,7 +138,8 @@ void read_layers(const std::string& path, int width, int height, const std::vect
         r.into->pixels.assign(static_cast<size_t>(width) * height, splat(0.0f));
     }
     try {
-        Imf::InputFile file(path.c_str());
+        ExrInput exr(path);
+        Imf::InputFile& file = exr.file();
         Imath::Box2i dw = file.header().dataWindow();
         if (dw.max.x - dw.min.x + 1 != width || dw.max.y - dw.min.y + 1 != height)
             throw Error(path + ": not " + std::to_string(width) + "x" + std::to_string(height));
@@ -189,7 +191,8 @@ FeatureImages read_aov_layers(const std::string& path, int width, int height, co
 
 bool has_noisy_layer(const std::string& path) {
     try {
-        Imf::InputFile file(path.c_str());
+        ExrInput exr(path);
+        Imf::InputFile& file = exr.file();
         return file.header().channels().findChannel(channel(kNoisy, 0)) != nullptr;
     } catch (const std::exception& e) {
         throw Error(path + ": cannot read EXR: " + quote_input(e.what()));

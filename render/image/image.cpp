@@ -25,6 +25,7 @@
 
 #include "render/cpu/parallel.h"
 #include "render/error.h"
+#include "render/image/exr_input.h"
 #include "render/texture/exr_rgb.h"
 #include "render/texture/texture_decoders.h"
 #include "kernels/shading/texture.h"
@@ -297,7 +298,8 @@ void read_exr_rgb(Imf::InputFile& file, Vec3* pixels) {
 
 Image read_exr(const std::string& path) {
     try {
-        Imf::InputFile file(path.c_str());
+        ExrInput exr(path);
+        Imf::InputFile& file = exr.file();
         Imath::Box2i dw = file.header().dataWindow();
         Image img;
         img.width = dw.max.x - dw.min.x + 1;
@@ -312,7 +314,8 @@ Image read_exr(const std::string& path) {
 
 ExrAttributes read_exr_attributes(const std::string& path) {
     try {
-        Imf::InputFile file(path.c_str());
+        ExrInput exr(path);
+        Imf::InputFile& file = exr.file();
         ExrAttributes out;
         for (auto a = file.header().begin(); a != file.header().end(); ++a)
             if (const auto* text = dynamic_cast<const Imf::StringAttribute*>(&a.attribute()))

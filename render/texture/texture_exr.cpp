@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "render/error.h"
+#include "render/image/exr_input.h"
 #include "render/quote.h"
 #include "render/texture/exr_rgb.h"
 #include "render/texture/texture_decoders.h"
@@ -17,62 +18,6 @@
 namespace pkrt {
 
 namespace {
-
-// The file's bytes as an OpenEXR stream, so the library never opens the path itself (input_file.h).
-class MemoryStream : public Imf::IStream {
-public:
-    MemoryStream(const std::string& bytes, const std::string& name) : Imf::IStream(name.c_str()), b_(bytes) {}
-    bool read(char c[], int n) override {
-        if (n < 0 || pos_ > b_.size() || b_.size() - pos_ < static_cast<uint64_t>(n))
-            throw IEX_NAMESPACE::InputExc("unexpected end of file");
-        std::memcpy(c, b_.data() + pos_, static_cast<size_t>(n));
-        pos_ += static_cast<uint64_t>(n);
-        return pos_ < b_.size();
-    }
-    uint64_t tellg() override { return pos_; }
-    void seekg(uint64_t pos) override { pos_ = pos; }
-
-private:
-    const std::string& b_;
-    uint64_t pos_ = 0;
-};
-
-// The header's attributes against the file's size, before OpenEXR reads them: the library allocates
-// an attribute's claimed size first (a 2 KB file claiming a 2^31-byte attribute cost 2.1 GB before its
-// error). Each attribute is a name, a type name (NUL-terminated) and a 32-bit size; a header ends with an
-// empty name, and a multi-part file's headers with one more.
-void check_exr_header(const std::string& b, const std::string& path) {
-    if (b.size() < 8 || !(b[0] == 0x76 && b[1] == 0x2f && b[2] == 0x31 && b[3] == 0x01))
-        throw Error(path + ": cannot read EXR: not an OpenEXR file");
-    const bool multipart = (uint8_t(b[5]) & 0x10) != 0;  // version field bit 12
-    size_t at = 8;
-    auto text = [&](const char* what) {
-        size_t end = b.find('\0', at);
-        if (end == std::string::npos)
-            throw Error(path + ": cannot read EXR: truncated header (in an attribute's " + what + ")");
-        std::string t = b.substr(at, end - at);
-        at = end + 1;
-        return t;
-    };
-    for (;;) {
-        std::string name = text("name");
-        if (name.empty()) {
-            if (!multipart || at >= b.size() || b[at] == '\0') return;
-            continue;  // the next part's header
-        }
-        text("type");
-        if (b.size() - at < 4)
-            throw Error(path + ": cannot read EXR: truncated header (attribute '" + quote_input(name) + "')");
-        uint32_t size = uint32_t(uint8_t(b[at])) | uint32_t(uint8_t(b[at + 1])) << 8 |
-                        uint32_t(uint8_t(b[at + 2])) << 16 | uint32_t(uint8_t(b[at + 3])) << 24;
-        at += 4;
-        if (size > b.size() - at)
-            throw Error(path + ": cannot read EXR: attribute '" + quote_input(name) + "' claims " +
-                        std::to_string(size) + " bytes, more than the " + std::to_string(b.size() - at) +
-                        " left in the file");
-        at += size;
-    }
-}
 
 // Y into every component of `pixels` (width x height of the data window).
 void read_exr_y(Imf::InputFile& file, Vec3* pixels) {
@@ -101,7 +46,7 @@ void decode_openexr(const InputFile& f, const SizeCheck& check, FloatImage& out)
         Imf::Header::setMaxImageSize(kMaxTextureSide, kMaxTextureSide);
         Imf::Header::setMaxTileSize(kMaxTextureSide, kMaxTextureSide);
         check_exr_header(f.bytes, f.path);
-        MemoryStream stream(f.bytes, f.path);
+        ExrMemoryStream stream(f.bytes, f.path);
         Imf::InputFile file(stream);
         const Imath::Box2i dw = file.header().dataWindow();
         int64_t w = int64_t(dw.max.x) - dw.min.x + 1, h = int64_t(dw.max.y) - dw.min.y + 1;

@@ -5,7 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <functional>
+#include <iterator>
 #include <limits>
+#include <vector>
 
 #include "render/image/aov.h"
 #include "render/image/image.h"
@@ -112,4 +116,36 @@ TEST(ResumeTrust, AForgedAttributeIsQuotedInPart) {
         << r.err.substr(0, 300);
     EXPECT_NE(r.err.find("..., not 12x10"), std::string::npos) << r.err.substr(0, 300);
     EXPECT_LT(r.err.size(), 400u);
+}
+
+// An attribute whose size field claims more than the file holds (a fuzzer's find: a 856-byte file whose
+// string attribute claimed 1.9 GB, which OpenEXR allocated before its error) is refused from the header's
+// bytes, by every reader --resume uses, before OpenEXR sees the file.
+TEST(ResumeTrust, AnAttributeLargerThanTheFileIsRefusedUnread) {
+    TempDir dir;
+    render_part(dir);
+    std::ifstream in(dir.file("in_part.exr"), std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string key = std::string("pkrt:size") + '\0' + "string" + '\0';
+    size_t at = bytes.find(key);
+    ASSERT_NE(at, std::string::npos);
+    at += key.size();
+    bytes[at] = bytes[at + 1] = bytes[at + 2] = '\xff';
+    bytes[at + 3] = '\x70';  // 0x70ffffff bytes
+    dir.write("in_huge.exr", bytes);
+    const std::string path = dir.file("in_huge.exr");
+    for (auto read : std::vector<std::function<void()>>{
+             [&] { pkrt::read_exr_attributes(path); }, [&] { pkrt::read_noisy_layer(path, 12, 10); },
+             [&] { pkrt::read_aov_layers(path, 12, 10, pkrt::kAllAovs); }, [&] { pkrt::read_exr(path); }}) {
+        try {
+            read();
+            ADD_FAILURE() << "read";
+        } catch (const pkrt::Error& e) {
+            EXPECT_NE(std::string(e.what()).find("attribute 'pkrt:size' claims 1895825407 bytes"), std::string::npos)
+                << e.what();
+        }
+    }
+    RunResult r = run_pkrt(kRender + " --spp 8 --resume in_huge.exr -o out.exr", dir.path().string());
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("claims 1895825407 bytes"), std::string::npos) << r.err;
 }

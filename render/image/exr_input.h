@@ -1,0 +1,47 @@
+// OpenEXR files read from their bytes: read_input_file (render/scene/input_file.h) opens them, so the
+// library never opens a path itself, and each header attribute's claimed size is checked against the
+// bytes left in the file before OpenEXR reads it (the library allocates an attribute's claimed size
+// first: a 600-byte file claiming a 1.9 GB string cost that much before its error).
+#pragma once
+
+#include <ImfIO.h>
+#include <ImfInputFile.h>
+
+#include <memory>
+#include <string>
+
+#include "render/scene/input_file.h"
+
+namespace pkrt {
+
+// Throws Error "<path>: cannot read EXR: ..." unless the bytes start with OpenEXR's magic number and
+// every attribute of every header fits in the file.
+void check_exr_header(const std::string& bytes, const std::string& path);
+
+// An InputFile's bytes as an OpenEXR stream.
+class ExrMemoryStream : public Imf::IStream {
+public:
+    ExrMemoryStream(const std::string& bytes, const std::string& name);
+    bool read(char c[], int n) override;
+    uint64_t tellg() override { return pos_; }
+    void seekg(uint64_t pos) override { pos_ = pos; }
+
+private:
+    const std::string& b_;
+    uint64_t pos_ = 0;
+};
+
+// An EXR opened for reading: its bytes, their checked header, and OpenEXR's reader over them. OpenEXR's
+// own exceptions pass through (callers add the path).
+class ExrInput {
+public:
+    explicit ExrInput(const std::string& path);
+    Imf::InputFile& file() { return *file_; }
+
+private:
+    InputFile in_;
+    std::unique_ptr<ExrMemoryStream> stream_;
+    std::unique_ptr<Imf::InputFile> file_;
+};
+
+}  // namespace pkrt
