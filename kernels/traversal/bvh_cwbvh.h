@@ -86,7 +86,29 @@ PKRT_HD float cwbvh_scale(uint32_t exp_byte) {
     return int_as_float_bits((e + 127) << 23);
 }
 
-PKRT_HD float cwbvh_byte(uint32_t word, int k) { return static_cast<float>((word >> (8 * k)) & 0xffu); }
+// CUDA's __byte_perm (PRMT) in its default mode: byte n of the result is byte (s >> 4n) & 7 of y:x.
+PKRT_HD uint32_t cwbvh_byte_perm(uint32_t x, uint32_t y, uint32_t s) {
+#if defined(__CUDA_ARCH__)
+    return __byte_perm(x, y, s);
+#else
+    uint64_t v = (static_cast<uint64_t>(y) << 32) | x;
+    uint32_t r = 0;
+    for (int n = 0; n < 4; ++n) r |= static_cast<uint32_t>((v >> (8 * ((s >> (4 * n)) & 7u))) & 0xffu) << (8 * n);
+    return r;
+#endif
+}
+
+// Byte k of a word, zero-extended: one PRMT.
+PKRT_HD uint32_t cwbvh_byte_of(uint32_t word, int k) { return cwbvh_byte_perm(word, 0u, 0x4440u | k); }
+
+// Byte k of a word as the float 2^15 + byte, exactly: PRMT puts it in bits 8-15 of the float 2^15, whose
+// unit in the last place there is 1. One full-rate instruction where an integer conversion runs at an
+// eighth of the rate of an FFMA on sm_90. (A bias of 2^23, the byte in bits 0-7, would make the product
+// below 256 times larger and its rounding a whole quantum.)
+PKRT_HD float cwbvh_biased_byte(uint32_t word, int k) {
+    return int_as_float_bits(static_cast<int32_t>(cwbvh_byte_perm(word, 0x47000000u, 0x7504u | (k << 4))));
+}
+constexpr float kCwbvhByteBias = 32768.0f;  // 2^15
 
 // What a node visit yields: the hit mask (bits 24-31 for inner children, slot order permuted by the
 // octant, see above; bits 0-23 for the triangles of hit leaves) and the node's bases and imask.
@@ -98,6 +120,9 @@ struct CwbvhVisit {
 // bound written as (origin - o) / d + q * (2^exp / d), and the same 1 + 2*gamma(3) widening of t_far.
 // Where bvh2 takes min and max of a slab's two distances, the near and far planes are picked once per
 // node by the sign of the direction: rounding is monotonic, so the result is the same for less work.
+// The meta bytes are decoded four slots to a word (the paper's section 4.2): which slots are inner
+// nodes, their hit bit (24 + slot, permuted by the octant) and a leaf's triangle bits, with no branch
+// per slot; an empty slot (meta 0) sets no bit whatever its box.
 PKRT_HD CwbvhVisit cwbvh_intersect_children(const CwbvhNode* nodes, uint32_t i, Vec3 ray_o, Vec3 inv_d,
                                             uint32_t oct_inv, float tmin, float tmax) {
     uint32_t r0[4], r1[4];
@@ -107,8 +132,13 @@ PKRT_HD CwbvhVisit cwbvh_intersect_children(const CwbvhNode* nodes, uint32_t i, 
              int_as_float_bits(static_cast<int32_t>(r0[2]))};
     Vec3 adj_o = (org - ray_o) * inv_d;
     Vec3 adj_d{cwbvh_scale(r0[3]) * inv_d.x, cwbvh_scale(r0[3] >> 8) * inv_d.y, cwbvh_scale(r0[3] >> 16) * inv_d.z};
+    // A plane at q is at t = (2^15 + q) * adj_d + (adj_o - 2^15 * adj_d): one FFMA on the biased byte. The
+    // bias adds rounding of at most 2^-9 of a quantum (|adj_d|) to each of the constant, the product (on
+    // the CPU, which does not fuse) and the sum, so near planes are taken 1/16 of a quantum nearer and far
+    // planes 1/16 farther. The rest of the rounding is the unbiased test's, covered as bvh2's.
+    Vec3 base = adj_o - adj_d * kCwbvhByteBias, margin = vabs(adj_d) * 0.0625f;
+    Vec3 near_o = base - margin, far_o = base + margin;
     CwbvhVisit out{0u, r1[0], r1[1], r0[3] >> 24};
-    uint32_t meta[2] = {r1[2], r1[3]};
     // Rows 2-4: lo_x, lo_y | lo_z, hi_x | hi_y, hi_z, two words (slots 0-3, 4-7) each. Near and far
     // words per axis; oct_inv has a bit set for each positive direction component (x: 4, y: 2, z: 1).
     uint32_t r2[4], r3[4], r4[4];
@@ -116,39 +146,66 @@ PKRT_HD CwbvhVisit cwbvh_intersect_children(const CwbvhNode* nodes, uint32_t i, 
     load_cwbvh_row(nodes, i, 3, r3);
     load_cwbvh_row(nodes, i, 4, r4);
     bool px = oct_inv & 4u, py = oct_inv & 2u, pz = oct_inv & 1u;
-    uint32_t near_x[2] = {px ? r2[0] : r3[2], px ? r2[1] : r3[3]}, far_x[2] = {px ? r3[2] : r2[0], px ? r3[3] : r2[1]};
-    uint32_t near_y[2] = {py ? r2[2] : r4[0], py ? r2[3] : r4[1]}, far_y[2] = {py ? r4[0] : r2[2], py ? r4[1] : r2[3]};
-    uint32_t near_z[2] = {pz ? r3[0] : r4[2], pz ? r3[1] : r4[3]}, far_z[2] = {pz ? r4[2] : r3[0], pz ? r4[3] : r3[1]};
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
-    for (int s = 0; s < 8; ++s) {
-        int h = s >> 2, k = s & 3;  // word half and byte within the word
-        uint32_t m = (meta[h] >> (8 * k)) & 0xffu;
-        if (m == 0) continue;  // empty slot
-        float t_near =
-            max_num(max_num(cwbvh_byte(near_x[h], k) * adj_d.x + adj_o.x, cwbvh_byte(near_y[h], k) * adj_d.y + adj_o.y),
-                    max_num(cwbvh_byte(near_z[h], k) * adj_d.z + adj_o.z, tmin));
-        float t_far =
-            min_num(min_num(cwbvh_byte(far_x[h], k) * adj_d.x + adj_o.x, cwbvh_byte(far_y[h], k) * adj_d.y + adj_o.y),
-                    min_num(cwbvh_byte(far_z[h], k) * adj_d.z + adj_o.z, tmax));
-        if (t_near <= t_far * 1.0000004f) {
-            uint32_t index = m & 31u;
-            if (index >= 24u) index ^= oct_inv;  // inner: 24 + slot, permuted within 24..31
-            out.hits |= (m >> 5) << index;
+    for (int h = 0; h < 2; ++h) {  // slots 4h .. 4h + 3
+        uint32_t near_x = px ? r2[h] : r3[2 + h], far_x = px ? r3[2 + h] : r2[h];
+        uint32_t near_y = py ? r2[2 + h] : r4[h], far_y = py ? r4[h] : r2[2 + h];
+        uint32_t near_z = pz ? r3[h] : r4[2 + h], far_z = pz ? r4[2 + h] : r3[h];
+        uint32_t meta = r1[2 + h];
+        // An inner slot's meta is 0b001'11sss: bits 3 and 4 both set, which no leaf's offset (< 24) has.
+        uint32_t inner = ((meta & (meta << 1)) >> 4) & 0x01010101u;  // 1 in each inner slot's byte
+        uint32_t bit_index = (meta ^ (inner * oct_inv)) & 0x1f1f1f1fu;
+        uint32_t child_bits = (meta >> 5) & 0x07070707u;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+        for (int k = 0; k < 4; ++k) {
+            float t_near = max_num(max_num(cwbvh_biased_byte(near_x, k) * adj_d.x + near_o.x,
+                                           cwbvh_biased_byte(near_y, k) * adj_d.y + near_o.y),
+                                   max_num(cwbvh_biased_byte(near_z, k) * adj_d.z + near_o.z, tmin));
+            float t_far = min_num(min_num(cwbvh_biased_byte(far_x, k) * adj_d.x + far_o.x,
+                                          cwbvh_biased_byte(far_y, k) * adj_d.y + far_o.y),
+                                  min_num(cwbvh_biased_byte(far_z, k) * adj_d.z + far_o.z, tmax));
+            if (t_near <= t_far * 1.0000004f) out.hits |= cwbvh_byte_of(child_bits, k) << cwbvh_byte_of(bit_index, k);
         }
     }
     return out;
 }
 
+// Whether the lanes that reached a leaf's triangles are too few of those still traversing to test
+// them now (the paper's section 4.3): such a lane puts its triangle group on the stack and goes on with
+// nodes, so that the warp tests triangles together later. `traversing` is the count taken before the
+// triangle loop; a triangle test is then issued for at least a fifth of the warp's traversing lanes.
+// The CPU has no warp: it never postpones.
+PKRT_HD bool cwbvh_postpone_triangles(int traversing) {
+#if defined(__CUDA_ARCH__)
+    return __popc(__activemask()) * 5 < traversing;
+#else
+    (void)traversing;
+    return false;
+#endif
+}
+
+PKRT_HD int cwbvh_traversing_lanes() {
+#if defined(__CUDA_ARCH__)
+    return __popc(__activemask());
+#else
+    return 1;
+#endif
+}
+
 // Closest hit in (tmin, tmax), or any hit when kAnyHit; same contract as traverse_bvh (kernels/traversal/bvh.h).
-// The stack holds node groups: a node's child base, and in one word the hit bits of its inner children
-// not yet visited (24-31) beside its imask (0-7). A node visit pushes at most one group, so the stack
-// never outgrows the tree's depth (the conversion keeps that within kMaxTraversalStack). Triangle
-// groups are tested as soon as they are found, before the node's inner children, shortening t early.
-template <bool kAnyHit, class Surfaces>
+// The stack holds groups: a node group (a node's child base, and in one word the hit bits of its inner
+// children not yet visited, 24-31, beside its imask, 0-7) or a triangle group (a triangle base and the
+// bits, 0-23, of triangles not yet tested). A node visit pushes at most one node group and one
+// triangle group, so the stack stays within twice the tree's depth (the conversion keeps that within
+// kMaxTraversalStack). A node's triangles are tested before its inner children, shortening t early,
+// unless too few lanes of the warp have triangles to test (cwbvh_postpone_triangles).
+template <bool kAnyHit, class Surfaces, class Steps = NoTraversalSteps>
 PKRT_HD Hit traverse_cwbvh(const CwbvhNode* nodes, const TriVerts* tris, int32_t num_nodes, const Ray& ray, float tmin,
-                           float tmax, const Surfaces& surfaces) {
+                           float tmax, const Surfaces& surfaces, const Steps& steps = Steps{}) {
     Hit hit = no_hit();
     hit.t = tmax;
     if (num_nodes == 0) return hit;
@@ -162,7 +219,7 @@ PKRT_HD Hit traverse_cwbvh(const CwbvhNode* nodes, const TriVerts* tris, int32_t
     // The root as a group of one: its only hit bit is the first one visited, imask 0 so it is child 0.
     uint32_t group_base = 0, group_mask = 1u << 31;
     for (;;) {
-        uint32_t tri_base = 0, tri_hits = 0;
+        uint32_t tri_base, tri_hits;
         if (group_mask & 0xff000000u) {
             uint32_t bit = cwbvh_highest_bit(group_mask & 0xff000000u);
             group_mask &= ~(1u << bit);
@@ -173,13 +230,26 @@ PKRT_HD Hit traverse_cwbvh(const CwbvhNode* nodes, const TriVerts* tris, int32_t
                 stack_mask[sp] = group_mask;
                 ++sp;
             }
+            steps.node();
             CwbvhVisit v = cwbvh_intersect_children(nodes, child, ray.o, inv_d, oct_inv, tmin, hit.t);
             group_base = v.child_base;
             group_mask = (v.hits & 0xff000000u) | v.imask;
             tri_base = v.tri_base;
             tri_hits = v.hits & 0x00ffffffu;
+        } else {  // a triangle group from the stack
+            tri_base = group_base;
+            tri_hits = group_mask;
+            group_mask = 0;
         }
+        if (tri_hits) steps.leaf(static_cast<int32_t>(cwbvh_popcount(tri_hits)));
+        int traversing = cwbvh_traversing_lanes();
         while (tri_hits) {
+            if (cwbvh_postpone_triangles(traversing)) {
+                stack_base[sp] = tri_base;
+                stack_mask[sp] = tri_hits;
+                ++sp;
+                break;
+            }
             uint32_t i = tri_base + cwbvh_lowest_bit(tri_hits);
             tri_hits &= tri_hits - 1u;
             Vec3 p0, p1, p2;

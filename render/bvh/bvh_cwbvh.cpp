@@ -246,7 +246,8 @@ private:
             for (auto it = kids.rbegin(); it != kids.rend(); ++it) todo.push_back(*it);
         }
         if (out_.order.size() != bvh_.order.size()) throw Error("cwbvh conversion lost triangles");
-        if (out_.depth > kMaxTraversalStack) throw Error("cwbvh deeper than the traversal stack");
+        // Each level of a traversal's path may leave a node group and a postponed triangle group on its stack.
+        if (2 * out_.depth > kMaxTraversalStack) throw Error("cwbvh deeper than the traversal stack");
     }
 
     const BinaryBvh& bvh_;

@@ -22,7 +22,7 @@ struct CwbvhResult {
     // order[i] = original index of the triangle in slot i: the binary tree's order regrouped so that
     // each node's leaf triangles are contiguous.
     std::vector<uint32_t> order;
-    int depth = 0;  // deepest node, the root being 1 (the traversal stack needs at most this many)
+    int depth = 0;  // deepest node, the root being 1 (the traversal stack needs at most twice this many)
 };
 
 // Throws Error if a binary leaf holds more than kCwbvhMaxLeafSize triangles.
