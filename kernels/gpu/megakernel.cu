@@ -24,14 +24,20 @@ template <BvhViewLayout L, bool kFull> struct MegaStep {
         pixel = path.pixel;
         shade_path_outlined<kFull>(p.scene, f, path, hit, r, sink);
     }
-    __device__ __forceinline__ void dropped(bool d) { count_dropped(counts, d); }
+    // Counted with the sample's end, after the shadow ray: counted here, between shading and the shadow
+    // ray's trace, it made the 80-register build spill (BENCHMARKS.md, session 26).
+    bool dropped_flag = false;
+    __device__ __forceinline__ void dropped(bool d) { dropped_flag = d; }
     __device__ __forceinline__ void shadow(bool want, const ShadowRay& s, int) {
         if (want) resolve_shadow<LayoutTraversal<L, kFull>>(sink, p.scene, s);
         unsigned n = popc_ballot(want);
         count_shadow_rays(counts, n);
         count_sm_rays(p.counters, n);
     }
-    __device__ __forceinline__ void finish(bool ended, const PathState&) { finish_samples(sink, counts, ended, pixel); }
+    __device__ __forceinline__ void finish(bool ended, const PathState&) {
+        finish_samples(sink, counts, ended, pixel);
+        count_dropped(counts, dropped_flag);
+    }
 };
 
 // Three blocks of 256 threads per SM need at most 80 registers a thread (85, rounded down to the
@@ -50,7 +56,9 @@ __global__ void __launch_bounds__(kWavefrontThreads, 3) megakernel(WavefrontPara
     PathState path;
     if (active) path = generate_path(f, path_index(f, w.first_index + i));
     if (i == 0) atomicAdd(&step.counts.paths_generated, static_cast<unsigned long long>(w.count));
-    while (__any_sync(kFullMask, active)) active = advance_path(step, path, active);
+    // `&& active` though a lane without a path never continues: with it (and the dropped count moved, see
+    // MegaStep) the 80 registers hold without spills.
+    while (__any_sync(kFullMask, active)) active = advance_path(step, path, active) && active;
 }
 
 }  // namespace
