@@ -639,12 +639,15 @@ repeat_test() {
 # Issue 49 (session 26): this build against the commit before (.stage/base/pkrt) and staged variants
 # (.stage/var/*), interleaved over two rounds: Crytek Sponza 1080p d4 per BVH layout in persistent,
 # relaunch and megakernel mode, and the megakernel on the bench matrix. Then Nsight Compute on relaunch's
-# extend kernel per layout, and the SASS of the traversal cubins staged in .s26/ (cuobjdump).
+# extend kernel per layout, and the SASS of the traversal cubins staged in .s26/ (cuobjdump). First the GPU
+# tests that trace: every mode and both layouts against the CPU, the persistent variants, conservation.
 issue49() {
     begin_results
-    echo "=== GPU tests: every mode against the CPU"
-    timeout 200 ./.stage/test_gpu --gtest_color=no --gtest_filter='Gpu.EveryMode*' >"$out/test_gpu_modes.txt" 2>&1
-    echo "exit $?"; grep -E "^\[ +(OK|FAILED|PASSED) +\]|Failure" "$out/test_gpu_modes.txt" | head -20
+    echo "=== GPU tests that trace"
+    timeout 150 ./.stage/test_gpu --gtest_color=no \
+        --gtest_filter='Gpu.EveryMode*:Gpu.PersistentVariantsAlsoMatch:Gpu.ConservationOfSamplesAndQueueRecords' \
+        >"$out/test_gpu_trace.txt" 2>&1
+    echo "exit $?"; grep -E "^\[ +(OK|FAILED|PASSED) +\]|Failure" "$out/test_gpu_trace.txt" | head -20
     save
     local round b name bin layout builds=("base:.stage/base/pkrt" "new:$P")
     for bin in .stage/var/*; do [[ -x $bin && $bin != *.xz ]] && builds+=("$(basename "$bin"):$bin"); done
