@@ -150,8 +150,8 @@ void read_layers(const std::string& path, int width, int height, const std::vect
             for (int c = 0; c < 3 && l.channels[c]; ++c) {
                 if (!file.header().channels().findChannel(channel(l, c)))
                     throw Error(path + ": has no " + channel(l, c) + " channel (rendered without " + r.flag + ")");
-                char* base = reinterpret_cast<char*>(r.into->pixels.data()) + 4 * c;
-                base -= (static_cast<ptrdiff_t>(dw.min.x) + static_cast<ptrdiff_t>(dw.min.y) * width) * xs;
+                char* base =
+                    exr_slice_base(reinterpret_cast<char*>(r.into->pixels.data()) + 4 * c, dw, uint64_t(width), xs);
                 fb.insert(channel(l, c), Imf::Slice(Imf::FLOAT, base, xs, ys));
             }
         }

@@ -88,6 +88,11 @@ void check_exr_header(const std::string& b, const std::string& path) {
     }
 }
 
+char* exr_slice_base(void* first, const Imath::Box2i& window, uint64_t width, uint64_t element) {
+    const uint64_t corner = uint64_t(int64_t(window.min.x)) + uint64_t(int64_t(window.min.y)) * width;
+    return reinterpret_cast<char*>(reinterpret_cast<uintptr_t>(first) - uintptr_t(corner * element));
+}
+
 ExrMemoryStream::ExrMemoryStream(const std::string& bytes, const std::string& name)
     : Imf::IStream(name.c_str()), b_(bytes) {}
 

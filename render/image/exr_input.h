@@ -4,6 +4,7 @@
 // first: a 600-byte file claiming a 1.9 GB string cost that much before its error).
 #pragma once
 
+#include <ImathBox.h>
 #include <ImfIO.h>
 #include <ImfInputFile.h>
 
@@ -17,6 +18,12 @@ namespace pkrt {
 // Throws Error "<path>: cannot read EXR: ..." unless the bytes start with OpenEXR's magic number and
 // every attribute of every header fits in the file.
 void check_exr_header(const std::string& bytes, const std::string& path);
+
+// Where an OpenEXR slice over `first` (rows of `width` elements of `element` bytes from the data window's
+// corner) must start: the address that pixel (0, 0) would have. Computed in unsigned integers, since for
+// a window far from the origin it lies outside any object, where pointer arithmetic is undefined (UBSan
+// on fuzz_exr: an index expression overflowed).
+char* exr_slice_base(void* first, const Imath::Box2i& window, uint64_t width, uint64_t element);
 
 // An InputFile's bytes as an OpenEXR stream.
 class ExrMemoryStream : public Imf::IStream {

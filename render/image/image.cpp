@@ -286,7 +286,7 @@ void read_exr_rgb(Imf::InputFile& file, Vec3* pixels) {
     const Imath::Box2i dw = file.header().dataWindow();
     const int64_t w = int64_t(dw.max.x) - dw.min.x + 1;
     // OpenEXR addresses a slice by pixel coordinates: the base is where pixel (0, 0) would be.
-    char* base = reinterpret_cast<char*>(pixels) - (int64_t(dw.min.x) + int64_t(dw.min.y) * w) * int64_t(sizeof(Vec3));
+    char* base = exr_slice_base(pixels, dw, uint64_t(w), sizeof(Vec3));
     const size_t xs = sizeof(Vec3), ys = sizeof(Vec3) * static_cast<size_t>(w);
     Imf::FrameBuffer fb;
     fb.insert("R", Imf::Slice(Imf::FLOAT, base + 0, xs, ys));

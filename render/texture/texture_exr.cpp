@@ -23,7 +23,7 @@ namespace {
 void read_exr_y(Imf::InputFile& file, Vec3* pixels) {
     const Imath::Box2i dw = file.header().dataWindow();
     const int64_t w = int64_t(dw.max.x) - dw.min.x + 1;
-    char* base = reinterpret_cast<char*>(pixels) - (int64_t(dw.min.x) + int64_t(dw.min.y) * w) * int64_t(sizeof(Vec3));
+    char* base = exr_slice_base(pixels, dw, uint64_t(w), sizeof(Vec3));
     Imf::FrameBuffer fb;
     fb.insert("Y", Imf::Slice(Imf::FLOAT, base, sizeof(Vec3), sizeof(Vec3) * static_cast<size_t>(w)));
     file.setFrameBuffer(fb);
