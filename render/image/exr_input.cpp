@@ -6,6 +6,7 @@
 
 #include "render/error.h"
 #include "render/quote.h"
+#include "render/texture/texture_decoders.h"
 
 namespace pkrt {
 
@@ -23,11 +24,6 @@ int fixed_size(const std::string& type) {
     for (const auto& [name, size] : kSizes)
         if (type == name) return size;
     return -1;
-}
-
-uint32_t u32_at(const std::string& b, size_t at) {
-    return uint32_t(uint8_t(b[at])) | uint32_t(uint8_t(b[at + 1])) << 8 | uint32_t(uint8_t(b[at + 2])) << 16 |
-           uint32_t(uint8_t(b[at + 3])) << 24;
 }
 
 // The bytes of a channel list as OpenEXR reads them: entries of a name and 16 bytes, to an empty name.
@@ -48,8 +44,7 @@ uint64_t channel_list_size(const std::string& b, size_t at, size_t end) {
 // with an empty name, and a multi-part file's headers with one more. Every value must hold what
 // OpenEXR will read for its type, so that the library reads the same bytes as this walk.
 void check_exr_header(const std::string& b, const std::string& path) {
-    if (b.size() < 8 || !(b[0] == 0x76 && b[1] == 0x2f && b[2] == 0x31 && b[3] == 0x01))
-        throw Error(path + ": cannot read EXR: not an OpenEXR file");
+    if (b.size() < 8 || !is_openexr(b)) throw Error(path + ": cannot read EXR: not an OpenEXR file");
     const bool multipart = (uint8_t(b[5]) & 0x10) != 0;  // version field bit 12
     size_t at = 8;
     auto text = [&](const char* what) {
@@ -69,7 +64,7 @@ void check_exr_header(const std::string& b, const std::string& path) {
         std::string type = text("type");
         if (b.size() - at < 4)
             throw Error(path + ": cannot read EXR: truncated header (attribute '" + quote_input(name) + "')");
-        uint32_t size = u32_at(b, at);
+        uint32_t size = le32(b, at);
         at += 4;
         if (size > b.size() - at)
             throw Error(path + ": cannot read EXR: attribute '" + quote_input(name) + "' claims " +
@@ -79,7 +74,7 @@ void check_exr_header(const std::string& b, const std::string& path) {
         if (int fixed = fixed_size(type); fixed >= 0) reads = static_cast<uint64_t>(fixed);
         else if (type == "chlist") reads = channel_list_size(b, at, at + size);
         else if (type == "preview")
-            reads = size < 8 ? UINT64_MAX : 8 + 4 * uint64_t(u32_at(b, at)) * uint64_t(u32_at(b, at + 4));
+            reads = size < 8 ? UINT64_MAX : 8 + 4 * uint64_t(le32(b, at)) * uint64_t(le32(b, at + 4));
         if (reads != size)
             throw Error(path + ": cannot read EXR: attribute '" + quote_input(name) + "' of type '" +
                         quote_input(type) + "' holds " + std::to_string(size) +

@@ -1,7 +1,7 @@
 // OpenEXR files read from their bytes: read_input_file (render/scene/input_file.h) opens them, so the
-// library never opens a path itself, and each header attribute's claimed size is checked against the
-// bytes left in the file before OpenEXR reads it (the library allocates an attribute's claimed size
-// first: a 600-byte file claiming a 1.9 GB string cost that much before its error).
+// library never opens a path itself, and each header attribute is checked before OpenEXR reads it: its
+// size against the bytes left in the file, and against what the library will read for its type (the
+// library allocates an attribute's claimed size first: an 856-byte file made it allocate a 1.9 GB string).
 #pragma once
 
 #include <ImathBox.h>
@@ -16,7 +16,7 @@
 namespace pkrt {
 
 // Throws Error "<path>: cannot read EXR: ..." unless the bytes start with OpenEXR's magic number and
-// every attribute of every header fits in the file.
+// every attribute of every header fits in the file and holds what OpenEXR reads for its type.
 void check_exr_header(const std::string& bytes, const std::string& path);
 
 // Where an OpenEXR slice over `first` (rows of `width` elements of `element` bytes from the data window's

@@ -92,11 +92,6 @@ void check_uri(const std::string& path, const std::string& where, const std::str
 
 // ---- the container and the JSON, before tinygltf ----
 
-uint32_t le32(const std::string& b, size_t at) {
-    return uint32_t(uint8_t(b[at])) | uint32_t(uint8_t(b[at + 1])) << 8 | uint32_t(uint8_t(b[at + 2])) << 16 |
-           uint32_t(uint8_t(b[at + 3])) << 24;
-}
-
 }  // namespace
 
 GlbChunks check_glb(const std::string& path, const std::string& b) {

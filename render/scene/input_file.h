@@ -37,6 +37,12 @@ struct InputTooLarge : Error {
 InputFile read_input_file(const std::string& path, const std::string& not_found = "no such file",
                           uint64_t max_bytes = uint64_t(1) << 34);
 
+// The little-endian 32-bit word at byte `at` of a file's bytes (the caller checked that four are there).
+inline uint32_t le32(const std::string& b, size_t at) {
+    return uint32_t(uint8_t(b[at])) | uint32_t(uint8_t(b[at + 1])) << 8 | uint32_t(uint8_t(b[at + 2])) << 16 |
+           uint32_t(uint8_t(b[at + 3])) << 24;
+}
+
 // The same checks without reading: for files that are read later, by name, by a library.
 FileIdentity check_input_file(const std::string& path, const std::string& not_found = "no such file");
 

@@ -5,9 +5,6 @@
 #include <ImfIO.h>
 #include <ImfFrameBuffer.h>
 #include <ImfInputFile.h>
-#include <Iex.h>
-
-#include <cstring>
 
 #include "render/error.h"
 #include "render/image/exr_input.h"
