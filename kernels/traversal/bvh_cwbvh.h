@@ -174,20 +174,7 @@ PKRT_HD CwbvhVisit cwbvh_intersect_children(const CwbvhNode* nodes, uint32_t i, 
     return out;
 }
 
-// Whether the lanes that reached a leaf's triangles are too few of those still traversing to test
-// them now (the paper's section 4.3): such a lane puts its triangle group on the stack and goes on with
-// nodes, so that the warp tests triangles together later. `traversing` is the count taken before the
-// triangle loop; a triangle test is then issued for at least a fifth of the warp's traversing lanes.
-// The CPU has no warp: it never postpones.
-PKRT_HD bool cwbvh_postpone_triangles(int traversing) {
-#if defined(__CUDA_ARCH__)
-    return __popc(__activemask()) * 5 < traversing;
-#else
-    (void)traversing;
-    return false;
-#endif
-}
-
+// The warp's lanes here (on the CPU, one).
 PKRT_HD int cwbvh_traversing_lanes() {
 #if defined(__CUDA_ARCH__)
     return __popc(__activemask());
@@ -195,6 +182,13 @@ PKRT_HD int cwbvh_traversing_lanes() {
     return 1;
 #endif
 }
+
+// Whether the lanes that reached a leaf's triangles are too few of those still traversing to test
+// them now (the paper's section 4.3): such a lane puts its triangle group on the stack and goes on with
+// nodes, so that the warp tests triangles together later. `traversing` is the count taken before the
+// triangle loop; a triangle test is then issued for at least a fifth of the warp's traversing lanes.
+// The CPU has no warp: it never postpones.
+PKRT_HD bool cwbvh_postpone_triangles(int traversing) { return cwbvh_traversing_lanes() * 5 < traversing; }
 
 // Closest hit in (tmin, tmax), or any hit when kAnyHit; same contract as traverse_bvh (kernels/traversal/bvh.h).
 // The stack holds groups: a node group (a node's child base, and in one word the hit bits of its inner
