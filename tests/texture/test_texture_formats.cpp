@@ -279,6 +279,14 @@ void expect_rgb_near(uint32_t texel, unsigned r, unsigned g, unsigned b, int tol
     EXPECT_EQ(texel >> 24, 255u);
 }
 
+// A 2x1 EXR of the Y channel alone, its pixels grey `a` and `b`.
+void write_y_exr(const std::string& path, float a, float b) {
+    Imf::Rgba px[2] = {Imf::Rgba(a, a, a, 1.0f), Imf::Rgba(b, b, b, 1.0f)};
+    Imf::RgbaOutputFile out(path.c_str(), 2, 1, Imf::WRITE_Y);
+    out.setFrameBuffer(px, 1, 2);
+    out.writePixels(1);
+}
+
 }  // namespace
 
 // ---- TGA ----
@@ -621,12 +629,7 @@ TEST(TextureFloat, ExrAttributesAreCheckedAgainstTheFileSize) {
 TEST(TextureFloat, ReferenceNeedsRgbChannels) {
     TempDir dir;
     const std::string path = dir.file("y.exr");
-    {
-        Imf::Rgba px[2] = {Imf::Rgba(0.5f, 0.5f, 0.5f, 1.0f), Imf::Rgba(0.5f, 0.5f, 0.5f, 1.0f)};
-        Imf::RgbaOutputFile out(path.c_str(), 2, 1, Imf::WRITE_Y);
-        out.setFrameBuffer(px, 1, 2);
-        out.writePixels(1);
-    }
+    write_y_exr(path, 0.5f, 0.5f);
     try {
         read_reference_exr(path, 2, 1);
         ADD_FAILURE() << "a Y-only reference was accepted";
@@ -641,12 +644,7 @@ TEST(TextureFloat, ReferenceNeedsRgbChannels) {
 TEST(TextureFloat, LuminanceOnlyExrIsGrey) {
     TempDir dir;
     const std::string path = dir.file("y.exr");
-    {
-        Imf::Rgba px[2] = {Imf::Rgba(0.25f, 0.25f, 0.25f, 1.0f), Imf::Rgba(2.0f, 2.0f, 2.0f, 1.0f)};
-        Imf::RgbaOutputFile out(path.c_str(), 2, 1, Imf::WRITE_Y);
-        out.setFrameBuffer(px, 1, 2);
-        out.writePixels(1);
-    }
+    write_y_exr(path, 0.25f, 2.0f);
     Scene s;
     const TextureImage& t = decoded(s, "y.exr", pkrt_test::read_text(path));
     ASSERT_EQ(t.format, kTextureRgba32f);
