@@ -11,6 +11,8 @@
 // no albedo or normal, hence their own weight: how many samples wrote them.
 #pragma once
 
+#include <type_traits>
+
 #include "kernels/vec3.h"
 
 namespace pkrt {
@@ -51,9 +53,15 @@ PKRT_HD void resolve_feature_pixel(const float* s, float count, Vec3& albedo, Ve
 // PathState::flags
 constexpr uint16_t kPathFeaturesWritten = 1u;
 
-// A Sink that keeps no features (tests, and callers that call shade_path without one).
+// A Sink that keeps no features (tests, and callers that call shade_path without one). shade_path leaves
+// out its feature code for it: a frame without feature buffers need not carry it (the megakernel's
+// machine code grew by a twentieth with it, BENCHMARKS.md, session 27).
 struct NoFeatures {
     PKRT_HD void feature(uint32_t, const FeatureSample&) {}
 };
+
+template <class Features> constexpr bool keeps_features() {
+    return !std::is_same<typename std::decay<Features>::type, NoFeatures>::value;
+}
 
 }  // namespace pkrt

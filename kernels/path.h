@@ -96,7 +96,7 @@ PKRT_HD void shade_path(const SceneView& s, const FrameRecord& f, PathState& pat
     out.has_shadow = false;
     out.continues = false;
     out.dropped = false;
-    const bool features_due = !(path.flags & kPathFeaturesWritten);
+    const bool features_due = keeps_features<Features>() && !(path.flags & kPathFeaturesWritten);
 
     if (hit.prim < 0) {
         if (features_due) write_features(features, path, FeatureSample{splat(0.0f), splat(0.0f), 0.0f, 1.0f});

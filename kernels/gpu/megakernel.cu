@@ -8,8 +8,9 @@ namespace pkrt {
 namespace {
 
 // The megakernel's Step (kernels/path_stages.h): the layout's traversal inline, the shading out of
-// line, shadow rays traced at once.
-template <BvhViewLayout L, bool kFull> struct MegaStep {
+// line, shadow rays traced at once. kFeatures: whether the frame keeps feature buffers; a build without
+// them carries none of their code.
+template <BvhViewLayout L, bool kFull, bool kFeatures> struct MegaStep {
     const WavefrontParams& p;
     const FrameRecord& f;
     FramebufferSink sink;
@@ -22,7 +23,12 @@ template <BvhViewLayout L, bool kFull> struct MegaStep {
     }
     __device__ __forceinline__ void shade(PathState& path, const Hit& hit, ShadeResult& r) {
         pixel = path.pixel;
-        shade_path_outlined<kFull>(p.scene, f, path, hit, r, sink);
+        if constexpr (kFeatures) {
+            shade_path_outlined<kFull>(p.scene, f, path, hit, r, sink);
+        } else {
+            NoFeatures none;
+            shade_path_outlined<kFull>(p.scene, f, path, hit, r, none);
+        }
     }
     // Counted with the sample's end, after the shadow ray: counted here, between shading and the shadow
     // ray's trace, it made the 80-register build spill (BENCHMARKS.md, session 26).
@@ -44,14 +50,14 @@ template <BvhViewLayout L, bool kFull> struct MegaStep {
 // allocation unit of 8); at 81 only two fit, and the kernel ran much slower (BENCHMARKS.md,
 // "Timings that left the code comments") when the glTF
 // material inputs and environment maps grew shading past that line.
-template <BvhViewLayout L, bool kFull>
+template <BvhViewLayout L, bool kFull, bool kFeatures>
 __global__ void __launch_bounds__(kWavefrontThreads, 3) megakernel(WavefrontParams p) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     const WaveParams w = *p.wave;
     if (blockIdx.x * blockDim.x >= w.count) return;
     const FrameRecord f =
         *p.frame;  // a copy: the out-of-line shading reads it from the stack, not through a live pointer
-    MegaStep<L, kFull> step{p, f, FramebufferSink{p.fb}, p.counters->rays};
+    MegaStep<L, kFull, kFeatures> step{p, f, FramebufferSink{p.fb}, p.counters->rays};
     bool active = i < w.count;
     PathState path;
     if (active) path = generate_path(f, path_index(f, w.first_index + i));
@@ -66,8 +72,10 @@ __global__ void __launch_bounds__(kWavefrontThreads, 3) megakernel(WavefrontPara
 cudaError_t launch_megakernel(const WavefrontParams& p, cudaStream_t stream) {
     unsigned blocks = (p.capacity + kWavefrontThreads - 1) / kWavefrontThreads;
     return with_build(p.scene.bvh.layout, p.scene.full_shading != 0, [&](auto layout, auto full) {
-        megakernel<layout.value, full.value><<<blocks, kWavefrontThreads, 0, stream>>>(p);
-        return cudaGetLastError();
+        return with_flag(p.fb.features != nullptr, [&](auto features) {
+            megakernel<layout.value, full.value, features.value><<<blocks, kWavefrontThreads, 0, stream>>>(p);
+            return cudaGetLastError();
+        });
     });
 }
 
