@@ -62,13 +62,14 @@ __device__ inline void resident_start_sweep(ResidentControl* rc, uint32_t kind, 
 // a halo of 100), warp w of the grid's W makes units w, w + W, w + 2W, ... No warp claims: every warp of
 // the grid comes by between jobs, where sweeps run (a job already ends only once every block has
 // flushed, so every block is resident), and claims of 512 pixels serialised on their counter, about
-// 75 us a sweep, and each warp made its pixels one after another (BENCHMARKS.md, session 25).
+// 75 us a sweep, and each warp made its pixels one after another (BENCHMARKS.md, session 25). Warps are
+// numbered block by block within each warp slot (slot 0 of every block, then slot 1, ...), so a sweep of
+// fewer units than warps still spreads over every SM rather than over the first blocks' warps.
 struct SweepShare {
     uint32_t kind, pixels;  // pixels: adaptive tiles for those sweeps
     uint32_t warp, warps;
     __device__ __forceinline__ SweepShare(uint32_t k, uint32_t n)
-        : kind(k), pixels(n), warp(blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32),
-          warps(gridDim.x * (blockDim.x / 32)) {}
+        : kind(k), pixels(n), warp((threadIdx.x / 32) * gridDim.x + blockIdx.x), warps(gridDim.x * (blockDim.x / 32)) {}
     __device__ __forceinline__ uint32_t unit() const { return kind >= kSweepScan ? 1u : 32u; }
     // This lane's first pixel and the step to its next (pixel sweeps).
     __device__ __forceinline__ uint32_t first_pixel() const { return warp * 32u + lane_id(); }
