@@ -691,6 +691,65 @@ issue49() {
     profile_extend
 }
 
+# Session 27 (issue 49): GPU tests, then base, this build and the staged variants over two rounds: the
+# Cornell box (d16) and Crytek Sponza (d4) in the modes each comparison needs (persistent with its lean
+# loop against relaunch, graph and the megakernel; resident), Crytek Sponza 1080p per BVH layout, and this
+# build's persistent loops alone (--set loop=lean|queued). Variants named pkrt86* run the megakernel only,
+# collapse* the cwbvh layout only.
+session27() {
+    begin_results
+    echo "=== test_gpu"
+    timeout 240 ./.stage/test_gpu --gtest_color=no >"$out/test_gpu.txt" 2>&1
+    echo "exit $?"; grep -E "^\[ +(OK|FAILED|PASSED|SKIPPED) +\]|Failure" "$out/test_gpu.txt" | grep -v ' OK ' | head -30
+    save
+    local round b name bin builds=("base:.stage/base/pkrt" "new:$P") C=scenes/cornell.json S=scenes/bench/crytek-sponza.json
+    for bin in .stage/var/*; do [[ -x $bin && $bin != *.xz ]] && builds+=("$(basename "$bin"):$bin"); done
+    for round in 1 2; do
+        for b in "${builds[@]}"; do
+            name=${b%%:*} bin=${b#*:}
+            case $name in
+                pkrt86*) timeout 60 $bin bench $C --res 128x128,512x512,1920x1080 --max-depth 16 --repeat 10 -q \
+                        --modes megakernel --csv "$out/c_${name}_$round.csv" >/dev/null 2>&1 ;;
+                collapse*) timeout 60 $bin bench $S --bvh cwbvh --res 1920x1080 --max-depth 4 --repeat 5 -q \
+                        --modes persistent,relaunch,megakernel --csv "$out/w_${name}_$round.csv" >/dev/null 2>&1 ;;
+                *)
+                    timeout 90 $bin bench $C --res 128x128,512x512,1920x1080 --max-depth 16 --repeat 10 -q \
+                        --modes persistent,relaunch,graph,megakernel,resident --csv "$out/c_${name}_$round.csv" >/dev/null 2>&1
+                    timeout 90 $bin bench $S --res 128x128,512x512,1920x1080 --max-depth 4 --repeat 5 -q \
+                        --modes persistent,relaunch,graph,megakernel --csv "$out/s_${name}_$round.csv" >/dev/null 2>&1
+                    timeout 60 $bin bench $S --bvh cwbvh --res 1920x1080 --max-depth 4 --repeat 5 -q \
+                        --modes persistent,relaunch,megakernel --csv "$out/w_${name}_$round.csv" >/dev/null 2>&1 ;;
+            esac
+            echo "round $round $name: exit $?"
+        done
+        save
+    done
+    local loop
+    for loop in lean queued; do
+        timeout 60 $P bench $C $S --res 128x128,512x512,1920x1080 --max-depth 4 --repeat 5 -q --modes persistent \
+            --set loop=$loop --csv "$out/loop_$loop.csv" >/dev/null 2>&1
+        echo "loop=$loop: exit $?"
+    done
+    pair() { echo "$out/$1_$2_1.csv,$out/$1_$2_2.csv"; }
+    echo "=== new against base"
+    python3 tests/bench_compare.py "$(pair c base),$(pair s base)" "$(pair c new),$(pair s new)" | tee "$out/new.md"
+    echo "=== new against base, cwbvh"
+    python3 tests/bench_compare.py "$(pair w base)" "$(pair w new)" | tee "$out/new_cwbvh.md"
+    echo "=== new: cwbvh against bvh2"
+    python3 tests/bench_compare.py "$(pair s new)" "$(pair w new)" | tee "$out/layouts.md"
+    for b in "${builds[@]:2}"; do
+        name=${b%%:*}
+        echo "=== $name against base"
+        case $name in
+            pkrt86*) python3 tests/bench_compare.py "$(pair c base)" "$(pair c "$name")" | tee "$out/$name.md" ;;
+            collapse*) python3 tests/bench_compare.py "$(pair w base)" "$(pair w "$name")" | tee "$out/$name.md" ;;
+        esac
+    done
+    echo "=== lean loop against queued loop (new)"
+    python3 tests/bench_compare.py "$out/loop_queued.csv" "$out/loop_lean.csv" | tee "$out/loops.md"
+    save
+}
+
 case "${1:-}" in
     stage) shift; stage "$@" ;;
     repeat_test) shift; repeat_test "$@" ;;
@@ -711,6 +770,7 @@ case "${1:-}" in
     profile_extend) begin_results; profile_extend ;;
     compare_kernels) begin_results; compare_kernels ;;
     issue49) issue49 ;;
+    session27) session27 ;;
     soak) shift; soak "$@" ;;
     *) echo "usage: $0 stage [BASE [VARIANT...]] | run | check | variants [MODES] | multi [DEVICES] | resident [tests] [viewer] [bench] | house [tests] [viewer] [bench] | profile | trees | profile_extend | compare_kernels | features | response | tests [SECONDS] | denoised_view | compare [...] | repeat_test FILTER N [SECONDS] | soak start SECONDS | soak wait" >&2; exit 2 ;;
 esac
