@@ -16,6 +16,13 @@
 //                       always progress
 //   idle                nothing held: work between jobs, leave once everything is done, or back off
 //                       with __nanosleep
+//
+// The lean build (kLean) runs the same loop as the megakernel's lean path-per-lane code: no queues (shadow
+// rays traced where they are cast, bounces kept in their lanes), the path in registers, the traversal
+// inline and the shading out of line. What it keeps of the persistent kernel is the grid sized to the GPU
+// and the dynamic fetch: a lane whose path ends takes the frame's next path number, so a frame of few
+// paths spreads over every SM and the longest paths do not leave the rest of a wave idle. The policy
+// tuner times it beside the queued builds (render/cuda/persistent_scheduler.cpp).
 #pragma once
 
 #include "kernels/gpu/persistent_claims.cuh"
@@ -74,10 +81,13 @@ struct alignas(16) SharedPath {
     uint32_t pad[4];
 };
 
-template <class Claim, BvhViewLayout L, bool kFull> struct PersistentWarp {
+// The lane's path: a reference into the block's shared records, or (lean) a value in registers.
+template <bool kLean> using LanePath = std::conditional_t<kLean, PathRecord, PathRecord&>;
+
+template <class Claim, BvhViewLayout L, bool kFull, bool kLean> struct PersistentWarp {
     const PersistentParams& p;
     BlockCounters& bc;
-    PathRecord& rec;
+    LanePath<kLean> rec;
     Claim claim;
     FramebufferSink sink;
     const bool monitor = blockIdx.x == 0 && threadIdx.x < 32;  // polls the host's stop flag
@@ -95,10 +105,10 @@ template <class Claim, BvhViewLayout L, bool kFull> struct PersistentWarp {
     PhaseClock clk;
     unsigned n_queued = 0, n_ended = 0;  // this iteration's shadow rays queued and paths ended
 
-    __device__ __forceinline__ PersistentWarp(const PersistentParams& params, BlockCounters& b, PathRecord& r,
+    __device__ __forceinline__ PersistentWarp(const PersistentParams& params, BlockCounters& b, LanePath<kLean> r,
                                               typename Claim::Block& cb)
         : p(params), bc(b), rec(r), claim(params, cb), sink{params.fb},
-          path_queue_used(Claim::kPoolsPaths && params.sort_stragglers) {}
+          path_queue_used(!kLean && Claim::kPoolsPaths && params.sort_stragglers) {}
 
     // Only every kControlInterval iterations: these are dependent L2 round trips on the critical path of
     // every bounce, and a path's latency is what small frames are made of. Returns whether to stop.
@@ -139,6 +149,7 @@ template <class Claim, BvhViewLayout L, bool kFull> struct PersistentWarp {
     // Returns whether it traced a batch (the iteration is over).
     __device__ __forceinline__ bool trace_shadow_batch() {
         held = __ballot_sync(kFullMask, have);
+        if constexpr (kLean) return false;
         int shadow_avail = claim.queue_shadows ? __shfl_sync(kFullMask, lead ? queue_available(p.shadows) : 0, 0) : 0;
         if (shadow_avail >= 32 || (held == 0 && shadow_avail > 0)) {
             ShadowRecord s;
@@ -161,7 +172,7 @@ template <class Claim, BvhViewLayout L, bool kFull> struct PersistentWarp {
         claim.refresh(held, exhausted);
         if (__popc(held) < p.fetch_threshold) {
             int path_avail = 0;
-            if (path_queue_used) {
+            if (!kLean && path_queue_used) {
                 PathRecord r;
                 bool got;
                 warp_pop(p.paths, ~held, r, &got);
@@ -217,7 +228,8 @@ template <class Claim, BvhViewLayout L, bool kFull> struct PersistentWarp {
 
     // ---- the Step of advance_path (kernels/path_stages.h) ----
     __device__ __forceinline__ Hit closest(const Ray& ray) {
-        return OutOfLineTraversal<L, kFull>::closest(p.scene, ray);
+        if constexpr (kLean) return LayoutTraversal<L, kFull>::closest(p.scene, ray);
+        else return OutOfLineTraversal<L, kFull>::closest(p.scene, ray);
     }
     __device__ __forceinline__ void extended(bool active, const PathState& path) {
         __syncwarp();
@@ -225,7 +237,8 @@ template <class Claim, BvhViewLayout L, bool kFull> struct PersistentWarp {
         count_extension_rays(bc.rays, active, path.depth);
     }
     __device__ __forceinline__ void shade(PathState& path, const Hit& hit, ShadeResult& r) {
-        shade_path<kFull>(p.scene, claim.frame(), path, hit, r, sink);
+        if constexpr (kLean) shade_path_outlined<kFull>(p.scene, claim.frame(), path, hit, r, sink);
+        else shade_path<kFull>(p.scene, claim.frame(), path, hit, r, sink);
     }
     __device__ __forceinline__ void dropped(bool d) {
         count_dropped(bc.rays, d);
@@ -233,6 +246,15 @@ template <class Claim, BvhViewLayout L, bool kFull> struct PersistentWarp {
     }
     // Into the queue (counted in flight), or traced right here if the queue is full.
     __device__ __forceinline__ void shadow(bool want, const ShadowRay& sr, int depth) {
+        if constexpr (kLean) {
+            if (want) resolve_shadow<LayoutTraversal<L, kFull>>(sink, p.scene, sr);
+            unsigned n = popc_ballot(want);
+            count_shadow_rays(bc.rays, n);
+            if (lead) add_count(&bc.inlined, n);
+            n_queued = 0;
+            clk.charge(bc, kPhaseShadowOut);
+            return;
+        }
         ShadowRecord s;
         if (want) {
             s.ray = sr;
@@ -256,7 +278,7 @@ template <class Claim, BvhViewLayout L, bool kFull> struct PersistentWarp {
     // The path after its step: finished (counted by finish), continued in the lane, or pooled.
     __device__ __forceinline__ void path_out(bool cont) {
         bool push = false;
-        if (p.sort_stragglers) {
+        if (!kLean && p.sort_stragglers) {
             unsigned live = popc_ballot(cont);
             push = cont && live < static_cast<unsigned>(p.fetch_threshold);
         }
