@@ -78,7 +78,7 @@ public:
         Aabb root;
         for (const Ref& r : refs) root.grow(r.box);
         min_overlap_ = opt_.sbvh_alpha * root.area();
-        max_refs_ = tris_.size() * 2;  // spatial splits stop once references have doubled
+        max_refs_ = tris_.size() * 2;  // spatial splits stop short of doubling the references
         ref_count_ = tris_.size();
         nodes_.push_back(BinaryBvhNode{});
         leaf_tris_.emplace_back();
@@ -140,7 +140,12 @@ private:
             // is shared while both grow.
             SbvhBuilder sub(tris_, opt_);
             sub.min_overlap_ = min_overlap_;
-            sub.max_refs_ = max_refs_;
+            // The budget left is shared by the two subtrees, in proportion to their references, so that
+            // the two builders together stay within it.
+            const size_t left_budget =
+                (max_refs_ > ref_count_ ? max_refs_ - ref_count_ : 0) * left.size() / (left.size() + right.size());
+            sub.max_refs_ = ref_count_ + left_budget;
+            max_refs_ -= left_budget;
             sub.ref_count_ = ref_count_;
             sub.start_refs_ = ref_count_;
             sub.parallel_depth_ = parallel_depth_;
@@ -155,6 +160,7 @@ private:
             build(r, std::move(right), depth + 1);
             task.get();
             nodes_[node].left = splice(sub);
+            max_refs_ += left_budget;
             return;
         }
         int32_t l = static_cast<int32_t>(nodes_.size());
@@ -287,6 +293,8 @@ private:
                 left.push_back(r);
             } else if (rlo >= s.position) {
                 right.push_back(r);
+            } else if (ref_count_ + 1 >= max_refs_) {  // the budget is spent: whole, on its centroid's side
+                (centroid(r)[s.axis] < s.position ? left : right).push_back(r);
             } else {  // straddles: a part on each side, each with its own box
                 Aabb l = clip_reference(tris_[r.tri], r, s.axis, -kInfinity, s.position);
                 Aabb rr = clip_reference(tris_[r.tri], r, s.axis, s.position, kInfinity);
