@@ -11,10 +11,11 @@
 namespace pkrt {
 
 struct CwbvhCostModel {
-    // The paper's constants: a node visit costs 1, a triangle test 0.3 of that. A leaf holds at most
-    // kCwbvhMaxLeafSize triangles, so the binary tree's leaves must be no larger (bvh_build_options).
+    // A node visit costs 1 and a triangle test as much: the paper's 0.3 made larger leaves, and frames
+    // 3-4% slower on an H100 (BENCHMARKS.md, session 27). A leaf holds at most kCwbvhMaxLeafSize
+    // triangles, so the binary tree's leaves must be no larger (bvh_build_options).
     float node_cost = 1.0f;
-    float triangle_cost = 0.3f;
+    float triangle_cost = 1.0f;
 };
 
 struct CwbvhResult {

@@ -149,24 +149,29 @@ std::vector<uint32_t> binned(const std::vector<TracedRay>& rays, size_t window, 
 
 int main(int argc, char** argv) {
     if (argc < 4) {
-        std::fprintf(stderr, "usage: coherence_bench SCENE WIDTH HEIGHT [--depth D] [--bits K] [--bvh bvh2|cwbvh]\n");
+        std::fprintf(stderr,
+                     "usage: coherence_bench SCENE WIDTH HEIGHT [--depth D] [--bits K] [--bvh bvh2|cwbvh] [--sbvh]\n");
         return 2;
     }
     try {
         const int w = std::atoi(argv[2]), h = std::atoi(argv[3]);
         int max_depth = 4, bits = 4;
         BvhLayout layout = BvhLayout::kBvh2;
+        bool sbvh = false;  // spatial splits, as pkrt render builds by default
         for (int i = 4; i < argc; ++i) {
             auto next = [&] { return i + 1 < argc ? argv[++i] : (throw Error("a flag without its value"), ""); };
             if (!std::strcmp(argv[i], "--depth")) max_depth = std::atoi(next());
             else if (!std::strcmp(argv[i], "--bits")) bits = std::atoi(next());
             else if (!std::strcmp(argv[i], "--bvh")) layout = parse_bvh_layout(next());
+            else if (!std::strcmp(argv[i], "--sbvh")) sbvh = true;
             else throw Error(std::string("unknown flag ") + argv[i]);
         }
         if (w < 1 || h < 1 || max_depth < 1 || max_depth > 16 || bits < 1 || bits > 10)
             throw Error("WIDTH, HEIGHT >= 1, --depth 1..16, --bits 1..10");
         Scene scene = load_scene(argv[1]);
-        prepare_scene(scene, layout);
+        const size_t source_triangles = scene.tris.size();
+        prepare_scene(scene, layout, 0.0f, sbvh);
+        std::printf("%zu triangles, %zu references in the BVH\n", source_triangles, scene.tris.size());
         const SceneView view = view_scene(scene);
         RenderSettings rs;
         rs.width = w;
