@@ -750,6 +750,44 @@ session27() {
     save
 }
 
+# Session 27, second call: GPU tests, then the persistent kernel's lean loop against its queued loop and
+# the megakernel on small and middle frames (this build, --set loop=...), and the automatic choice
+# against base, interleaved over two rounds.
+loops() {
+    begin_results
+    echo "=== test_gpu"
+    timeout 240 ./.stage/test_gpu --gtest_color=no >"$out/test_gpu.txt" 2>&1
+    echo "exit $?"; grep -E "^\[ +(OK|FAILED|PASSED|SKIPPED) +\]|Failure" "$out/test_gpu.txt" | grep -v ' OK ' | head -30
+    save
+    local round run C=scenes/cornell.json S=scenes/bench/crytek-sponza.json
+    for round in 1 2; do
+        for run in lean queued mega auto base; do
+            local bin=$P args=(--modes persistent)
+            case $run in
+                lean | queued) args+=(--set loop=$run) ;;
+                mega) args=(--modes megakernel) ;;
+                base) bin=.stage/base/pkrt ;;
+            esac
+            timeout 60 $bin bench $C --res 128x128,256x256,512x512 --max-depth 16 --repeat 10 -q "${args[@]}" \
+                --csv "$out/lc_${run}_$round.csv" >/dev/null 2>&1
+            timeout 60 $bin bench $S --res 128x128,256x256,512x512 --max-depth 4 --repeat 10 -q "${args[@]}" \
+                --csv "$out/ls_${run}_$round.csv" >/dev/null 2>&1
+            echo "round $round $run: exit $?"
+        done
+        save
+    done
+    pair() { echo "$out/lc_$1_1.csv,$out/lc_$1_2.csv,$out/ls_$1_1.csv,$out/ls_$1_2.csv"; }
+    local f  # the megakernel's rows under the persistent mode's name, so that the cells pair up
+    for f in "$out"/l?_mega_?.csv; do sed 's/,megakernel,/,persistent,/' "$f" >"${f/_mega_/_megap_}"; done
+    for run in lean megap; do
+        echo "=== $run against the queued loop"
+        python3 tests/bench_compare.py "$(pair queued)" "$(pair $run)" | tee "$out/$run.md"
+    done
+    echo "=== automatic (new) against base"
+    python3 tests/bench_compare.py "$(pair base)" "$(pair auto)" | tee "$out/auto.md"
+    save
+}
+
 case "${1:-}" in
     stage) shift; stage "$@" ;;
     repeat_test) shift; repeat_test "$@" ;;
@@ -771,6 +809,7 @@ case "${1:-}" in
     compare_kernels) begin_results; compare_kernels ;;
     issue49) issue49 ;;
     session27) session27 ;;
+    loops) loops ;;
     soak) shift; soak "$@" ;;
     *) echo "usage: $0 stage [BASE [VARIANT...]] | run | check | variants [MODES] | multi [DEVICES] | resident [tests] [viewer] [bench] | house [tests] [viewer] [bench] | profile | trees | profile_extend | compare_kernels | features | response | tests [SECONDS] | denoised_view | compare [...] | repeat_test FILTER N [SECONDS] | soak start SECONDS | soak wait" >&2; exit 2 ;;
 esac

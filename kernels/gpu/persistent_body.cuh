@@ -21,7 +21,8 @@ template <class Warp> __device__ __forceinline__ void persistent_loop(Warp& w, B
         if (w.trace_shadow_batch()) continue;
         w.claim_work();
         if (w.held == 0) {
-            if (w.idle()) break;
+            if constexpr (Warp::kLean) break;  // nothing held after a claim: every number is taken
+            else if (w.idle()) break;
             continue;
         }
         w.backoff = 0;
@@ -55,7 +56,8 @@ __device__ __forceinline__ void persistent_body(const PersistentParams& p) {
 // (kernels/gpu/persistent_steps.cuh), built for one grid and kLeanBlocksPerSm only.
 template <int kMinBlocks, BvhViewLayout L, bool kFull, bool kShared, bool kLean = false>
 __global__ void __launch_bounds__(kPersistentThreads, kMinBlocks) persistent_kernel(PersistentParams p) {
-    persistent_body<std::conditional_t<kShared, SharedFrameClaim, FrameClaim>, L, kFull, kLean>(p);
+    using Claim = std::conditional_t<kLean, LeanFrameClaim, std::conditional_t<kShared, SharedFrameClaim, FrameClaim>>;
+    persistent_body<Claim, L, kFull, kLean>(p);
 }
 
 template <BvhViewLayout L, bool kFull>

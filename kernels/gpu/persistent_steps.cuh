@@ -84,7 +84,8 @@ struct alignas(16) SharedPath {
 // The lane's path: a reference into the block's shared records, or (lean) a value in registers.
 template <bool kLean> using LanePath = std::conditional_t<kLean, PathRecord, PathRecord&>;
 
-template <class Claim, BvhViewLayout L, bool kFull, bool kLean> struct PersistentWarp {
+template <class Claim, BvhViewLayout L, bool kFull, bool kLeanLoop> struct PersistentWarp {
+    static constexpr bool kLean = kLeanLoop;
     const PersistentParams& p;
     BlockCounters& bc;
     LanePath<kLean> rec;
@@ -285,7 +286,7 @@ template <class Claim, BvhViewLayout L, bool kFull, bool kLean> struct Persisten
         bool pushed = warp_push(p.paths, push, rec) && push;
         have = cont && !pushed;
         unsigned n_kept = popc_ballot(push && !pushed);
-        if (lead) {
+        if (!kLean && lead) {  // the lean loop counts nothing in flight (LeanFrameClaim)
             add_count(&bc.kept, n_kept);
             // One update: new shadow rays in, finished paths out (never dips below the true count).
             int delta = static_cast<int>(n_queued) - static_cast<int>(n_ended);
