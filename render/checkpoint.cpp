@@ -4,8 +4,13 @@
 
 #include <cstdio>
 #include <cstring>
+#include <memory>
+#include <utility>
 
 #include "render/error.h"
+#include "render/image/aov.h"
+#include "render/image/exr_input.h"
+#include "render/scene/input_file.h"
 #include "render/quote.h"
 #include "render/strict_number.h"
 
@@ -88,13 +93,20 @@ ResumePoint read_resume_point(const std::string& path, const Scene& scene, const
                               const std::vector<Aov>& aovs) {
     const std::string what = "--resume " + path;
     if (rs.width <= 0 || rs.height <= 0) throw Error(what + ": no image size");
+    // The file is read once: every layer and attribute below comes from the same bytes.
     ResumePoint r;
+    std::unique_ptr<ExrInput> exr;
+    check_reference_path(path, "--resume");
     try {
-        r.image = read_reference_exr(path, rs.width, rs.height);
+        InputFile in = read_input_file(path, "no such file");
+        r.image = read_reference_exr(in, rs.width, rs.height);
+        exr = std::make_unique<ExrInput>(std::move(in));
     } catch (const Error& e) {
         throw Error(what + ": " + e.what());
+    } catch (const std::exception& e) {
+        throw Error(what + ": cannot read EXR: " + quote_input(e.what()));
     }
-    ExrAttributes have = read_exr_attributes(path);
+    ExrAttributes have = read_exr_attributes(*exr);
     auto find = [&](const std::string& name) -> const std::string* {
         for (const auto& [n, v] : have)
             if (n == name) return &v;
@@ -120,9 +132,9 @@ ResumePoint read_resume_point(const std::string& path, const Scene& scene, const
         throw Error(what + ": holds " + std::to_string(r.spp) + " spp already (ask for more with --spp)");
     bool noisy = false;
     try {
-        noisy = has_noisy_layer(path);
-        if (noisy) r.image = read_noisy_layer(path, rs.width, rs.height);
-        if (!aovs.empty()) r.features = read_aov_layers(path, rs.width, rs.height, aovs);
+        noisy = has_noisy_layer(*exr);
+        if (noisy) r.image = read_noisy_layer(*exr, rs.width, rs.height);
+        if (!aovs.empty()) r.features = read_aov_layers(*exr, rs.width, rs.height, aovs);
     } catch (const Error& e) {
         throw Error("--resume " + std::string(e.what()));
     }

@@ -131,14 +131,14 @@ struct LayerRead {
     const char* flag;  // what writes it, for the error where it is missing
 };
 
-void read_layers(const std::string& path, int width, int height, const std::vector<LayerRead>& layers) {
+void read_layers(ExrInput& exr, int width, int height, const std::vector<LayerRead>& layers) {
+    const std::string& path = exr.path();
     for (const LayerRead& r : layers) {
         r.into->width = width;
         r.into->height = height;
         r.into->pixels.assign(static_cast<size_t>(width) * height, splat(0.0f));
     }
     try {
-        ExrInput exr(path);
         Imf::InputFile& file = exr.file();
         Imath::Box2i dw = file.header().dataWindow();
         if (dw.max.x - dw.min.x + 1 != width || dw.max.y - dw.min.y + 1 != height)
@@ -174,14 +174,14 @@ std::string encode_output_image(const std::string& path, const Image& image, con
     return encode_image(path, image, look, attributes);
 }
 
-FeatureImages read_aov_layers(const std::string& path, int width, int height, const std::vector<Aov>& aovs) {
+FeatureImages read_aov_layers(ExrInput& exr, int width, int height, const std::vector<Aov>& aovs) {
     FeatureImages f;
     std::vector<std::string> flags;
     for (Aov a : aovs) flags.push_back("--aov " + kAovNames[static_cast<int>(a)]);
     std::vector<LayerRead> reads;
     for (size_t k = 0; k < aovs.size(); ++k)
         reads.push_back({&layer_of(aovs[k]), &image_of(f, aovs[k]), flags[k].c_str()});
-    read_layers(path, width, height, reads);
+    read_layers(exr, width, height, reads);
     for (Image* img : {&f.albedo, &f.normal, &f.depth})  // the layers not read: black, of the size
         if (img->pixels.empty()) *img = Image{width, height, std::vector<Vec3>(static_cast<size_t>(width) * height)};
     // Depth is one channel; the image keeps it in every component, as resolve_features does.
@@ -189,20 +189,30 @@ FeatureImages read_aov_layers(const std::string& path, int width, int height, co
     return f;
 }
 
-bool has_noisy_layer(const std::string& path) {
+FeatureImages read_aov_layers(const std::string& path, int width, int height, const std::vector<Aov>& aovs) {
+    return read_exr_file(path, [&](ExrInput& exr) { return read_aov_layers(exr, width, height, aovs); });
+}
+
+bool has_noisy_layer(ExrInput& exr) {
     try {
-        ExrInput exr(path);
-        Imf::InputFile& file = exr.file();
-        return file.header().channels().findChannel(channel(kNoisy, 0)) != nullptr;
+        return exr.file().header().channels().findChannel(channel(kNoisy, 0)) != nullptr;
     } catch (const std::exception& e) {
-        throw Error(path + ": cannot read EXR: " + quote_input(e.what()));
+        throw Error(exr.path() + ": cannot read EXR: " + quote_input(e.what()));
     }
 }
 
-Image read_noisy_layer(const std::string& path, int width, int height) {
+bool has_noisy_layer(const std::string& path) {
+    return read_exr_file(path, [](ExrInput& exr) { return has_noisy_layer(exr); });
+}
+
+Image read_noisy_layer(ExrInput& exr, int width, int height) {
     Image noisy;
-    read_layers(path, width, height, {{&kNoisy, &noisy, "--denoise"}});
+    read_layers(exr, width, height, {{&kNoisy, &noisy, "--denoise"}});
     return noisy;
+}
+
+Image read_noisy_layer(const std::string& path, int width, int height) {
+    return read_exr_file(path, [&](ExrInput& exr) { return read_noisy_layer(exr, width, height); });
 }
 
 }  // namespace pkrt

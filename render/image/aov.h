@@ -40,8 +40,11 @@ std::string encode_output_image(const std::string& path, const Image& image, con
 // The layers of `aovs` in an EXR (of width x height, as --resume reads it); the others stay black. An
 // Error names the file and the first layer it lacks.
 FeatureImages read_aov_layers(const std::string& path, int width, int height, const std::vector<Aov>& aovs);
+FeatureImages read_aov_layers(ExrInput& exr, int width, int height, const std::vector<Aov>& aovs);
 // Whether an EXR has the "Noisy Image" layer (its R, G, B are then denoised), and that layer.
 bool has_noisy_layer(const std::string& path);
+bool has_noisy_layer(ExrInput& exr);
 Image read_noisy_layer(const std::string& path, int width, int height);
+Image read_noisy_layer(ExrInput& exr, int width, int height);
 
 }  // namespace pkrt

@@ -3,6 +3,7 @@
 #include <Iex.h>
 
 #include <cstring>
+#include <utility>
 
 #include "render/error.h"
 #include "render/quote.h"
@@ -99,7 +100,9 @@ bool ExrMemoryStream::read(char c[], int n) {
     return pos_ < b_.size();
 }
 
-ExrInput::ExrInput(const std::string& path) : in_(read_input_file(path)) {
+ExrInput::ExrInput(const std::string& path) : ExrInput(read_input_file(path)) {}
+
+ExrInput::ExrInput(InputFile in) : in_(std::move(in)) {
     check_exr_header(in_.bytes, in_.path);
     stream_ = std::make_unique<ExrMemoryStream>(in_.bytes, in_.path);
     file_ = std::make_unique<Imf::InputFile>(*stream_);

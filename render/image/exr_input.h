@@ -11,6 +11,8 @@
 #include <memory>
 #include <string>
 
+#include "render/error.h"
+#include "render/quote.h"
 #include "render/scene/input_file.h"
 
 namespace pkrt {
@@ -43,12 +45,30 @@ private:
 class ExrInput {
 public:
     explicit ExrInput(const std::string& path);
+    // Over bytes already read (--resume reads its file once and takes every layer from those bytes).
+    explicit ExrInput(InputFile in);
     Imf::InputFile& file() { return *file_; }
+    const InputFile& input() const { return in_; }
+    const std::string& path() const { return in_.path; }
 
 private:
     InputFile in_;
     std::unique_ptr<ExrMemoryStream> stream_;
     std::unique_ptr<Imf::InputFile> file_;
 };
+
+// read(exr) over PATH opened as an ExrInput; pkrt's own errors (no such file, a bad header) name the
+// file already, and OpenEXR's become Error "<path>: cannot read EXR: <why>".
+template <class Read> auto read_exr_file(const std::string& path, Read&& read) {
+    std::unique_ptr<ExrInput> exr;
+    try {
+        exr = std::make_unique<ExrInput>(path);
+    } catch (const Error&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw Error(path + ": cannot read EXR: " + quote_input(e.what()));
+    }
+    return read(*exr);
+}
 
 }  // namespace pkrt

@@ -312,9 +312,8 @@ Image read_exr(const std::string& path) {
     }
 }
 
-ExrAttributes read_exr_attributes(const std::string& path) {
+ExrAttributes read_exr_attributes(ExrInput& exr) {
     try {
-        ExrInput exr(path);
         Imf::InputFile& file = exr.file();
         ExrAttributes out;
         for (auto a = file.header().begin(); a != file.header().end(); ++a)
@@ -322,8 +321,12 @@ ExrAttributes read_exr_attributes(const std::string& path) {
                 out.emplace_back(a.name(), text->value());
         return out;
     } catch (const std::exception& e) {
-        throw Error(path + ": cannot read EXR: " + e.what());
+        throw Error(exr.path() + ": cannot read EXR: " + quote_input(e.what()));
     }
+}
+
+ExrAttributes read_exr_attributes(const std::string& path) {
+    return read_exr_file(path, [](ExrInput& exr) { return read_exr_attributes(exr); });
 }
 
 void check_reference_path(const std::string& path, const std::string& flag) {
@@ -332,11 +335,16 @@ void check_reference_path(const std::string& path, const std::string& flag) {
 
 Image read_reference_exr(const std::string& path, int width, int height) {
     check_reference_path(path);
+    return read_reference_exr(read_input_file(path, "no such file"), width, height);
+}
+
+Image read_reference_exr(const InputFile& in, int width, int height) {
+    const std::string& path = in.path;
     // The reference is read as an EXR texture is: through read_input_file, its header walked before
     // OpenEXR sees it, and R, G and B required (a Y-only file would be compared with black).
     FloatImage exr;
     decode_openexr(
-        read_input_file(path, "no such file"),
+        in,
         [&](uint64_t w, uint64_t h) {
             if (w != static_cast<uint64_t>(width) || h != static_cast<uint64_t>(height))
                 throw Error(path + ": the reference is " + std::to_string(w) + "x" + std::to_string(h) +

@@ -16,6 +16,9 @@
 
 namespace pkrt {
 
+class ExrInput;    // render/image/exr_input.h
+struct InputFile;  // render/scene/input_file.h
+
 struct Image {
     int width = 0, height = 0;
     std::vector<Vec3> pixels;  // row-major, row 0 at the top
@@ -77,6 +80,7 @@ using ExrAttributes = std::vector<std::pair<std::string, std::string>>;
 std::string encode_exr(const Image& image, const ExrAttributes& attributes = {});
 // The string attributes of an EXR's header (a file read_reference_exr accepted).
 ExrAttributes read_exr_attributes(const std::string& path);
+ExrAttributes read_exr_attributes(ExrInput& exr);
 std::string encode_pfm(const Image& image);
 std::string encode_hdr(const Image& image);  // Radiance RGBE (.hdr)
 // The image files pkrt writes, by extension: every one (-o), and the linear ones (--hdr).
@@ -95,6 +99,8 @@ void check_reference_path(const std::string& path, const std::string& flag = "--
 // A reference image for an error measurement: a linear EXR of exactly width x height pixels, all
 // finite (checked from the header before any pixel is read, so a hostile size costs nothing).
 Image read_reference_exr(const std::string& path, int width, int height);
+// The same over a file's bytes already read (its path checked by check_reference_path).
+Image read_reference_exr(const InputFile& in, int width, int height);
 // relMSE of `image` against `reference` (same size): the mean over pixels and channels of
 // (x - r)^2 / (r^2 + 0.01), the measure adaptive sampling's error estimate follows (kernels/adaptive.h).
 double relative_mse(const Image& image, const Image& reference);
