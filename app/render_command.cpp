@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "app/limit_options.h"
+#include "app/render_args.h"
 #include "app/view_options.h"
 #include "app/sequence_cli.h"
 #include "render/backend.h"
@@ -47,17 +48,6 @@ struct PreparedRender {
     std::vector<Aov> aovs;  // --aov: layers of every EXR output (with --denoise: all, so that --resume can go on)
     std::unique_ptr<Denoiser> denoiser;  // --denoise
 };
-
-// --aov: features go to the EXR outputs (a sequence's: its first frame's names stand for them).
-// --denoise: every feature, so that a denoised EXR can be resumed.
-std::vector<Aov> check_feature_flags(const RenderArgs& a, const std::string& output, const std::string& hdr) {
-    std::vector<Aov> aovs = a.denoise ? kAllAovs : std::vector<Aov>{};
-    if (a.aov.empty()) return aovs;
-    std::vector<Aov> asked = parse_aov_list(a.aov);
-    if (image_extension(output) != ".exr" && image_extension(hdr) != ".exr")
-        throw Error("--aov " + a.aov + ": the features are layers of an EXR: give -o or --hdr a .exr file");
-    return a.denoise ? aovs : asked;
-}
 
 // Before the render, so that an output naming an input (or another output) fails in a second: rank 0's
 // outputs against the scene's inputs and the reference, which is read here so a wrong one fails at once.
@@ -110,68 +100,16 @@ void report_render(const PreparedRender& p, const std::string& scene_path, const
               rs.max_depth, rs.seed, p.backend->name().c_str(), p.backend->device().c_str());
 }
 
-// --time-limit and --checkpoint: one image on one rank (a sequence writes each frame as it completes).
-void check_long_render_flags(const RenderArgs& a, const Ranks& ranks, bool sequence) {
-    const bool time_limit = a.time_limit_set && a.adaptive.time_limit_s > 0.0, checkpoint = a.checkpoint_s > 0.0;
-    if (!std::isfinite(a.adaptive.time_limit_s) || a.adaptive.time_limit_s < 0.0)
-        throw Error("--time-limit: must be a number of seconds, 0 or more (0: none)");
-    if (!std::isfinite(a.checkpoint_s) || a.checkpoint_s < 0.0)
-        throw Error("--checkpoint: must be a number of seconds, 0 or more (0: none)");
-    const bool resume = !a.resume.empty();
-    const char* flag = time_limit ? "--time-limit" : checkpoint ? "--checkpoint" : resume ? "--resume" : nullptr;
-    if (!flag) return;
-    if (sequence) throw Error(std::string(flag) + ": not with --frames (a sequence writes each frame as it completes)");
-    if (ranks.size() > 1)
-        throw Error(std::string(flag) + ": not supported across MPI ranks (" + std::to_string(ranks.size()) +
-                    " ranks)");
-    if ((checkpoint || resume) && a.target_error_set)
-        throw Error(std::string(checkpoint ? "--checkpoint" : "--resume") +
-                    ": not with --target-error (adaptive rounds write their image at the end)");
-    if (resume) check_reference_path(a.resume, "--resume");
-}
-
 PreparedRender prepare_render(const RenderArgs& a, Ranks& ranks) {
     PreparedRender p;
     // Rank 0 checks and writes the outputs and prints; the other ranks only render.
     const bool lead = ranks.lead();
-    const bool sequence = a.frames > 0 || !a.camera_path.empty();
-    if (ranks.size() > 1) {
-        const char* alone = a.target_error_set ? "--target-error"
-                            : a.frames > 0     ? "--frames"
-                            : sequence         ? "--camera-path"
-                                               : nullptr;
-        if (alone)
-            throw Error(std::string(alone) + ": not supported across MPI ranks (" + std::to_string(ranks.size()) +
-                        " ranks)");
-    }
-    // Validate everything cheap before loading anything.
-    if (sequence) check_sequence_flags(a.frames, a.camera_path, a.output, a.hdr);
-    // A sequence's outputs are checked as its first frame's names.
-    std::string output = sequence ? frame_path(a.output, 0) : a.output;
-    std::string hdr = sequence && !a.hdr.empty() ? frame_path(a.hdr, 0) : a.hdr;
-    if (lead) {
-        check_output_path(output, kImageExtensions, "-o");
-        if (!hdr.empty()) check_output_path(hdr, kLinearImageExtensions, "--hdr");
-        if (!a.stats.empty()) check_output_path(a.stats, {".json"}, "--stats");
-    }
-    if (a.target_error_set) {
-        if (a.spp_set) throw Error("--spp: not with --target-error (adaptive sampling takes --min-spp and --max-spp)");
-        if (sequence) throw Error("--target-error: not with --frames (sequences sample every pixel alike)");
-        check_adaptive_settings(a.adaptive, limits::kMaxSpp);
-        if (!a.spp_map.empty()) check_output_path(a.spp_map, {".png"}, "--spp-map");
-    } else {
-        const char* flag = a.min_spp_set        ? "--min-spp"
-                           : a.max_spp_set      ? "--max-spp"
-                           : !a.spp_map.empty() ? "--spp-map"
-                                                : nullptr;
-        if (flag) throw Error(std::string(flag) + ": only with --target-error (adaptive sampling)");
-    }
-    if (!a.reference.empty() && sequence) throw Error("--reference: not with --frames (it measures one image)");
-    check_long_render_flags(a, ranks, sequence);
-    p.aovs = check_feature_flags(a, output, hdr);
-    if (!a.reference.empty() && lead) check_reference_path(a.reference);
-    int w = 0, h = 0;
-    if (!a.res.empty()) parse_resolution(a.res, &w, &h);
+    // Every flag checked before anything loads.
+    const CheckedRender c = check_render_args(a, ranks);
+    const bool sequence = c.sequence;
+    const std::string &output = c.output, &hdr = c.hdr;
+    const int w = c.width, h = c.height;
+    p.aovs = c.aovs;
 
     SetupOptions so;
     so.scene = a.scene;
