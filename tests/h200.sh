@@ -105,6 +105,18 @@ device_paths() {
     export LD_LIBRARY_PATH=$root/.stage/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 }
 
+# Issue 51: the U-Net on the device (after begin_results): its GPU tests 20 times over, then its time per
+# image size (tests/denoise/unet_bench --gpu, staged as a variant: .stage/var/unet_bench).
+unet() {
+    echo "=== GpuUnet.* x20"
+    timeout 150 ./.stage/test_gpu --gtest_color=no --gtest_filter='GpuUnet.*' --gtest_repeat=20 >"$out/gpu_unet.txt" 2>&1
+    echo "exit $?, $(grep -c '^\[       OK' "$out/gpu_unet.txt") passed, $(grep -c '^\[  FAILED  \] [A-Z]' "$out/gpu_unet.txt") failed"
+    grep -E "worst|Failure|Expected|Which is" "$out/gpu_unet.txt" | sort | uniq -c | head -20
+    local r
+    for r in 1280x720 1920x1080 3840x2160; do timeout 60 ./.stage/var/unet_bench ${r%x*} ${r#*x} --gpu 2>&1 | tee -a "$out/unet_bench.txt"; done
+    save
+}
+
 # A soak longer than one device call (10 minutes): `soak start SECONDS` leaves tests/soak.sh running in a
 # session of its own (it outlives the call while the machine stays warm) and returns; `soak wait`, called
 # within the 30 s the machine stays warm, waits for it and copies its log and samples to $OUT.
@@ -810,6 +822,7 @@ case "${1:-}" in
     issue49) issue49 ;;
     session27) session27 ;;
     loops) loops ;;
+    session28) loops; unet ;;
     soak) shift; soak "$@" ;;
     *) echo "usage: $0 stage [BASE [VARIANT...]] | run | check | variants [MODES] | multi [DEVICES] | resident [tests] [viewer] [bench] | house [tests] [viewer] [bench] | profile | trees | profile_extend | compare_kernels | features | response | tests [SECONDS] | denoised_view | compare [...] | repeat_test FILTER N [SECONDS] | soak start SECONDS | soak wait" >&2; exit 2 ;;
 esac

@@ -11,8 +11,10 @@
 #include "render/denoise/unet.h"
 #include "render/error.h"
 #include "render/image/look.h"
+#include "tests/denoise/unet_test_nets.h"
 
 using namespace pkrt;
+using namespace pkrt_test;
 
 namespace {
 
@@ -90,48 +92,6 @@ Tensor random_tensor(std::mt19937& rng, int c, int h, int w) {
     return t;
 }
 
-ConvLayer random_layer(std::mt19937& rng, int in, int out, float scale = 1.0f) {
-    ConvLayer l;
-    l.in = in;
-    l.out = out;
-    std::uniform_real_distribution<float> u(-scale, scale);
-    for (int i = 0; i < in * out * 9; ++i) l.weights.push_back(u(rng));
-    for (int i = 0; i < out; ++i) l.bias.push_back(u(rng));
-    return l;
-}
-
-// Small random network, weights scaled by 1/sqrt(fan-in) so activations stay near 1 through 16 layers.
-UnetWeights random_net(uint32_t seed, uint32_t inputs = kUnetColor | kUnetAlbedo | kUnetNormal) {
-    UnetWeights w = unet_with_widths(inputs, {4, 5, 6, 7, 8, 9, 10, 11, 8, 7, 6, 5, 6, 5, 4, 3});
-    std::mt19937 rng(seed);
-    for (ConvLayer& l : w.layers) l = random_layer(rng, l.in, l.out, 1.5f / std::sqrt(9.0f * l.in));
-    w.transfer.scale = 0.5f;
-    w.transfer.max_input = 1000.0f;
-    return w;
-}
-
-struct Scene {
-    Image color;
-    FeatureImages features;
-};
-Scene random_scene(uint32_t seed, int width, int height) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> u(0.0f, 1.0f);
-    Scene s;
-    for (Image* img : {&s.color, &s.features.albedo, &s.features.normal, &s.features.depth}) {
-        img->width = width, img->height = height;
-        img->pixels.resize(size_t(width) * height);
-    }
-    for (size_t i = 0; i < s.color.pixels.size(); ++i) {
-        const float bright = u(rng) < 0.02f ? 200.0f : 3.0f;  // a few fireflies
-        s.color.pixels[i] = {bright * u(rng), bright * u(rng), bright * u(rng)};
-        // Past the ranges the network takes (albedo [0, 1], normal [-1, 1]), which clamp them.
-        s.features.albedo.pixels[i] = {1.3f * u(rng), 1.3f * u(rng), 1.3f * u(rng)};
-        s.features.normal.pixels[i] = {2.4f * u(rng) - 1.2f, 2.4f * u(rng) - 1.2f, 2.4f * u(rng) - 1.2f};
-    }
-    return s;
-}
-
 TEST(UnetLayers, ConvolutionMatchesTheDirectSum) {
     std::mt19937 rng(7);
     for (int width : {1, 5, 32, 37, 70})
@@ -171,7 +131,7 @@ TEST(UnetLayers, TransferCurveAndItsInverse) {
 }
 
 // The whole image through the reference: exposure, curve, padding to 16, network, inverse curve.
-Image ref_denoise(const UnetWeights& w, const Scene& s) {
+Image ref_denoise(const UnetWeights& w, const UnetScene& s) {
     const int pw = (s.color.width + 15) / 16 * 16, ph = (s.color.height + 15) / 16 * 16;
     const double e = std::exp2(double(auto_exposure_stops(s.color)));
     Ref in{9, ph, pw, std::vector<double>(size_t(9) * ph * pw, 0.0)};
@@ -200,7 +160,7 @@ Image ref_denoise(const UnetWeights& w, const Scene& s) {
 TEST(Unet, WholeNetworkMatchesTheReference) {
     for (auto [width, height] : {std::pair{48, 40}, std::pair{33, 17}}) {
         const UnetWeights w = random_net(11 + width);
-        const Scene s = random_scene(5 + width, width, height);
+        const UnetScene s = random_scene(5 + width, width, height);
         const Image got = UnetNetwork(w).denoise(s.color, s.features, 2), want = ref_denoise(w, s);
         double largest = 0;
         for (size_t i = 0; i < want.pixels.size(); ++i)
@@ -215,7 +175,7 @@ TEST(Unet, WholeNetworkMatchesTheReference) {
 TEST(Unet, TilesGiveTheWholeImageBitForBit) {
     const UnetWeights w = random_net(21);
     const UnetNetwork net(w);
-    const Scene s = random_scene(22, 260, 150);
+    const UnetScene s = random_scene(22, 260, 150);
     const Image whole = net.denoise(s.color, s.features, 2, 1 << 20);
     for (int tile : {32, 112}) {
         const Image tiled = net.denoise(s.color, s.features, 2, tile);
@@ -228,24 +188,8 @@ TEST(Unet, TilesGiveTheWholeImageBitForBit) {
     EXPECT_NE(std::memcmp(short_margin.pixels.data(), whole.pixels.data(), whole.pixels.size() * sizeof(Vec3)), 0);
 }
 
-// dec_conv1a copies the input's colour (the first 3 of the input's channels, which come last in its
-// concatenation) into its first 3 outputs, and dec_conv1b and dec_conv0 pass them on; every other weight
-// is 0. So the output is the input colour.
-UnetWeights identity_net(uint32_t inputs = kUnetColor | kUnetAlbedo | kUnetNormal) {
-    UnetWeights w = unet_with_widths(inputs, unet_default_widths());
-    auto centre = [](ConvLayer& l, int o, int i) { l.weights[(size_t(o) * l.in + i) * 9 + 4] = 1.0f; };
-    ConvLayer& a = w.layers[13];
-    for (int k = 0; k < 3; ++k) {
-        centre(a, k, a.in - w.input_channels() + k);
-        centre(w.layers[14], k, k);
-        centre(w.layers[15], k, k);
-    }
-    w.transfer.scale = 0.2f;
-    return w;
-}
-
 TEST(Unet, IdentityNetworkReturnsTheInputColour) {
-    const Scene s = random_scene(31, 50, 37);
+    const UnetScene s = random_scene(31, 50, 37);
     for (auto [inputs, exposure] :
          {std::pair{7u, UnetExposure::kAuto}, std::pair{7u, UnetExposure::kNone}, std::pair{1u, UnetExposure::kAuto},
           std::pair{3u, UnetExposure::kAuto}, std::pair{5u, UnetExposure::kNone}}) {
@@ -264,7 +208,7 @@ TEST(Unet, DenoiserRefusesBadWeightsAndMismatchedFeatures) {
     UnetWeights w = identity_net();
     w.layers[3].bias.pop_back();
     EXPECT_THROW(make_cpu_unet_denoiser(w), Error);
-    Scene s = random_scene(41, 20, 20);
+    UnetScene s = random_scene(41, 20, 20);
     s.features.normal.pixels.pop_back();
     EXPECT_THROW(make_cpu_unet_denoiser(identity_net())->denoise(s.color, s.features, {}), Error);
 }
