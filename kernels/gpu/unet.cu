@@ -17,12 +17,15 @@ using namespace nvcuda;
 
 constexpr int kTileW = 16, kTileH = 8, kWarps = 4, kThreads = kWarps * 32;
 constexpr int kHaloW = kTileW + 2, kHaloH = kTileH + 2;
-// Halves between staged pixels: 16 channels and 8 of padding, so that the 8 rows an ldmatrix reads at
-// once (48 bytes apart) fall on distinct banks.
-constexpr int kPixelStride = 24;
+// Halves between staged pixels: their 16 channels. A WMMA tile must start on 32 bytes, and a tile
+// begins at any pixel of the halo (kx 0..2), so no padding can spread its rows over more banks: ldmatrix
+// reads them 2-way conflicted.
+constexpr int kPixelStride = 16;
 constexpr int kMaxGroupFrags = 8;  // output-channel tiles per block (grid.z covers wider layers)
 
-__host__ __device__ constexpr int weight_stride(int frags) { return frags * 16 + 8; }   // halves, same reason
+// Halves between a weight tile's rows: 8 of padding (rows 16 bytes off 32), so that ldmatrix's 8 rows fall
+// on distinct banks.
+__host__ __device__ constexpr int weight_stride(int frags) { return frags * 16 + 8; }
 __host__ __device__ constexpr int staging_stride(int frags) { return frags * 16 + 4; }  // floats
 
 template <int kFrags> constexpr size_t conv_shared_bytes() {
