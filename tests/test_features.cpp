@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "render/backend.h"
 #include "render/checkpoint.h"
@@ -187,6 +188,45 @@ TEST(Aov, ExrLayersRoundTripUnderBlendersNames) {
                   std::string::npos)
             << e.what();
     }
+}
+
+// The line offset table after an EXR's header: one offset per block of 16 rows (ZIP, OpenEXR's default),
+// each where its block starts (its row number), in order. OpenEXR writes the table as its file closes;
+// bytes taken before that had a table of zeros, which OpenEXR's reader rebuilds quietly but other readers
+// (the training tools' tools/denoiser/exr.py among them) cannot.
+void expect_line_offsets(const std::string& b, int height) {
+    size_t at = 8;
+    for (;;) {  // attributes: name, type, size, value; an empty name ends the header
+        const size_t name_end = b.find('\0', at);
+        ASSERT_NE(name_end, std::string::npos);
+        if (name_end == at) break;
+        const size_t type_end = b.find('\0', name_end + 1);
+        ASSERT_NE(type_end, std::string::npos);
+        uint32_t size = 0;
+        std::memcpy(&size, b.data() + type_end + 1, 4);
+        at = type_end + 5 + size;
+    }
+    ++at;
+    const int blocks = (height + 15) / 16;
+    uint64_t previous = at + 8 * size_t(blocks) - 1;
+    for (int k = 0; k < blocks; ++k) {
+        uint64_t offset = 0;
+        std::memcpy(&offset, b.data() + at + 8 * k, 8);
+        ASSERT_GT(offset, previous) << "block " << k;
+        ASSERT_LT(offset + 8, b.size()) << "block " << k;
+        int32_t row = -1;
+        std::memcpy(&row, b.data() + offset, 4);
+        EXPECT_EQ(row, 16 * k) << "block " << k;
+        previous = offset;
+    }
+}
+
+TEST(Aov, ExrFilesCarryTheirLineOffsets) {
+    TempDir dir;
+    Scene s = load_prepared(dir.write("quad.json", kQuadScene));
+    RenderOutput out = render_features(s, 24, 40, 2, 4);
+    expect_line_offsets(encode_exr(out.image), 40);
+    expect_line_offsets(encode_exr_with_aovs(out.image, {{"pkrt:spp", "4"}}, out.features, kAllAovs, &out.image), 40);
 }
 
 TEST(Aov, PreviewsExpandTheirFeatures) {

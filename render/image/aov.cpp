@@ -89,7 +89,6 @@ void resolve_features(const Accumulation& a, FeatureImages& f) {
 
 std::string encode_exr_with_aovs(const Image& image, const ExrAttributes& attributes, const FeatureImages& features,
                                  const std::vector<Aov>& aovs, const Image* noisy) {
-    std::ostringstream out;
     try {
         Imf::Header header(image.width, image.height);
         for (const auto& [name, value] : attributes) header.insert(name, Imf::StringAttribute(value));
@@ -112,9 +111,12 @@ std::string encode_exr_with_aovs(const Image& image, const ExrAttributes& attrib
         if (noisy)
             for (int c = 0; c < 3; ++c) add(channel(kNoisy, c), *noisy, c);
         Imf::StdOSStream stream;
-        Imf::OutputFile file(stream, header);
-        file.setFrameBuffer(fb);
-        file.writePixels(image.height);
+        {
+            // The file writes its line offset table as it closes: the bytes are whole only after that.
+            Imf::OutputFile file(stream, header);
+            file.setFrameBuffer(fb);
+            file.writePixels(image.height);
+        }
         return stream.str();
     } catch (const Error&) {
         throw;

@@ -217,7 +217,6 @@ std::string encode_pfm(const Image& image) {
 void write_pfm(const std::string& path, const Image& image) { write_file_atomically(path, encode_pfm(image)); }
 
 std::string encode_exr(const Image& image, const ExrAttributes& attributes) {
-    std::ostringstream out;
     try {
         Imf::Header header(image.width, image.height);
         for (const auto& [name, value] : attributes) header.insert(name, Imf::StringAttribute(value));
@@ -225,15 +224,18 @@ std::string encode_exr(const Image& image, const ExrAttributes& attributes) {
         header.channels().insert("G", Imf::Channel(Imf::FLOAT));
         header.channels().insert("B", Imf::Channel(Imf::FLOAT));
         Imf::StdOSStream stream;
-        Imf::OutputFile file(stream, header);
-        Imf::FrameBuffer fb;
-        char* base = reinterpret_cast<char*>(const_cast<Vec3*>(image.pixels.data()));
-        size_t xs = sizeof(Vec3), ys = sizeof(Vec3) * image.width;
-        fb.insert("R", Imf::Slice(Imf::FLOAT, base + 0, xs, ys));
-        fb.insert("G", Imf::Slice(Imf::FLOAT, base + 4, xs, ys));
-        fb.insert("B", Imf::Slice(Imf::FLOAT, base + 8, xs, ys));
-        file.setFrameBuffer(fb);
-        file.writePixels(image.height);
+        {
+            // The file writes its line offset table as it closes: the bytes are whole only after that.
+            Imf::OutputFile file(stream, header);
+            Imf::FrameBuffer fb;
+            char* base = reinterpret_cast<char*>(const_cast<Vec3*>(image.pixels.data()));
+            size_t xs = sizeof(Vec3), ys = sizeof(Vec3) * image.width;
+            fb.insert("R", Imf::Slice(Imf::FLOAT, base + 0, xs, ys));
+            fb.insert("G", Imf::Slice(Imf::FLOAT, base + 4, xs, ys));
+            fb.insert("B", Imf::Slice(Imf::FLOAT, base + 8, xs, ys));
+            file.setFrameBuffer(fb);
+            file.writePixels(image.height);
+        }
         return stream.str();
     } catch (const std::exception& e) {
         throw Error(std::string("cannot encode EXR: ") + e.what());
