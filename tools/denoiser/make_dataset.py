@@ -36,7 +36,7 @@ def training_scenes():
 
 
 def render(pkrt, scene, out, spp, seed, frames, degrees, res, env):
-    cmd = [pkrt, "render", scene, "--hdr", out, "--spp", str(spp), "--seed", str(seed), "--res", res,
+    cmd = [pkrt, "render", scene, "-o", out, "--spp", str(spp), "--seed", str(seed), "--res", res,
            "--aov", "albedo,normal", "--frames", str(frames), "--camera-path", f"orbit:{degrees:.3f}", "-q"]
     if env:
         cmd += ["--env", env]

@@ -9,7 +9,7 @@ Checkpoints (model, optimiser, step) every --checkpoint-every steps to --checkpo
 
 Usage: train.py DATA_DIR --out unet.pkrtunet [--steps 200000] [--batch 16] [--lr 1e-3] [--checkpoint ckpt.pt]
                 [--resume] [--scale 0.25] [--device cuda]
-Needs torch, numpy and OpenEXR's Python bindings (pip install torch numpy OpenEXR).
+Needs torch alone (the EXRs are read by exr.py, with the standard library).
 """
 import argparse
 import json
@@ -17,23 +17,23 @@ import math
 import os
 import random
 
-import numpy as np
-import OpenEXR
-import Imath
 import torch
 import torch.nn.functional as F
 
+import exr
 from unet import UNet, auto_exposure, export_weights, network_input, transfer
 
 CROP = 256
 
 
 def read_exr(path, channels):
-    f = OpenEXR.InputFile(path)
-    dw = f.header()["dataWindow"]
-    w, h = dw.max.x - dw.min.x + 1, dw.max.y - dw.min.y + 1
-    pt = Imath.PixelType(Imath.PixelType.FLOAT)
-    return np.stack([np.frombuffer(f.channel(c, pt), np.float32).reshape(h, w) for c in channels], -1)
+    """The named channels of an EXR as a C x H x W float tensor."""
+    w, h, planes = exr.read(path)
+    missing = [c for c in channels if c not in planes]
+    if missing:
+        raise SystemExit(f"train: {path} has no channel {missing[0]}")
+    return torch.stack([torch.frombuffer(bytearray(planes[c].tobytes()), dtype=torch.float32).view(h, w)
+                        for c in channels])
 
 
 class Samples:
@@ -47,21 +47,21 @@ class Samples:
             noisy = read_exr(m["noisy"], ["R", "G", "B", "Denoising Albedo.R", "Denoising Albedo.G", "Denoising Albedo.B",
                                           "Denoising Normal.X", "Denoising Normal.Y", "Denoising Normal.Z"])
             ref = read_exr(m["ref"], ["R", "G", "B"])
-            self.items.append((noisy, ref, auto_exposure(noisy[..., :3])))
+            self.items.append((noisy, ref, auto_exposure(noisy[:3])))
 
     def batch(self, n, rng):
-        xs, ys, es = [], [], []
+        xs, es = [], []
         for _ in range(n):
             noisy, ref, exposure = rng.choice(self.items)
-            h, w, _ = noisy.shape
+            _, h, w = noisy.shape
             y0, x0 = rng.randrange(0, h - CROP + 1), rng.randrange(0, w - CROP + 1)
-            pair = np.concatenate((noisy[y0:y0 + CROP, x0:x0 + CROP], ref[y0:y0 + CROP, x0:x0 + CROP]), -1)
+            pair = torch.cat((noisy[:, y0:y0 + CROP, x0:x0 + CROP], ref[:, y0:y0 + CROP, x0:x0 + CROP]), 0)
             if rng.random() < 0.5:
-                pair = pair[:, ::-1]
-            pair = np.rot90(pair, rng.randrange(4))
-            xs.append(np.ascontiguousarray(pair))
+                pair = torch.flip(pair, (2,))
+            pair = torch.rot90(pair, rng.randrange(4), (1, 2))
+            xs.append(pair)
             es.append(exposure * 2.0 ** rng.uniform(-1.0, 1.0))
-        t = torch.from_numpy(np.stack(xs)).permute(0, 3, 1, 2)  # N x 12 x H x W
+        t = torch.stack(xs)  # N x 12 x H x W
         return t[:, :9], t[:, 9:], torch.tensor(es, dtype=torch.float32).view(-1, 1, 1, 1)
 
 

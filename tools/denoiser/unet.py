@@ -6,7 +6,6 @@ upsampling, the upsampled tensor before the skip in each concatenation, the log 
 auto-exposure."""
 import math
 
-import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -47,16 +46,16 @@ def transfer_inverse(y, scale):
 
 
 def auto_exposure(rgb):
-    """2^stops of render/image/look.cpp's auto_exposure_stops for one H x W x 3 numpy image: the log-average
-    over 8x8 blocks (edge blocks partial) of each block's mean Rec. 709 luminance, plus 1e-4, to 0.18."""
-    h, w, _ = rgb.shape
-    logs = []
-    for by in range(0, h, 8):
-        for bx in range(0, w, 8):
-            m = rgb[by:by + 8, bx:bx + 8].reshape(-1, 3).astype(np.float64).mean(0)
-            y = 0.2126 * m[0] + 0.7152 * m[1] + 0.0722 * m[2]
-            logs.append(math.log(max(y if math.isfinite(y) else 0.0, 0.0) + 1e-4))
-    stops = math.log2(0.18) - (sum(logs) / len(logs)) / math.log(2.0)
+    """2^stops of render/image/look.cpp's auto_exposure_stops for one 3 x H x W tensor: the log-average over
+    8x8 blocks (edge blocks partial) of each block's mean Rec. 709 luminance, plus 1e-4, to 0.18."""
+    _, h, w = rgb.shape
+    y = (0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]).double()
+    y = torch.nan_to_num(y, nan=0.0, posinf=0.0, neginf=0.0)
+    ph, pw = -h % 8, -w % 8  # zeros to whole blocks, and the count of real pixels in each
+    sums = F.pad(y, (0, pw, 0, ph)).reshape((h + ph) // 8, 8, (w + pw) // 8, 8).sum((1, 3))
+    counts = F.pad(torch.ones_like(y), (0, pw, 0, ph)).reshape((h + ph) // 8, 8, (w + pw) // 8, 8).sum((1, 3))
+    logs = torch.log((sums / counts).clamp(min=0.0) + 1e-4)
+    stops = math.log2(0.18) - logs.mean().item() / math.log(2.0)
     return 2.0 ** min(max(stops, -64.0), 64.0)
 
 
