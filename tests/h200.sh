@@ -105,6 +105,21 @@ device_paths() {
     export LD_LIBRARY_PATH=$root/.stage/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 }
 
+# Issue 49's record: this build's bench matrix in every mode (Cornell d16, Crytek Sponza and the bunnies d4,
+# Dabrovic Sponza d8, metal-rough spheres d8, at 128², 512² and 1080p), two rounds, as CSVs (mx_*.csv).
+matrix() {
+    local round modes=persistent,relaunch,graph,megakernel,resident
+    for round in 1 2; do
+        timeout 100 $P bench scenes/cornell.json --res 128x128,512x512,1920x1080 --max-depth 16 --repeat 10 -q \
+            --modes $modes --csv "$out/mx_c_$round.csv" >/dev/null 2>&1; echo "matrix round $round cornell: exit $?"
+        timeout 150 $P bench scenes/bench/crytek-sponza.json scenes/bench/bunnies-in-sponza.json --res 128x128,512x512,1920x1080 \
+            --max-depth 4 --repeat 10 -q --modes $modes --csv "$out/mx_s_$round.csv" >/dev/null 2>&1; echo "matrix round $round sponzas: exit $?"
+        timeout 100 $P bench scenes/bench/dabrovic-sponza.json scenes/bench/metal-rough-spheres.json --res 128x128,512x512,1920x1080 \
+            --max-depth 8 --repeat 10 -q --modes $modes --csv "$out/mx_d_$round.csv" >/dev/null 2>&1; echo "matrix round $round dabrovic, spheres: exit $?"
+        save
+    done
+}
+
 # Issue 51: the U-Net on the device (after begin_results): its GPU tests 20 times over, then its time per
 # image size (tests/denoise/unet_bench --gpu, staged as a variant: .stage/var/unet_bench).
 unet() {
@@ -822,7 +837,8 @@ case "${1:-}" in
     issue49) issue49 ;;
     session27) session27 ;;
     loops) loops ;;
-    session28) loops; unet ;;
+    session28) loops; unet; matrix; python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.is_available())' 2>&1 | tail -1
+        for m in numpy OpenEXR Imath; do python3 -c "import $m; print('$m', getattr($m, '__version__', ''))" 2>&1 | tail -1; done ;;
     soak) shift; soak "$@" ;;
     *) echo "usage: $0 stage [BASE [VARIANT...]] | run | check | variants [MODES] | multi [DEVICES] | resident [tests] [viewer] [bench] | house [tests] [viewer] [bench] | profile | trees | profile_extend | compare_kernels | features | response | tests [SECONDS] | denoised_view | compare [...] | repeat_test FILTER N [SECONDS] | soak start SECONDS | soak wait" >&2; exit 2 ;;
 esac
