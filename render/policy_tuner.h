@@ -15,7 +15,6 @@ struct PersistentPolicy {
     int blocks_per_sm = 0;    // the kernel build: resident blocks per SM
     int queue_shadows = 1;    // 1 queued, 0 traced where cast
     int sort_stragglers = 0;  // 1 a warp's last live paths pooled, and only empty warps take new ones
-    int lean = 0;             // 1 the lean loop (no queues: queue_shadows and sort_stragglers 0)
     bool operator==(const PersistentPolicy&) const = default;
 };
 

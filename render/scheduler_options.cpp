@@ -46,13 +46,6 @@ const std::vector<Setting>& settings() {
              o.stragglers = parse_choice<Stragglers>(
                  v, {{"auto", Stragglers::kAuto}, {"kept", Stragglers::kKept}, {"sorted", Stragglers::kSorted}});
          }},
-        {"loop", "auto|lean|queued",
-         "persistent: the lean loop (a path per lane to its end, no queues) or the queued one (auto: timed)",
-         [](SchedulerOptions& o, const std::string& v) {
-             o.loop = parse_choice<PersistentLoop>(v, {{"auto", PersistentLoop::kAuto},
-                                                       {"lean", PersistentLoop::kLean},
-                                                       {"queued", PersistentLoop::kQueued}});
-         }},
         {"blocks_per_sm", "auto|4|6|8|10",
          "persistent: the build for that many resident blocks per SM (128/80/64/48 registers)",
          [](SchedulerOptions& o, const std::string& v) {

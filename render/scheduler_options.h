@@ -19,10 +19,6 @@ enum class Stragglers {
 };  // sorted: pooled through the queue, and only empty
     // warps take new camera paths
 
-// Persistent kernel: its loop. Lean: a path per lane to its end, shadow rays traced where cast, no queues
-// (kernels/gpu/persistent_steps.cuh); queued: the queues and their policies above.
-enum class PersistentLoop { kAuto, kLean, kQueued };  // auto: timed per configuration
-
 struct SchedulerOptions {
     uint32_t queue_capacity = 0;  // path and shadow queue slots (power of two); 0 = twice the grid's lanes
     int grid_blocks = 0;          // persistent: 0 = every block that can be co-resident; more is refused
@@ -31,7 +27,6 @@ struct SchedulerOptions {
     int blocks_per_sm = 0;  // persistent: the build of that many resident blocks per SM (4, 6, 8,
                             // 10: 128, 80, 64, 48 registers); 0 = per frame (timed)
     Stragglers stragglers = Stragglers::kAuto;
-    PersistentLoop loop = PersistentLoop::kAuto;
     bool timeline = true;               // sample the queue-depth timeline
     int timeline_points = 1024;         // aim a frame's timeline at about this many points
     int backoff_max_shift = 4;          // persistent: idle warps sleep at most 64 << this ns (4: 1 us)

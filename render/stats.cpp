@@ -46,7 +46,6 @@ void RenderStats::merge(const RenderStats& o) {
         blocks_per_sm = o.blocks_per_sm;
         shadows_queued = o.shadows_queued;
         stragglers_sorted = o.stragglers_sorted;
-        lean_loop = o.lean_loop;
         policy_trial = o.policy_trial;
     }
     if (devices.size() < o.devices.size()) devices.resize(o.devices.size());
@@ -135,7 +134,6 @@ nlohmann::json to_json(const RenderStats& s) {
         sched["grid"] = {{"blocks", s.grid_blocks}, {"threads_per_block", s.block_threads}};
         if (s.blocks_per_sm) sched["grid"]["blocks_per_sm"] = s.blocks_per_sm;
         if (s.shadows_queued >= 0) sched["shadow_rays"] = s.shadows_queued ? "queued" : "traced where cast";
-        if (s.lean_loop >= 0) sched["loop"] = s.lean_loop ? "lean" : "queued";
         if (s.stragglers_sorted >= 0) sched["stragglers"] = s.stragglers_sorted ? "pooled, sorted" : "kept in lane";
         if (s.shadows_queued >= 0) sched["policy_trial"] = s.policy_trial;
         sched["queue"] = {{"capacity", s.queue_capacity},

@@ -54,7 +54,6 @@ struct RenderStats {
     // The last frame's scheduling (merge() takes the other's when it describes a frame).
     int blocks_per_sm = 0;       // persistent: resident blocks per SM of the build that ran
     int shadows_queued = -1;     // persistent: 1 shadow rays queued, 0 traced where cast
-    int lean_loop = -1;          // persistent: 1 the lean loop (no queues), 0 the queued one
     int stragglers_sorted = -1;  // persistent: 1 a warp's last live paths pooled (sorted), 0 kept in their lanes
     bool policy_trial = false;   // persistent, last frame: a trial of the policy tuner
 

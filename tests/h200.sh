@@ -719,10 +719,10 @@ issue49() {
 }
 
 # Session 27 (issue 49): GPU tests, then base, this build and the staged variants over two rounds: the
-# Cornell box (d16) and Crytek Sponza (d4) in the modes each comparison needs (persistent with its lean
-# loop against relaunch, graph and the megakernel; resident), Crytek Sponza 1080p per BVH layout, and this
-# build's persistent loops alone (--set loop=lean|queued). Variants named pkrt86* run the megakernel only,
-# collapse* the cwbvh layout only.
+# Cornell box (d16) and Crytek Sponza (d4) in the modes each comparison needs (persistent against
+# relaunch, graph and the megakernel; resident), and Crytek Sponza 1080p per BVH layout. Variants named
+# pkrt86* run the megakernel only, collapse* the cwbvh layout only. (As run in session 27 it also timed the
+# lean persistent loop, since deleted: BENCHMARKS.md.)
 session27() {
     begin_results
     echo "=== test_gpu"
@@ -751,12 +751,6 @@ session27() {
         done
         save
     done
-    local loop
-    for loop in lean queued; do
-        timeout 60 $P bench $C $S --res 128x128,512x512,1920x1080 --max-depth 4 --repeat 5 -q --modes persistent \
-            --set loop=$loop --csv "$out/loop_$loop.csv" >/dev/null 2>&1
-        echo "loop=$loop: exit $?"
-    done
     pair() { echo "$out/$1_$2_1.csv,$out/$1_$2_2.csv"; }
     echo "=== new against base"
     python3 tests/bench_compare.py "$(pair c base),$(pair s base)" "$(pair c new),$(pair s new)" | tee "$out/new.md"
@@ -772,46 +766,6 @@ session27() {
             collapse*) python3 tests/bench_compare.py "$(pair w base)" "$(pair w "$name")" | tee "$out/$name.md" ;;
         esac
     done
-    echo "=== lean loop against queued loop (new)"
-    python3 tests/bench_compare.py "$out/loop_queued.csv" "$out/loop_lean.csv" | tee "$out/loops.md"
-    save
-}
-
-# Session 27, second call: GPU tests, then the persistent kernel's lean loop against its queued loop and
-# the megakernel on small and middle frames (this build, --set loop=...), and the automatic choice
-# against base, interleaved over two rounds.
-loops() {
-    begin_results
-    echo "=== test_gpu"
-    timeout 240 ./.stage/test_gpu --gtest_color=no >"$out/test_gpu.txt" 2>&1
-    echo "exit $?"; grep -E "^\[ +(OK|FAILED|PASSED|SKIPPED) +\]|Failure" "$out/test_gpu.txt" | grep -v ' OK ' | head -30
-    save
-    local round run C=scenes/cornell.json S=scenes/bench/crytek-sponza.json
-    for round in 1 2; do
-        for run in lean queued mega auto base; do
-            local bin=$P args=(--modes persistent)
-            case $run in
-                lean | queued) args+=(--set loop=$run) ;;
-                mega) args=(--modes megakernel) ;;
-                base) bin=.stage/base/pkrt ;;
-            esac
-            timeout 60 $bin bench $C --res 128x128,256x256,512x512 --max-depth 16 --repeat 10 -q "${args[@]}" \
-                --csv "$out/lc_${run}_$round.csv" >/dev/null 2>&1
-            timeout 60 $bin bench $S --res 128x128,256x256,512x512 --max-depth 4 --repeat 10 -q "${args[@]}" \
-                --csv "$out/ls_${run}_$round.csv" >/dev/null 2>&1
-            echo "round $round $run: exit $?"
-        done
-        save
-    done
-    pair() { echo "$out/lc_$1_1.csv,$out/lc_$1_2.csv,$out/ls_$1_1.csv,$out/ls_$1_2.csv"; }
-    local f  # the megakernel's rows under the persistent mode's name, so that the cells pair up
-    for f in "$out"/l?_mega_?.csv; do sed 's/,megakernel,/,persistent,/' "$f" >"${f/_mega_/_megap_}"; done
-    for run in lean megap; do
-        echo "=== $run against the queued loop"
-        python3 tests/bench_compare.py "$(pair queued)" "$(pair $run)" | tee "$out/$run.md"
-    done
-    echo "=== automatic (new) against base"
-    python3 tests/bench_compare.py "$(pair base)" "$(pair auto)" | tee "$out/auto.md"
     save
 }
 
@@ -836,8 +790,8 @@ case "${1:-}" in
     compare_kernels) begin_results; compare_kernels ;;
     issue49) issue49 ;;
     session27) session27 ;;
-    loops) loops ;;
-    session28) loops; unet; matrix; python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.is_available())' 2>&1 | tail -1
+    # (as run in session 28, it began with `loops`: the lean persistent loop, since deleted; BENCHMARKS.md)
+    session28) begin_results; gpu_tests 240; unet; matrix; python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.is_available())' 2>&1 | tail -1
         for m in numpy OpenEXR Imath; do python3 -c "import $m; print('$m', getattr($m, '__version__', ''))" 2>&1 | tail -1; done ;;
     soak) shift; soak "$@" ;;
     *) echo "usage: $0 stage [BASE [VARIANT...]] | run | check | variants [MODES] | multi [DEVICES] | resident [tests] [viewer] [bench] | house [tests] [viewer] [bench] | profile | trees | profile_extend | compare_kernels | features | response | tests [SECONDS] | denoised_view | compare [...] | repeat_test FILTER N [SECONDS] | soak start SECONDS | soak wait" >&2; exit 2 ;;

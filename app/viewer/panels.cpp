@@ -261,12 +261,8 @@ void Panels::statistics_section(const PanelData& d) {
     if (st->shadows_queued >= 0) {
         // The persistent kernel's scheduling policy for this view (render/policy_tuner.h).
         const char* stragglers = st->stragglers_sorted ? "sorted" : "kept in lanes";
-        if (st->lean_loop > 0)
-            ImGui::Text("Policy%s: lean loop (a path per lane, no queues), %d blocks/SM",
-                        st->policy_trial ? " (trying)" : "", st->blocks_per_sm);
-        else
-            ImGui::Text("Policy%s: %d blocks/SM, shadow rays %s, stragglers %s", st->policy_trial ? " (trying)" : "",
-                        st->blocks_per_sm, st->shadows_queued ? "queued" : "traced where cast", stragglers);
+        ImGui::Text("Policy%s: %d blocks/SM, shadow rays %s, stragglers %s", st->policy_trial ? " (trying)" : "",
+                    st->blocks_per_sm, st->shadows_queued ? "queued" : "traced where cast", stragglers);
         uint64_t overflow = st->shadows_queued ? st->inline_shadows : 0;  // in place by policy is not overflow
         if (st->kept_paths || overflow)
             ImGui::Text("Queue full: %llu paths kept in lanes, %llu shadow rays traced inline",

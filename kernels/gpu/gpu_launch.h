@@ -44,11 +44,8 @@ constexpr int kPersistentThreads = 128;
 // Compiled register caps of the persistent kernel, as resident blocks per SM (128, 80, 64, 48 registers).
 constexpr int kPersistentBlocksPerSm[] = {4, 6, 8, 10};
 
-// The lean loop's one build (kernels/gpu/persistent_steps.cuh): 80 registers, one grid.
-constexpr int kLeanBlocksPerSm = 6;
-
-int persistent_occupancy(int blocks_per_sm, bool lean = false);  // blocks of that build that fit on one SM
-cudaError_t launch_persistent(const PersistentParams& p, int blocks, int blocks_per_sm, bool lean, cudaStream_t stream);
+int persistent_occupancy(int blocks_per_sm);  // blocks of that build that fit on one SM
+cudaError_t launch_persistent(const PersistentParams& p, int blocks, int blocks_per_sm, cudaStream_t stream);
 // The same loop as a kernel that lives across frames, taking jobs from p.ring until a quit job
 // (built for kResidentBlocksPerSm resident blocks per SM).
 constexpr int kResidentBlocksPerSm = 10;

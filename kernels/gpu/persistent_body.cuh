@@ -14,15 +14,23 @@
 
 namespace pkrt {
 
-template <class Warp> __device__ __forceinline__ void persistent_loop(Warp& w, BlockCounters& bc) {
+template <class Claim, BvhViewLayout L, bool kFull>
+__device__ __forceinline__ void persistent_body(const PersistentParams& p) {
+    __shared__ BlockCounters bc;
+    __shared__ typename Claim::Block claim_block;
+    __shared__ SharedPath block_paths[kPersistentThreads];
+    for (int i = threadIdx.x; i < static_cast<int>(sizeof(BlockCounters) / 8); i += blockDim.x)
+        reinterpret_cast<unsigned long long*>(&bc)[i] = 0;
+    if (threadIdx.x == 0) Claim::init_block(p, claim_block);
+    __syncthreads();
+    PersistentWarp<Claim, L, kFull> w(p, bc, block_paths[threadIdx.x].rec, claim_block);
     for (unsigned iter = 1;; ++iter) {
         w.clk.begin(iter, w.warp);
         if (w.control(iter)) break;
         if (w.trace_shadow_batch()) continue;
         w.claim_work();
         if (w.held == 0) {
-            if constexpr (Warp::kLean) break;  // nothing held after a claim: every number is taken
-            else if (w.idle()) break;
+            if (w.idle()) break;
             continue;
         }
         w.backoff = 0;
@@ -31,33 +39,13 @@ template <class Warp> __device__ __forceinline__ void persistent_loop(Warp& w, B
     if (w.lead) flush_counters(bc, w.claim.counters());
 }
 
-template <class Claim, BvhViewLayout L, bool kFull, bool kLean = false>
-__device__ __forceinline__ void persistent_body(const PersistentParams& p) {
-    __shared__ BlockCounters bc;
-    __shared__ typename Claim::Block claim_block;
-    for (int i = threadIdx.x; i < static_cast<int>(sizeof(BlockCounters) / 8); i += blockDim.x)
-        reinterpret_cast<unsigned long long*>(&bc)[i] = 0;
-    if (threadIdx.x == 0) Claim::init_block(p, claim_block);
-    __syncthreads();
-    if constexpr (kLean) {
-        PersistentWarp<Claim, L, kFull, true> w(p, bc, PathRecord{}, claim_block);
-        persistent_loop(w, bc);
-    } else {
-        __shared__ SharedPath block_paths[kPersistentThreads];
-        PersistentWarp<Claim, L, kFull, false> w(p, bc, block_paths[threadIdx.x].rec, claim_block);
-        persistent_loop(w, bc);
-    }
-}
-
 // Register caps: the same loop compiled for 4, 6, 8 or 10 resident blocks per SM (128, 80, 64 or 48
 // registers). More warps hide more memory latency; fewer registers spill more. Each for a BVH layout,
 // and with or without the full shading (kFull, kernels/shading/environment.h).
-// kShared: the frame's paths are shared with other grids (SharedFrameClaim). kLean: the lean loop
-// (kernels/gpu/persistent_steps.cuh), built for one grid and kLeanBlocksPerSm only.
-template <int kMinBlocks, BvhViewLayout L, bool kFull, bool kShared, bool kLean = false>
+// kShared: the frame's paths are shared with other grids (SharedFrameClaim).
+template <int kMinBlocks, BvhViewLayout L, bool kFull, bool kShared>
 __global__ void __launch_bounds__(kPersistentThreads, kMinBlocks) persistent_kernel(PersistentParams p) {
-    using Claim = std::conditional_t<kLean, LeanFrameClaim, std::conditional_t<kShared, SharedFrameClaim, FrameClaim>>;
-    persistent_body<Claim, L, kFull, kLean>(p);
+    persistent_body<std::conditional_t<kShared, SharedFrameClaim, FrameClaim>, L, kFull>(p);
 }
 
 template <BvhViewLayout L, bool kFull>
@@ -66,14 +54,7 @@ __global__ void __launch_bounds__(kPersistentThreads, kResidentBlocksPerSm) resi
 }
 
 namespace {
-template <BvhViewLayout L, bool kFull, bool kShared, class F>
-cudaError_t with_register_cap(int blocks_per_sm, bool lean, F&& f) {
-    if (lean) {
-        if constexpr (kShared) return cudaErrorInvalidValue;
-        else
-            return blocks_per_sm == kLeanBlocksPerSm ? f(persistent_kernel<kLeanBlocksPerSm, L, kFull, false, true>)
-                                                     : cudaErrorInvalidValue;
-    }
+template <BvhViewLayout L, bool kFull, bool kShared, class F> cudaError_t with_register_cap(int blocks_per_sm, F&& f) {
     switch (blocks_per_sm) {
         case 4: return f(persistent_kernel<4, L, kFull, kShared>);
         case 6: return f(persistent_kernel<6, L, kFull, kShared>);
@@ -84,30 +65,27 @@ cudaError_t with_register_cap(int blocks_per_sm, bool lean, F&& f) {
 }
 }  // namespace
 
-// The fewer of the two builds' (alone and shared), so that a grid sized by it is resident either way (the
-// lean build: alone only).
-template <BvhViewLayout L, bool kFull> int persistent_occupancy_as(int blocks_per_sm, bool lean) {
+// The fewer of the two builds' (alone and shared), so that a grid sized by it is resident either way.
+template <BvhViewLayout L, bool kFull> int persistent_occupancy_as(int blocks_per_sm) {
     int alone = 0, shared = 0;
     auto query = [&](int* blocks) {
         return [blocks](auto kernel) {
             return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel, kPersistentThreads, 0);
         };
     };
-    cudaError_t e = with_register_cap<L, kFull, false>(blocks_per_sm, lean, query(&alone));
-    if (lean) return e == cudaSuccess ? alone : 0;
-    if (e == cudaSuccess) e = with_register_cap<L, kFull, true>(blocks_per_sm, false, query(&shared));
+    cudaError_t e = with_register_cap<L, kFull, false>(blocks_per_sm, query(&alone));
+    if (e == cudaSuccess) e = with_register_cap<L, kFull, true>(blocks_per_sm, query(&shared));
     return e == cudaSuccess ? (alone < shared ? alone : shared) : 0;
 }
 
 template <BvhViewLayout L, bool kFull>
-cudaError_t launch_persistent_as(const PersistentParams& p, int blocks, int blocks_per_sm, bool lean,
-                                 cudaStream_t stream) {
+cudaError_t launch_persistent_as(const PersistentParams& p, int blocks, int blocks_per_sm, cudaStream_t stream) {
     auto launch = [&](auto kernel) {
         kernel<<<blocks, kPersistentThreads, 0, stream>>>(p);
         return cudaGetLastError();
     };
-    return p.shared.next_chunk ? with_register_cap<L, kFull, true>(blocks_per_sm, lean, launch)
-                               : with_register_cap<L, kFull, false>(blocks_per_sm, lean, launch);
+    return p.shared.next_chunk ? with_register_cap<L, kFull, true>(blocks_per_sm, launch)
+                               : with_register_cap<L, kFull, false>(blocks_per_sm, launch);
 }
 
 template <BvhViewLayout L, bool kFull> int resident_occupancy_as() {
@@ -124,10 +102,10 @@ cudaError_t launch_resident_as(const PersistentParams& p, int blocks, cudaStream
 }
 
 // One layout's builds, with and without the full shading, for persistent_bvh2.cu and persistent_cwbvh.cu.
-#define PKRT_PERSISTENT_BUILDS_AS(L, F)                                                                     \
-    template int persistent_occupancy_as<L, F>(int, bool);                                                  \
-    template cudaError_t launch_persistent_as<L, F>(const PersistentParams&, int, int, bool, cudaStream_t); \
-    template int resident_occupancy_as<L, F>();                                                             \
+#define PKRT_PERSISTENT_BUILDS_AS(L, F)                                                               \
+    template int persistent_occupancy_as<L, F>(int);                                                  \
+    template cudaError_t launch_persistent_as<L, F>(const PersistentParams&, int, int, cudaStream_t); \
+    template int resident_occupancy_as<L, F>();                                                       \
     template cudaError_t launch_resident_as<L, F>(const PersistentParams&, int, cudaStream_t);
 #define PKRT_PERSISTENT_BUILDS(L) PKRT_PERSISTENT_BUILDS_AS(L, false) PKRT_PERSISTENT_BUILDS_AS(L, true)
 

@@ -121,34 +121,6 @@ struct FrameClaim {
     }
 };
 
-// The lean loop's claim (kernels/gpu/persistent_steps.cuh): a path never leaves its lane, so nothing is
-// in flight outside the warps and no warp waits for another's paths: a warp leaves once it is empty and
-// every number is claimed. Each warp's first 32 numbers are its own, no atomic needed (warps ranked slot
-// by slot across the blocks, so a frame of few paths spreads over every SM); later claims take numbers
-// after all of those from the frame's counter. in_flight stays 0.
-struct LeanFrameClaim : FrameClaim {
-    bool first = true;
-    using FrameClaim::FrameClaim;
-    __device__ __forceinline__ bool claim(BlockCounters& bc, unsigned need, bool& exhausted,
-                                          unsigned long long& number) {
-        const unsigned long long warps = gridDim.x * (blockDim.x / 32ull), e = end();
-        int k = __popc(need);
-        unsigned long long base = 0;
-        if (first) {
-            first = false;
-            base = 32ull * ((threadIdx.x / 32) * gridDim.x + blockIdx.x);
-        } else if (lane_id() == 0) {
-            base = 32ull * warps + atomicAdd(&p.control->next_sample, static_cast<unsigned long long>(k));
-        }
-        base = __shfl_sync(kFullMask, base, 0);
-        int n = base >= e ? 0 : static_cast<int>(e - base < static_cast<unsigned long long>(k) ? e - base : k);
-        if (lane_id() == 0) add_count(&bc.rays.paths_generated, n);
-        // After the first claim, numbers are left only where the frame has more than the warps' own.
-        exhausted = base < 32ull * warps ? e <= 32ull * warps : n < k;
-        return lane_number(need, base, n, number);
-    }
-};
-
 // The frame's paths shared with other grids: a build of its own, so that a frame on one GPU runs the
 // loop without the chunk mapping (compiled in, it cost a frame on one GPU for code it never ran;
 // BENCHMARKS.md, "The cost to one GPU").

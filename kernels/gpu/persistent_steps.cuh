@@ -16,13 +16,6 @@
 //                       always progress
 //   idle                nothing held: work between jobs, leave once everything is done, or back off
 //                       with __nanosleep
-//
-// The lean build (kLean) runs the same loop as the megakernel's lean path-per-lane code: no queues (shadow
-// rays traced where they are cast, bounces kept in their lanes), the path in registers, the traversal
-// inline and the shading out of line. What it keeps of the persistent kernel is the grid sized to the GPU
-// and the dynamic fetch: a lane whose path ends takes the frame's next path number, so a frame of few
-// paths spreads over every SM and the longest paths do not leave the rest of a wave idle. The policy
-// tuner times it beside the queued builds (render/cuda/persistent_scheduler.cpp).
 #pragma once
 
 #include "kernels/gpu/persistent_claims.cuh"
@@ -81,14 +74,10 @@ struct alignas(16) SharedPath {
     uint32_t pad[4];
 };
 
-// The lane's path: a reference into the block's shared records, or (lean) a value in registers.
-template <bool kLean> using LanePath = std::conditional_t<kLean, PathRecord, PathRecord&>;
-
-template <class Claim, BvhViewLayout L, bool kFull, bool kLeanLoop> struct PersistentWarp {
-    static constexpr bool kLean = kLeanLoop;
+template <class Claim, BvhViewLayout L, bool kFull> struct PersistentWarp {
     const PersistentParams& p;
     BlockCounters& bc;
-    LanePath<kLean> rec;
+    PathRecord& rec;
     Claim claim;
     FramebufferSink sink;
     const bool monitor = blockIdx.x == 0 && threadIdx.x < 32;  // polls the host's stop flag
@@ -106,10 +95,10 @@ template <class Claim, BvhViewLayout L, bool kFull, bool kLeanLoop> struct Persi
     PhaseClock clk;
     unsigned n_queued = 0, n_ended = 0;  // this iteration's shadow rays queued and paths ended
 
-    __device__ __forceinline__ PersistentWarp(const PersistentParams& params, BlockCounters& b, LanePath<kLean> r,
+    __device__ __forceinline__ PersistentWarp(const PersistentParams& params, BlockCounters& b, PathRecord& r,
                                               typename Claim::Block& cb)
         : p(params), bc(b), rec(r), claim(params, cb), sink{params.fb},
-          path_queue_used(!kLean && Claim::kPoolsPaths && params.sort_stragglers) {}
+          path_queue_used(Claim::kPoolsPaths && params.sort_stragglers) {}
 
     // Only every kControlInterval iterations: these are dependent L2 round trips on the critical path of
     // every bounce, and a path's latency is what small frames are made of. Returns whether to stop.
@@ -150,7 +139,6 @@ template <class Claim, BvhViewLayout L, bool kFull, bool kLeanLoop> struct Persi
     // Returns whether it traced a batch (the iteration is over).
     __device__ __forceinline__ bool trace_shadow_batch() {
         held = __ballot_sync(kFullMask, have);
-        if constexpr (kLean) return false;
         int shadow_avail = claim.queue_shadows ? __shfl_sync(kFullMask, lead ? queue_available(p.shadows) : 0, 0) : 0;
         if (shadow_avail >= 32 || (held == 0 && shadow_avail > 0)) {
             ShadowRecord s;
@@ -173,7 +161,7 @@ template <class Claim, BvhViewLayout L, bool kFull, bool kLeanLoop> struct Persi
         claim.refresh(held, exhausted);
         if (__popc(held) < p.fetch_threshold) {
             int path_avail = 0;
-            if (!kLean && path_queue_used) {
+            if (path_queue_used) {
                 PathRecord r;
                 bool got;
                 warp_pop(p.paths, ~held, r, &got);
@@ -229,8 +217,7 @@ template <class Claim, BvhViewLayout L, bool kFull, bool kLeanLoop> struct Persi
 
     // ---- the Step of advance_path (kernels/path_stages.h) ----
     __device__ __forceinline__ Hit closest(const Ray& ray) {
-        if constexpr (kLean) return LayoutTraversal<L, kFull>::closest(p.scene, ray);
-        else return OutOfLineTraversal<L, kFull>::closest(p.scene, ray);
+        return OutOfLineTraversal<L, kFull>::closest(p.scene, ray);
     }
     __device__ __forceinline__ void extended(bool active, const PathState& path) {
         __syncwarp();
@@ -238,8 +225,7 @@ template <class Claim, BvhViewLayout L, bool kFull, bool kLeanLoop> struct Persi
         count_extension_rays(bc.rays, active, path.depth);
     }
     __device__ __forceinline__ void shade(PathState& path, const Hit& hit, ShadeResult& r) {
-        if constexpr (kLean) shade_path_outlined<kFull>(p.scene, claim.frame(), path, hit, r, sink);
-        else shade_path<kFull>(p.scene, claim.frame(), path, hit, r, sink);
+        shade_path<kFull>(p.scene, claim.frame(), path, hit, r, sink);
     }
     __device__ __forceinline__ void dropped(bool d) {
         count_dropped(bc.rays, d);
@@ -247,15 +233,6 @@ template <class Claim, BvhViewLayout L, bool kFull, bool kLeanLoop> struct Persi
     }
     // Into the queue (counted in flight), or traced right here if the queue is full.
     __device__ __forceinline__ void shadow(bool want, const ShadowRay& sr, int depth) {
-        if constexpr (kLean) {
-            if (want) resolve_shadow<LayoutTraversal<L, kFull>>(sink, p.scene, sr);
-            unsigned n = popc_ballot(want);
-            count_shadow_rays(bc.rays, n);
-            if (lead) add_count(&bc.inlined, n);
-            n_queued = 0;
-            clk.charge(bc, kPhaseShadowOut);
-            return;
-        }
         ShadowRecord s;
         if (want) {
             s.ray = sr;
@@ -279,14 +256,14 @@ template <class Claim, BvhViewLayout L, bool kFull, bool kLeanLoop> struct Persi
     // The path after its step: finished (counted by finish), continued in the lane, or pooled.
     __device__ __forceinline__ void path_out(bool cont) {
         bool push = false;
-        if (!kLean && p.sort_stragglers) {
+        if (p.sort_stragglers) {
             unsigned live = popc_ballot(cont);
             push = cont && live < static_cast<unsigned>(p.fetch_threshold);
         }
         bool pushed = warp_push(p.paths, push, rec) && push;
         have = cont && !pushed;
         unsigned n_kept = popc_ballot(push && !pushed);
-        if (!kLean && lead) {  // the lean loop counts nothing in flight (LeanFrameClaim)
+        if (lead) {
             add_count(&bc.kept, n_kept);
             // One update: new shadow rays in, finished paths out (never dips below the true count).
             int delta = static_cast<int>(n_queued) - static_cast<int>(n_ended);

@@ -45,17 +45,6 @@ public:
             grid_[b] = opt_.grid_blocks > 0 ? opt_.grid_blocks : resident;
             max_blocks = std::max(max_blocks, grid_[b]);
         }
-        if (lean_allowed()) {
-            int occupancy = persistent_occupancy(kLeanBlocksPerSm, true);
-            if (occupancy <= 0)
-                throw Error("CUDA: the persistent kernel's lean build cannot be resident on " + dev.name);
-            int resident = occupancy * dev.multiprocessors;
-            if (opt_.grid_blocks > resident)
-                throw Error("persistent grid of " + std::to_string(opt_.grid_blocks) + " blocks exceeds the " +
-                            std::to_string(resident) + " of the lean loop that can be co-resident on " + dev.name);
-            lean_grid_ = opt_.grid_blocks > 0 ? opt_.grid_blocks : resident;
-            max_blocks = std::max(max_blocks, lean_grid_);
-        }
         // Whatever builds are allowed, "latency-bound" means: fits in one wave of the 128-register one.
         int latency_blocks =
             opt_.grid_blocks > 0 ? opt_.grid_blocks : persistent_occupancy(kLatencyBuild) * dev.multiprocessors;
@@ -86,15 +75,14 @@ public:
               "frame control");
         // A frame that changes class (latency- or throughput-bound) changes the candidates, which
         // restarts the trials.
-        policy_ = tuner_.next(f.tuning_key(), candidates(total, shared.next_chunk != nullptr), &trial_);
-        int blocks = grid_blocks();
+        policy_ = tuner_.next(f.tuning_key(), candidates(total), &trial_);
+        int blocks = grid_.at(policy_.blocks_per_sm);
         PersistentParams p = persistent_params(f, opt_, paths_, shadows_, control_.get(), live_.device(), blocks,
                                                policy_.queue_shadows, policy_.sort_stragglers);
         p.host_stop = opt_.poll_stop ? f.stop_device : nullptr;
         p.shared = shared;
         live_.host()->running = 1;
-        check(launch_persistent(p, blocks, policy_.blocks_per_sm, policy_.lean != 0, f.stream),
-              "persistent kernel launch");
+        check(launch_persistent(p, blocks, policy_.blocks_per_sm, f.stream), "persistent kernel launch");
     }
 
     void enqueue_readback(cudaStream_t stream) override {
@@ -147,8 +135,7 @@ public:
             std::max<uint64_t>(stats.peak_queue, static_cast<uint64_t>(pa.peak) + static_cast<uint64_t>(sh.peak));
         before_ = {pa, sh};
         if (cancelled || pa.reserved != 0 || sh.reserved != 0) reset_queues();  // abandoned records
-        stats.grid_blocks = grid_blocks();
-        stats.lean_loop = policy_.lean;
+        stats.grid_blocks = grid_.at(policy_.blocks_per_sm);
         stats.blocks_per_sm = policy_.blocks_per_sm;
         stats.shadows_queued = policy_.queue_shadows;
         stats.stragglers_sorted = policy_.sort_stragglers;
@@ -159,34 +146,15 @@ public:
     }
 
 private:
-    // The queued loop's builds this scheduler may launch (none where the options fix the lean loop).
     std::vector<int> candidate_builds() const {
-        if (opt_.loop == PersistentLoop::kLean) return {};
         if (opt_.blocks_per_sm) return {opt_.blocks_per_sm};
         return {kLatencyBuild, kMiddleBuild, kThroughputBuild};
     }
 
-    // The lean loop has no queues and one build: options that fix a queue policy or another build, or a
-    // frame shared with other GPUs, leave it out.
-    bool lean_allowed() const {
-        if (opt_.loop == PersistentLoop::kLean) return true;
-        return opt_.loop == PersistentLoop::kAuto && opt_.shadow_rays != ShadowRays::kQueued &&
-               opt_.stragglers != Stragglers::kSorted &&
-               (opt_.blocks_per_sm == 0 || opt_.blocks_per_sm == kLeanBlocksPerSm);
-    }
-
-    int grid_blocks() const { return policy_.lean ? lean_grid_ : grid_.at(policy_.blocks_per_sm); }
-
     // The policies a frame may use: what the options fix, and otherwise the candidates the tuner times.
     // Frames whose paths fit in one wave of the 128-register build are latency-bound: that build and
-    // stragglers kept. Larger ones try 48 and 64 registers and sorted stragglers. The lean loop is a
-    // candidate beside them, for frames of one grid.
-    std::vector<PersistentPolicy> candidates(unsigned long long paths, bool shared) const {
-        const PersistentPolicy lean{kLeanBlocksPerSm, 0, 0, 1};
-        if (opt_.loop == PersistentLoop::kLean) {
-            if (shared) throw Error("--set loop=lean: the lean loop renders a frame on one GPU only");
-            return {lean};
-        }
+    // stragglers kept. Larger ones try 48 and 64 registers and sorted stragglers.
+    std::vector<PersistentPolicy> candidates(unsigned long long paths) const {
         bool latency = paths <= latency_paths_;
         std::vector<int> builds = opt_.blocks_per_sm ? std::vector<int>{opt_.blocks_per_sm}
                                   : latency          ? std::vector<int>{kLatencyBuild}
@@ -200,7 +168,6 @@ private:
         for (int sort : sorts)
             for (int b : builds)
                 for (int q : shadows) out.push_back(PersistentPolicy{b, q, sort});
-        if (lean_allowed() && !shared) out.push_back(lean);
         return out;
     }
 
@@ -237,8 +204,7 @@ private:
 
     GpuDevice dev_;
     SchedulerOptions opt_;
-    std::map<int, int> grid_;               // grid size of each queued build this scheduler may launch
-    int lean_grid_ = 0;                     // ... and of the lean one
+    std::map<int, int> grid_;               // grid size of each build this scheduler may launch
     unsigned long long latency_paths_ = 0;  // frames of at most this many paths fit in one wave of the latency build
     QueueStorage<PathRecord> paths_;
     QueueStorage<ShadowRecord> shadows_;

@@ -32,7 +32,6 @@ TEST(Settings, DefaultsAreTheMeasuredOnes) {
     SchedulerOptions o = parse_settings({});
     EXPECT_EQ(o.shadow_rays, ShadowRays::kAuto);
     EXPECT_EQ(o.stragglers, Stragglers::kAuto);
-    EXPECT_EQ(o.loop, PersistentLoop::kAuto);
     EXPECT_EQ(o.blocks_per_sm, 0);
     EXPECT_EQ(o.fetch_threshold, 24);
     EXPECT_EQ(o.backoff_max_shift, 4);
@@ -40,14 +39,11 @@ TEST(Settings, DefaultsAreTheMeasuredOnes) {
 }
 
 TEST(Settings, EveryKeyTakesItsValues) {
-    SchedulerOptions o =
-        parse_settings({"shadow_rays=inline", "stragglers=sorted", "loop=lean", "blocks_per_sm=8", "grid_blocks=1",
-                        "fetch_threshold=32", "queue_capacity=64", "backoff_max_shift=0", "timeline=off",
-                        "timeline_points=256", "poll_stop=off", "wave_capacity=4096"});
+    SchedulerOptions o = parse_settings({"shadow_rays=inline", "stragglers=sorted", "blocks_per_sm=8", "grid_blocks=1",
+                                         "fetch_threshold=32", "queue_capacity=64", "backoff_max_shift=0",
+                                         "timeline=off", "timeline_points=256", "poll_stop=off", "wave_capacity=4096"});
     EXPECT_EQ(o.shadow_rays, ShadowRays::kInline);
     EXPECT_EQ(o.stragglers, Stragglers::kSorted);
-    EXPECT_EQ(o.loop, PersistentLoop::kLean);
-    EXPECT_EQ(parse_settings({"loop=queued"}).loop, PersistentLoop::kQueued);
     EXPECT_EQ(o.blocks_per_sm, 8);
     EXPECT_EQ(o.grid_blocks, 1);
     EXPECT_EQ(o.fetch_threshold, 32);
@@ -69,7 +65,6 @@ TEST(Settings, BadSettingsAreOneClearError) {
               "--set fetch_threshold=0: fetch_threshold must be 1-32");
     EXPECT_EQ(error_of([] { parse_settings({"fetch_threshold=8x"}); }),
               "--set fetch_threshold=8x: fetch_threshold must be 1-32");
-    EXPECT_EQ(error_of([] { parse_settings({"loop=fast"}); }), "--set loop=fast: loop must be auto|lean|queued");
     EXPECT_EQ(error_of([] { parse_settings({"blocks_per_sm=5"}); }),
               "--set blocks_per_sm=5: blocks_per_sm must be auto|4|6|8|10");
     EXPECT_EQ(error_of([] { parse_settings({"shadow_rays=yes"}); }),
@@ -87,7 +82,7 @@ TEST(Settings, BadSettingsAreOneClearError) {
 TEST(Settings, HelpListsEveryKey) {
     std::string help = settings_help();
     for (const char* key :
-         {"shadow_rays", "stragglers", "loop", "blocks_per_sm", "grid_blocks", "fetch_threshold", "queue_capacity",
+         {"shadow_rays", "stragglers", "blocks_per_sm", "grid_blocks", "fetch_threshold", "queue_capacity",
           "backoff_max_shift", "timeline", "timeline_points", "poll_stop", "wave_capacity"})
         EXPECT_NE(help.find(std::string("  ") + key + "="), std::string::npos) << key;
 }

@@ -26,7 +26,6 @@
 #include "tests/test_util.h"
 
 #if defined(PKRT_HAVE_CUDA)
-#include "kernels/gpu/gpu_launch.h"
 #include "kernels/gpu/gpu_records.h"
 #include "render/cuda/cuda_backend.h"
 #endif
@@ -358,18 +357,6 @@ TEST(Gpu, PersistentVariantsAlsoMatch) {
         g->accumulate(rs, 0, 1, st);
         EXPECT_EQ(st.blocks_per_sm, v);
     }
-    // The lean loop (a path per lane, no queues), alone: the same image, and what it reports.
-    SchedulerOptions lean;
-    lean.loop = PersistentLoop::kLean;
-    auto l = gpu_backend(gpus[0], lean);
-    RenderSettings lrs = settings(64, 64, 16, 8, 1, SchedulerMode::kPersistent);
-    expect_matches_cpu(s, *l, lrs, "persistent, lean loop");
-    RenderStats lst;
-    l->accumulate(lrs, 0, 1, lst);
-    EXPECT_EQ(lst.lean_loop, 1);
-    EXPECT_EQ(lst.blocks_per_sm, kLeanBlocksPerSm);
-    EXPECT_FALSE(lst.policy_trial);
-    EXPECT_EQ(lst.inline_shadows, lst.shadow_rays) << "every shadow ray traced where cast";
     // Automatic: the latency variant while a frame's paths fit in its lanes, the throughput one beyond.
     auto a4 = gpu_backend(gpus[0]);
     RenderOutput small = render_image(*a4, s, settings(32, 32, 1, 8, 1, SchedulerMode::kPersistent), nullptr);
@@ -459,7 +446,7 @@ TEST(Gpu, SchedulingPolicyIsMeasuredPerConfiguration) {
     Scene s = load_prepared(kScenes + "/cornell.json");
     auto gpu = gpu_backend(gpus[0]);
     gpu->set_scene(s);
-    using Policy = std::tuple<int, int, int, int, bool>;  // variant, shadows queued, pooling, lean loop, trial
+    using Policy = std::tuple<int, int, int, bool>;  // variant, shadows queued, pooling, trial
     auto frames = [&](int w, int h, int n) {
         gpu->reset(w, h);
         std::vector<Policy> policy;
@@ -468,38 +455,33 @@ TEST(Gpu, SchedulingPolicyIsMeasuredPerConfiguration) {
             RenderStats st;
             gpu->accumulate(settings(w, h, 1, 8, 1, SchedulerMode::kPersistent), 0, 1,
                             st);  // the same samples every frame
-            policy.emplace_back(st.blocks_per_sm, st.shadows_queued, st.stragglers_sorted, st.lean_loop,
-                                st.policy_trial);
+            policy.emplace_back(st.blocks_per_sm, st.shadows_queued, st.stragglers_sorted, st.policy_trial);
             rays.push_back(st.total_rays());
         }
         return std::make_pair(policy, rays);
     };
-    // A small frame: the 128-register variant with shadow rays queued or in place, and the lean loop, each
-    // tried once.
-    auto [p1, r1] = frames(96, 96, 5);
-    EXPECT_EQ(p1[0], Policy(4, 1, 0, 0, true));
-    EXPECT_EQ(p1[1], Policy(4, 0, 0, 0, true));
-    EXPECT_EQ(p1[2], Policy(kLeanBlocksPerSm, 0, 0, 1, true));
-    EXPECT_FALSE(std::get<4>(p1[3]));
-    EXPECT_EQ(p1[4], p1[3]);
+    // A small frame: the 128-register variant, shadow rays queued or in place, each tried twice.
+    auto [p1, r1] = frames(96, 96, 6);
+    EXPECT_EQ(p1[0], Policy(4, 1, 0, true));
+    EXPECT_EQ(p1[1], Policy(4, 0, 0, true));
+    EXPECT_EQ(p1[2], Policy(4, 1, 0, true));
+    EXPECT_EQ(p1[3], Policy(4, 0, 0, true));
+    EXPECT_FALSE(std::get<3>(p1[4]));
+    EXPECT_EQ(p1[5], p1[4]);
     for (uint64_t r : r1) EXPECT_EQ(r, r1[0]) << "every policy traces the same rays";
-    // A large frame: 48 or 64 registers, shadows queued or not, stragglers kept or sorted, and the lean
-    // loop: 9 trials.
-    auto [p2, r2] = frames(640, 480, 11);
-    std::set<Policy> tried(p2.begin(), p2.begin() + 9);
-    EXPECT_EQ(tried.size(), 9u);
-    EXPECT_TRUE(tried.count(Policy(kLeanBlocksPerSm, 0, 0, 1, true)));
-    for (int i = 0; i < 9; ++i) EXPECT_TRUE(std::get<4>(p2[i])) << i;
-    EXPECT_FALSE(std::get<4>(p2[9]));
-    EXPECT_EQ(p2[10], p2[9]);
-    EXPECT_TRUE(
-        tried.count(Policy(std::get<0>(p2[9]), std::get<1>(p2[9]), std::get<2>(p2[9]), std::get<3>(p2[9]), true)));
+    // A large frame: 48 or 64 registers, shadows queued or not, stragglers kept or sorted: 8 trials.
+    auto [p2, r2] = frames(640, 480, 10);
+    std::set<Policy> tried(p2.begin(), p2.begin() + 8);
+    EXPECT_EQ(tried.size(), 8u);
+    for (int i = 0; i < 8; ++i) EXPECT_TRUE(std::get<3>(p2[i])) << i;
+    EXPECT_FALSE(std::get<3>(p2[8]));
+    EXPECT_EQ(p2[9], p2[8]);
+    EXPECT_TRUE(tried.count(Policy(std::get<0>(p2[8]), std::get<1>(p2[8]), std::get<2>(p2[8]), true)));
     for (uint64_t r : r2) EXPECT_EQ(r, r2[0]) << "every policy traces the same rays";
     // Fixed options leave nothing to try.
     SchedulerOptions fixed;
     fixed.shadow_rays = ShadowRays::kInline;
     fixed.stragglers = Stragglers::kKept;
-    fixed.loop = PersistentLoop::kQueued;
     auto direct = gpu_backend(gpus[0], fixed);
     RenderOutput o = render_image(*direct, s, settings(64, 64, 2, 8, 1, SchedulerMode::kPersistent), nullptr);
     EXPECT_EQ(o.stats.shadows_queued, 0);
