@@ -132,6 +132,22 @@ unet() {
     save
 }
 
+# Issue 51's training tools end to end on the device (after begin_results): a small dataset (two scenes,
+# one sequence each, 256x256), a few hundred training steps, the exported weight file to $OUT.
+denoiser_smoke() {
+    echo "=== denoiser tools"
+    rm -rf /tmp/ds
+    local t0=$SECONDS
+    timeout 200 python3 tools/denoiser/make_dataset.py /tmp/ds --pkrt ./.stage/pkrt --only cornell,metal-rough-spheres \
+        --sequences 1 --res 256x256 2>&1 | tail -4
+    echo "dataset: exit $?, $((SECONDS - t0)) s, $(du -sh /tmp/ds | cut -f1)"
+    t0=$SECONDS
+    (cd tools/denoiser && timeout 200 python3 train.py /tmp/ds --out "$final/smoke.pkrtunet" --steps 300 --batch 8 \
+        --checkpoint /tmp/ds/ckpt.pt --checkpoint-every 300) 2>&1 | tail -5
+    echo "training: exit $?, $((SECONDS - t0)) s"
+    save
+}
+
 # A soak longer than one device call (10 minutes): `soak start SECONDS` leaves tests/soak.sh running in a
 # session of its own (it outlives the call while the machine stays warm) and returns; `soak wait`, called
 # within the 30 s the machine stays warm, waits for it and copies its log and samples to $OUT.
@@ -791,6 +807,7 @@ case "${1:-}" in
     issue49) issue49 ;;
     session27) session27 ;;
     # (as run in session 28, it began with `loops`: the lean persistent loop, since deleted; BENCHMARKS.md)
+    denoiser_smoke) begin_results; denoiser_smoke ;;
     session28) begin_results; gpu_tests 240; unet; matrix; python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.is_available())' 2>&1 | tail -1
         for m in numpy OpenEXR Imath; do python3 -c "import $m; print('$m', getattr($m, '__version__', ''))" 2>&1 | tail -1; done ;;
     soak) shift; soak "$@" ;;

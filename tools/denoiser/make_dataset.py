@@ -10,7 +10,7 @@ reference renders exactly the same ones. Frame i of a sequence uses seed + i (RE
 Held out (never rendered here; the test set): DamagedHelmet, Dabrovic Sponza, ToyCar and GlamVelvetSofa.
 
 Usage: make_dataset.py OUT_DIR [--pkrt build/pkrt] [--sequences 4] [--res 384x384] [--ref-spp 4096]
-                       [--env-dir DIR] [--seed 1]
+                       [--env-dir DIR] [--seed 1] [--only NAME,...]
 Writes OUT_DIR/<scene>_<k>/noisy_<spp>_%04d.exr and ref_%04d.exr, and OUT_DIR/manifest.json.
 """
 import argparse
@@ -52,14 +52,18 @@ def main():
     ap.add_argument("--ref-spp", type=int, default=4096)
     ap.add_argument("--env-dir", help="environment maps (.hdr/.exr) to light scenes with, at random")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--only", help="scenes by file name without extension, comma-separated (default: all)")
     a = ap.parse_args()
     if a.ref_spp < 4096:
         sys.exit("make_dataset: references need at least 4096 samples per pixel")
     rng = random.Random(a.seed)
     envs = sorted(glob.glob(os.path.join(a.env_dir, "*.hdr")) + glob.glob(os.path.join(a.env_dir, "*.exr"))) if a.env_dir else []
     manifest = []
+    only = set(a.only.split(",")) if a.only else None
     for scene in training_scenes():
         name = os.path.splitext(os.path.basename(scene))[0]
+        if only is not None and name not in only:
+            continue
         for k in range(a.sequences):
             folder = os.path.join(a.out_dir, f"{name}_{k}")
             os.makedirs(folder, exist_ok=True)
