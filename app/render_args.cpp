@@ -87,6 +87,9 @@ CheckedRender check_render_args(const RenderArgs& a, const Ranks& ranks) {
     c.aovs = check_feature_flags(a, output, hdr);
     if (!a.reference.empty() && lead) check_reference_path(a.reference);
     if (!a.res.empty()) parse_resolution(a.res, &c.width, &c.height);
+    if (!a.denoise && (!a.denoiser.empty() || !a.denoiser_weights.empty()))
+        throw Error(std::string(a.denoiser.empty() ? "--denoiser-weights" : "--denoiser") + ": only with --denoise");
+    if (a.denoise) c.denoiser = choose_denoiser(parse_denoiser_kind(a.denoiser), a.denoiser_weights);
     return c;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/render_command.h"
+#include "render/denoise/denoiser_choice.h"
 #include "render/image/aov.h"
 
 namespace pkrt {
@@ -16,6 +17,7 @@ struct CheckedRender {
     std::string output, hdr;    // -o and --hdr (a sequence's: its first frame's names)
     std::vector<Aov> aovs;      // the feature layers of the EXR outputs
     int width = 0, height = 0;  // --res (0: the scene's)
+    DenoiserChoice denoiser;    // with --denoise: which, its weights read
 };
 
 // Throws pkrt::Error naming the first flag that is wrong.

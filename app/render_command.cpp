@@ -16,6 +16,7 @@
 #include "render/distributed/sample_chunks.h"
 #include "render/error.h"
 #include "render/denoise/denoiser.h"
+#include "render/denoise/denoiser_choice.h"
 #include "render/image/aov.h"
 #include "render/image/image.h"
 #include "render/image/output_files.h"
@@ -157,7 +158,7 @@ PreparedRender prepare_render(const RenderArgs& a, Ranks& ranks) {
         p.resume = read_resume_point(a.resume, p.scene, p.rs, rs.features ? p.aovs : std::vector<Aov>{});
         log_info("resuming %s: %u of %d spp there", a.resume.c_str(), p.resume.spp, p.rs.spp);
     }
-    if (a.denoise) p.denoiser = p.backend->make_denoiser();
+    if (a.denoise) p.denoiser = make_chosen_denoiser(*p.backend, c.denoiser);
     report_render(p, ready.scene_path, so.bvh, ranks);
     if (!cpu_note.empty() && p.backend->name() == "cpu") log_warning("%s", cpu_note.c_str());
     return p;
@@ -349,8 +350,13 @@ CLI::App* add_render_command(CLI::App& app, RenderArgs* a) {
                        "Scheduler setting KEY=VALUE for experiments (repeatable; see pkrt help-settings)");
     render->add_option("--hdr", a->hdr, "Also write linear radiance to .exr, .pfm or .hdr");
     render->add_flag("--denoise", a->denoise,
-                     "Denoise the outputs (a-trous guided by albedo, normal and depth); EXRs keep the render as their "
-                     "Noisy Image layer, with the feature layers");
+                     "Denoise the outputs (by --denoiser, guided by the feature buffers); EXRs keep the render as "
+                     "their Noisy Image layer, with the feature layers");
+    render->add_option("--denoiser", a->denoiser,
+                       "With --denoise: atrous (the a-trous filter, guided by albedo, normal and depth) or unet (the "
+                       "learned U-Net; default where pkrt ships its weights)");
+    render->add_option("--denoiser-weights", a->denoiser_weights,
+                       "With --denoiser unet: a U-Net weight file (tools/denoiser/) in place of the shipped one");
     render->add_option("--aov", a->aov,
                        "Feature layers of the EXR outputs: any of albedo,normal,depth (named as Blender names them: "
                        "Denoising Albedo, Denoising Normal, Depth)");

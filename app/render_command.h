@@ -22,6 +22,8 @@ struct RenderArgs {
     std::string hdr;                  // a second, linear output
     std::string aov;                  // --aov: feature layers of the EXR outputs (render/image/aov.h)
     bool denoise = false;             // --denoise: the outputs denoised (render/denoise/denoiser.h)
+    std::string denoiser;             // --denoiser: atrous or unet (render/denoise/denoiser_choice.h)
+    std::string denoiser_weights;     // --denoiser-weights: the U-Net's weight file
     std::string stats;
     std::string env;  // --env: an environment map in place of the scene's environment
     int frames = 0;   // > 0: an image sequence (app/sequence_cli.h)

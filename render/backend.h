@@ -26,6 +26,7 @@ namespace pkrt {
 class Progress;
 class Denoiser;      // render/denoise/denoiser.h
 class ViewDenoiser;  // render/denoise/view_denoiser.h
+struct UnetWeights;  // render/denoise/unet_weights.h
 
 struct RenderSettings {
     int width = 512, height = 512;
@@ -165,6 +166,8 @@ public:
     virtual uint64_t paths_per_pass() const { return uint64_t{1} << 20; }
     // A denoiser on this backend's device (render/denoise/denoiser.h): by default the CPU's.
     virtual std::unique_ptr<Denoiser> make_denoiser() const;
+    // The learned denoiser with these weights on this backend's device: by default the CPU's.
+    virtual std::unique_ptr<Denoiser> make_unet_denoiser(const UnetWeights& weights) const;
     // The viewer's denoised view of this backend's images (render/denoise/view_denoiser.h): by default
     // read back, blended on the CPU and filtered by make_denoiser()'s.
     virtual std::unique_ptr<ViewDenoiser> make_view_denoiser() const;

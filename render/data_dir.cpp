@@ -32,4 +32,6 @@ std::string scenes_dir() { return data_dir() + "/scenes"; }
 
 std::string shaders_dir() { return data_dir() + "/shaders"; }
 
+std::string weights_dir() { return data_dir() + "/weights"; }
+
 }  // namespace pkrt

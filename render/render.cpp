@@ -123,6 +123,10 @@ std::unique_ptr<Backend> make_backend(const BackendOptions& options, std::string
 
 std::unique_ptr<Denoiser> Backend::make_denoiser() const { return make_cpu_denoiser(); }
 
+std::unique_ptr<Denoiser> Backend::make_unet_denoiser(const UnetWeights& weights) const {
+    return make_cpu_unet_denoiser(weights);
+}
+
 std::unique_ptr<ViewDenoiser> Backend::make_view_denoiser() const { return make_host_view_denoiser(make_denoiser()); }
 
 void check_mode(const Backend& backend, SchedulerMode mode, const std::string& flag) {

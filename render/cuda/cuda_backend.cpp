@@ -13,6 +13,7 @@
 #include "render/cuda/frame_stats.h"
 #include "render/cuda/gpu_adaptive.h"
 #include "render/cuda/gpu_denoiser.h"
+#include "render/cuda/gpu_unet_denoiser.h"
 #include "render/cuda/gpu_framebuffer.h"
 #include "render/cuda/gpu_view_denoiser.h"
 #include "render/cuda/scheduler.h"
@@ -51,6 +52,9 @@ public:
     std::string name() const override { return "cuda"; }
     std::string device() const override { return dev_.name; }
     std::unique_ptr<Denoiser> make_denoiser() const override { return make_cuda_denoiser(dev_); }
+    std::unique_ptr<Denoiser> make_unet_denoiser(const UnetWeights& weights) const override {
+        return make_cuda_unet_denoiser(dev_, weights);
+    }
     std::unique_ptr<ViewDenoiser> make_view_denoiser() const override { return make_cuda_view_denoiser(dev_, *this); }
     const GpuDevice& gpu() const override { return dev_; }
     void share_next_frame(const SharedFrame& shared) override { shared_ = shared; }

@@ -83,6 +83,9 @@ public:
         for_each([&](size_t, CudaWorker& w) { w.reset(width, height); });
     }
     std::unique_ptr<Denoiser> make_denoiser() const override { return workers_[0]->make_denoiser(); }
+    std::unique_ptr<Denoiser> make_unet_denoiser(const UnetWeights& weights) const override {
+        return workers_[0]->make_unet_denoiser(weights);
+    }
     void set_features(bool on) override {
         for_each([&](size_t, CudaWorker& w) { w.set_features(on); });
     }

@@ -5,12 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "render/denoise/half.h"
 #include "render/error.h"
+#include "render/scene/input_file.h"
 
 namespace pkrt {
 
@@ -230,17 +229,17 @@ UnetWeights decode_unet_weights(const std::string& bytes, const std::string& sou
 }
 
 UnetWeights read_unet_weights(const std::string& path) {
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (ec) throw Error(path + ": cannot read the U-Net weights (" + ec.message() + ")");
-    if (size > kMaxFileBytes)
-        throw Error(path + ": " + std::to_string(size) + " bytes, more than a U-Net weight file may have (" +
+    // Through read_input_file: a FIFO, a device or a directory is refused, never read from.
+    InputFile in;
+    try {
+        in = read_input_file(path, "no such file", kMaxFileBytes);
+    } catch (const InputTooLarge& e) {
+        throw Error(path + ": " + std::to_string(e.size) + " bytes, more than a U-Net weight file may have (" +
                     std::to_string(kMaxFileBytes) + ")");
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (!in) throw Error(path + ": cannot read the U-Net weights");
-    return decode_unet_weights(ss.str(), path);
+    } catch (const Error& e) {
+        throw Error(std::string(e.what()) + " (the U-Net weights)");
+    }
+    return decode_unet_weights(in.bytes, path);
 }
 
 void write_unet_weights(const std::string& path, const UnetWeights& w) {
