@@ -18,8 +18,17 @@ bool DenoisedView::refresh(const Backend& backend, uint32_t generation, const Ca
     r.next_view = generation != generation_;
     r.restart = content != content_;
     r.temporal = temporal_;
+    // A view at rest: shown before, the same view and content since.
+    const bool rest = shown_ && !r.next_view && !r.restart && choice_.kind == DenoiserKind::kUnet;
     content_ = content;
-    shown_ = view_->refresh(backend, r);
+    ViewDenoiser* view = view_.get();
+    if (rest) {
+        if (!rest_view_) rest_view_ = make_host_view_denoiser(make_chosen_denoiser(backend, choice_));
+        view = rest_view_.get();
+        r.temporal = false;  // the accumulation holds every sample of the view already
+    }
+    shown_ = view->refresh(backend, r);
+    shown_view_ = view;
     if (!shown_) return false;
     generation_ = generation;
     last_ = std::chrono::steady_clock::now();

@@ -4,7 +4,9 @@
 // denoises the newest. The first image of a new view is refreshed at once; more samples of a view as
 // often as the refresh's own cost allows (kRefreshShare of the time, at most every kRefreshMs). While
 // the camera moves, each new view's image takes in the ones before it, reprojected (SVGF's temporal
-// step), unless set_temporal(false).
+// step), unless set_temporal(false). With the learned denoiser chosen (set_denoiser), a view's first
+// image is still the a-trous filter's, which keeps up with a moving camera; once the view rests (its
+// next refreshes) the U-Net denoises it, on the backend's device through the host.
 #pragma once
 
 #include <chrono>
@@ -13,6 +15,7 @@
 
 #include "render/backend.h"
 #include "render/denoise/denoiser.h"
+#include "render/denoise/denoiser_choice.h"
 #include "render/denoise/view_denoiser.h"
 #include "render/scene/scene.h"
 
@@ -31,30 +34,41 @@ public:
     // camera (ProgressiveRenderer::content): another content starts the temporal history again.
     bool refresh(const Backend& backend, uint32_t generation, const CameraSpec& camera, uint32_t content);
     void set_temporal(bool on) { temporal_ = on; }
+    // Which denoiser a view at rest gets (the a-trous filter by default).
+    void set_denoiser(const DenoiserChoice& choice) {
+        choice_ = choice;
+        reset();
+    }
     // The last refresh's image, for the display (AccumulationUpload::upload).
-    const DisplayImage& image() const { return *view_; }
+    const DisplayImage& image() const { return *shown_view_; }
     // Of the last refresh: the fraction of its pixels that took something from the views before.
-    double reused() const { return view_ ? view_->reused() : 0.0; }
-    int width() const { return view_ ? view_->width() : 0; }
-    int height() const { return view_ ? view_->height() : 0; }
+    double reused() const { return shown_view_ ? shown_view_->reused() : 0.0; }
+    int width() const { return shown_view_ ? shown_view_->width() : 0; }
+    int height() const { return shown_view_ ? shown_view_->height() : 0; }
     double ms() const { return ms_; }  // the last refresh, in all
-    double filter_ms() const { return view_ ? view_->filter_ms() : 0.0; }
-    std::string device() const { return view_ ? view_->device() : std::string(); }
-    std::string why() const { return view_ ? view_->why() : std::string(); }
-    // A new backend (another device): the next refresh makes its view denoiser.
+    double filter_ms() const { return shown_view_ ? shown_view_->filter_ms() : 0.0; }
+    std::string device() const { return shown_view_ ? shown_view_->device() : std::string(); }
+    std::string why() const { return shown_view_ ? shown_view_->why() : std::string(); }
+    // A new backend (another device): the next refresh makes its view denoisers.
     void reset() {
         view_.reset();
+        rest_view_.reset();
+        shown_view_ = nullptr;
         denoiser_.reset();
         shown_ = false;
     }
-    // A denoiser of images on `backend`'s device (made the first time): the EXR screenshot's.
+    // A denoiser of images on `backend`'s device (made the first time): the EXR screenshot's, the one a
+    // view at rest gets.
     Denoiser& denoiser(const Backend& backend) {
-        if (!denoiser_) denoiser_ = backend.make_denoiser();
+        if (!denoiser_) denoiser_ = make_chosen_denoiser(backend, choice_);
         return *denoiser_;
     }
 
 private:
-    std::unique_ptr<ViewDenoiser> view_;
+    std::unique_ptr<ViewDenoiser> view_;       // the a-trous filter's, temporal: every view's first image
+    std::unique_ptr<ViewDenoiser> rest_view_;  // the U-Net's, where chosen: a view at rest
+    ViewDenoiser* shown_view_ = nullptr;       // which made the image shown
+    DenoiserChoice choice_;
     std::unique_ptr<Denoiser> denoiser_;
     double ms_ = 0.0;
     bool shown_ = false, temporal_ = true;

@@ -40,8 +40,12 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
     pkrt::add_view_options(&app, &o->camera, &o->env, &o->seed);
     app.add_option("--bookmarks", o->bookmarks, "Camera bookmarks file: Ctrl+1..9 save the view, 1..9 recall it")
         ->capture_default_str();
-    app.add_flag("--denoise", o->denoise,
-                 "Show the image denoised (a-trous guided by albedo, normal and depth; key N toggles it)");
+    app.add_flag("--denoise", o->denoise, "Show the image denoised (by --denoiser; key N toggles it)");
+    app.add_option("--denoiser", o->denoiser,
+                   "atrous (the a-trous filter, guided by albedo, normal and depth) or unet (the learned U-Net, "
+                   "for a view at rest; the a-trous filter while the camera moves)");
+    app.add_option("--denoiser-weights", o->denoiser_weights,
+                   "With --denoiser unet: a U-Net weight file (tools/denoiser/) in place of the shipped one");
     CLI::Option* depth = app.add_option("--max-depth", o->max_depth, "Maximum bounces (default: the scene's)");
     CLI::Option* scale =
         app.add_option("--scale", o->scale, "Render resolution as a fraction of the window (default: 0.5 CPU, 1 GPU)");
@@ -99,7 +103,7 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
     return -1;
 }
 
-void check_options(const ViewerOptions& o) {
+void check_options(ViewerOptions& o) {
     if (o.backend != "auto" && o.backend != "cpu" && o.backend != "cuda")
         throw Error("--backend " + o.backend + ": must be auto, cpu or cuda");
     resolve_bvh_flags(o.bvh);
@@ -126,6 +130,8 @@ void check_options(const ViewerOptions& o) {
     if ((o.preview_set && o.preview < 1) || o.preview > 64)
         throw Error("--preview " + std::to_string(o.preview) + ": must be between 1 (none) and 64");
     parse_settings(o.set);  // the backend parses them again; a bad one fails here, before a window opens
+    // The weights are read here, before a window opens; the denoiser is used once --denoise or key N asks.
+    o.denoiser_choice = choose_denoiser(parse_denoiser_kind(o.denoiser), o.denoiser_weights);
 }
 
 SetupOptions setup_options(const ViewerOptions& o) {

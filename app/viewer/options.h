@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "render/denoise/denoiser_choice.h"
 #include "app/bvh_options.h"
 #include "app/run_options.h"
 #include "render/scene/load_limits.h"
@@ -12,16 +13,19 @@
 namespace pkrt::viewer {
 
 struct ViewerOptions {
-    std::string scene;             // .json, .obj, .ply, .gltf or .glb; empty: the Cornell box
-    std::string backend = "auto";  // auto | cpu | cuda
-    std::string mode;              // scheduler mode; empty: the backend's default
-    BvhFlags bvh;                  // layout and build of every scene's BVH (app/bvh_options.h)
-    int width = 0, height = 0;     // window size; 0: the scene's resolution
-    int spp_per_frame = 0;         // 0: 1 on the CPU, 4 on the GPU
-    int spp_target = 0;            // stop accumulating at this many samples per pixel; 0: never
-    float target_error = 0.0f;     // > 0: stop when converged at this relative error (adaptive rounds)
-    bool spp_map = false;          // the samples-per-pixel map over the image
-    bool denoise = false;          // show the accumulation denoised (app/viewer/denoised_view.h)
+    std::string scene;               // .json, .obj, .ply, .gltf or .glb; empty: the Cornell box
+    std::string backend = "auto";    // auto | cpu | cuda
+    std::string mode;                // scheduler mode; empty: the backend's default
+    BvhFlags bvh;                    // layout and build of every scene's BVH (app/bvh_options.h)
+    int width = 0, height = 0;       // window size; 0: the scene's resolution
+    int spp_per_frame = 0;           // 0: 1 on the CPU, 4 on the GPU
+    int spp_target = 0;              // stop accumulating at this many samples per pixel; 0: never
+    float target_error = 0.0f;       // > 0: stop when converged at this relative error (adaptive rounds)
+    bool spp_map = false;            // the samples-per-pixel map over the image
+    bool denoise = false;            // show the accumulation denoised (app/viewer/denoised_view.h)
+    std::string denoiser;            // --denoiser: atrous or unet (render/denoise/denoiser_choice.h)
+    std::string denoiser_weights;    // --denoiser-weights: the U-Net's weight file
+    DenoiserChoice denoiser_choice;  // the two read by check_options
     bool spp_per_frame_set = false;
     int max_depth = -1;              // -1: the scene's
     float scale = 0.0f;              // render resolution / window; 0: 0.5 on the CPU, 1 on the GPU
@@ -50,7 +54,7 @@ struct ViewerOptions {
 int parse_options(int argc, char** argv, ViewerOptions* out);
 
 // Checks values (ranges, the screenshot path, --set); throws pkrt::Error.
-void check_options(const ViewerOptions& o);
+void check_options(ViewerOptions& o);
 
 // The one set-up's options (render/setup.h) of the viewer's scenes and backend; the window size and the
 // progressive settings stay the viewer's.

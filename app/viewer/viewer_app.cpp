@@ -59,6 +59,7 @@ ViewerApp::ViewerApp(const ViewerOptions& options) : options_(options) {
     if (view_.stop_when_converged) view_.target_error = options_.target_error;
     view_.spp_map = options_.spp_map;
     view_.denoise = options_.denoise;
+    denoised_.set_denoiser(options_.denoiser_choice);
     progressive_.set_features(view_.denoise);
     progressive_.set_seed(options_.seed);
     bookmarks_.load(options_.bookmarks);

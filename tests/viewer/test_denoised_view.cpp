@@ -1,14 +1,17 @@
 // The viewer's denoised view (app/viewer/denoised_view.h) driven by its progressive renderer on the CPU
 // backend, without a window: a moved camera's image takes in the last view's (temporal reuse), more
 // samples of one view blend again with the same history, and another content, or reuse turned off,
-// takes nothing from the views before.
+// takes nothing from the views before; with the U-Net chosen, a view at rest gets it.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "app/viewer/denoised_view.h"
 #include "app/viewer/progressive.h"
+#include "render/denoise/denoiser_choice.h"
 #include "render/scene/scene.h"
+#include "tests/denoise/unet_test_nets.h"
+#include "tests/test_util.h"
 
 using namespace pkrt;
 using namespace pkrt::viewer;
@@ -91,4 +94,28 @@ TEST(DenoisedView, APreviewBlendsWithTheViewBefore) {
     r.turn(30.0f);
     EXPECT_GT(r.frame(1), 0.6) << "the preview";
     EXPECT_GT(r.frame(1), 0.8) << "the full image of the same view";
+}
+
+// With the learned denoiser chosen, a view's first image is the a-trous filter's and the U-Net denoises
+// the view once it rests; a moved camera goes back to the filter. The U-Net here is the identity
+// network (its output is its input colour), so its image is the accumulation's means.
+TEST(DenoisedView, AViewAtRestGetsTheUnet) {
+    pkrt_test::TempDir dir;
+    write_unet_weights(dir.file("identity.pkrtunet"), pkrt_test::identity_net());
+    Rig r;
+    r.view.set_denoiser(choose_denoiser(DenoiserKind::kUnet, dir.file("identity.pkrtunet")));
+    r.frame(2);
+    EXPECT_EQ(r.view.device().find("U-Net"), std::string::npos) << "a view's first image: " << r.view.device();
+    r.frame(2);
+    EXPECT_NE(r.view.device().find("U-Net"), std::string::npos) << "at rest: " << r.view.device();
+    const Image means = r.backend->resolve();
+    const float* rgba = r.view.image().finished_rgba();
+    ASSERT_NE(rgba, nullptr);
+    for (size_t i = 0; i < means.pixels.size(); ++i)
+        for (int k = 0; k < 3; ++k)
+            ASSERT_NEAR(rgba[4 * i + k], means.pixels[i][k], 1e-4 * (1 + means.pixels[i][k])) << i;
+    r.turn(30.0f);
+    r.frame(1);
+    EXPECT_EQ(r.view.device().find("U-Net"), std::string::npos) << "a moved camera: " << r.view.device();
+    EXPECT_GT(r.view.reused(), 0.8) << "the filter's history goes on across the rest";
 }
