@@ -29,7 +29,11 @@ HELD_OUT = ("DamagedHelmet", "dabrovic-sponza", "ToyCar", "GlamVelvetSofa")
 def training_scenes():
     found = sorted(glob.glob(os.path.join(ROOT, "scenes", "*.json")))
     found += sorted(glob.glob(os.path.join(ROOT, "scenes", "bench", "*.json")))
-    found += sorted(glob.glob(os.path.join(SHARED, "gltf", "*", "glTF", "*.gltf")))
+    # Each glTF model once: its .gltf where it has one, else its .glb.
+    for model in sorted(glob.glob(os.path.join(SHARED, "gltf", "*", ""))):
+        files = sorted(glob.glob(os.path.join(model, "glTF", "*.gltf"))) or \
+            sorted(glob.glob(os.path.join(model, "glTF-Binary", "*.glb")))
+        found += files[:1]
     found += sorted(glob.glob(os.path.join(SHARED, "*", "*.obj")))
     # The furnace is a white test of energy conservation, not a picture worth learning.
     return [s for s in found if not any(h in s for h in HELD_OUT) and "furnace" not in s]
