@@ -148,6 +148,29 @@ denoiser_smoke() {
     save
 }
 
+# Issue 51's training on the device (after begin_results), resumable across sessions: exr.py checked
+# against a PFM of the same render (numpy's path), the dataset rendered ($SEQ sequences a scene,
+# 256x256: the same in every lease for the same scenes), training resumed from .denoiser/ckpt.pt where
+# carried, for $1 seconds, then the checkpoint and the weights exported to $OUT; with $EVAL, evaluate.py on
+# the held-out scenes staged (384x384).
+train() {
+    local seconds=${1:-240} t0=$SECONDS
+    ./.stage/pkrt render scenes/cornell.json --res 64x40 --spp 4 -q -o /tmp/exr_check.exr --hdr /tmp/exr_check.pfm --aov albedo,normal &&
+        python3 tools/denoiser/exr.py /tmp/exr_check.exr /tmp/exr_check.pfm || { echo "exr.py disagrees with the PFM"; return 1; }
+    rm -rf /tmp/ds
+    timeout 200 python3 tools/denoiser/make_dataset.py /tmp/ds --pkrt ./.stage/pkrt --sequences "${SEQ:-1}" --res 256x256 2>&1 |
+        grep -v warning | tail -3
+    echo "dataset: $((SECONDS - t0)) s, $(python3 -c "import json; print(len(json.load(open('/tmp/ds/manifest.json'))))") pairs"
+    [ -f .denoiser/ckpt.pt ] && cp .denoiser/ckpt.pt "$final/ckpt.pt"
+    (cd tools/denoiser && python3 train.py /tmp/ds --out "$final/unet.pkrtunet" --steps 40000 --batch 8 \
+        --checkpoint "$final/ckpt.pt" --checkpoint-every 500 --resume --time-limit "$seconds") 2>&1 | grep -E "resumed|step [0-9]*000 |time limit|wrote"
+    if [ -n "${EVAL:-}" ] && [ -f "$final/unet.pkrtunet" ]; then
+        python3 tools/denoiser/evaluate.py /tmp/eval --weights "$final/unet.pkrtunet" --pkrt ./.stage/pkrt --only "$EVAL" 2>&1 |
+            grep -v warning | tail -30 | tee "$out/evaluate.md"
+    fi
+    save
+}
+
 # A soak longer than one device call (10 minutes): `soak start SECONDS` leaves tests/soak.sh running in a
 # session of its own (it outlives the call while the machine stays warm) and returns; `soak wait`, called
 # within the 30 s the machine stays warm, waits for it and copies its log and samples to $OUT.
@@ -808,6 +831,7 @@ case "${1:-}" in
     session27) session27 ;;
     # (as run in session 28, it began with `loops`: the lean persistent loop, since deleted; BENCHMARKS.md)
     denoiser_smoke) begin_results; denoiser_smoke ;;
+    train) shift; begin_results; train "$@" ;;
     session28) begin_results; gpu_tests 240; unet; matrix; python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.is_available())' 2>&1 | tail -1
         for m in numpy OpenEXR Imath; do python3 -c "import $m; print('$m', getattr($m, '__version__', ''))" 2>&1 | tail -1; done ;;
     soak) shift; soak "$@" ;;

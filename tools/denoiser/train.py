@@ -8,7 +8,9 @@ auto-exposure (the C++ meters the whole image; a crop of it, or a meter a stop o
 Checkpoints (model, optimiser, step) every --checkpoint-every steps to --checkpoint; --resume goes on from one.
 
 Usage: train.py DATA_DIR --out unet.pkrtunet [--steps 200000] [--batch 16] [--lr 1e-3] [--checkpoint ckpt.pt]
-                [--resume] [--scale 0.25] [--device cuda]
+                [--resume] [--scale 0.25] [--device cuda] [--time-limit SECONDS]
+--time-limit: stop after that long (a device call's limit), save the checkpoint and export the weights as
+they are; --resume goes on from there with the same --steps (the schedule's length).
 Needs torch alone (the EXRs are read by exr.py, with the standard library).
 """
 import argparse
@@ -16,6 +18,7 @@ import json
 import math
 import os
 import random
+import time
 
 import torch
 import torch.nn.functional as F
@@ -85,7 +88,9 @@ def main():
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--time-limit", type=float, default=0.0, help="seconds (0: none)")
     a = ap.parse_args()
+    start = time.monotonic()
 
     model = UNet().to(a.device)
     opt = torch.optim.Adam(model.parameters(), lr=a.lr)
@@ -120,6 +125,10 @@ def main():
             print(f"step {step} loss {loss.item():.5f} lr {sched.get_last_lr()[0]:.2e}", flush=True)
         if step % a.checkpoint_every == 0 or step == a.steps:
             save()
+        if a.time_limit > 0 and time.monotonic() - start > a.time_limit:
+            save()
+            print(f"time limit: stopped at step {step}", flush=True)
+            break
     export_weights(model.cpu(), a.out, a.scale)
     print(f"wrote {a.out}")
 
