@@ -148,6 +148,48 @@ denoiser_smoke() {
     save
 }
 
+# Issue 51, here: what a training call carries within 64 MiB. pkrt and its libraries alone in .stage, the
+# training scenes in .scenes (every glTF model but the held-out ones, the OBJ scenes but Dabrovic Sponza),
+# and .denoiser/ckpt.pt (the newest checkpoint, CKPT, when given). With `eval`: the held-out scenes
+# instead, and .denoiser/unet.pkrtunet (WEIGHTS) for tests/h200.sh evaluate.
+stage_train() {
+    set -e
+    cmake --build build
+    rm -rf .stage .scenes && mkdir -p .stage/lib .scenes/gltf .denoiser
+    cp build/pkrt .stage/ && strip .stage/pkrt && xz -T0 -f .stage/pkrt
+    ldd build/pkrt | awk '/=>/ {print $3}' |
+        grep -E "tinyobj|tinygltf|libstb|OpenEXR|Imath|Iex|IlmThread|cudart|libjpeg|libpng|libdeflate|libmpi|open-rte|open-pal|hwloc|libevent|libudev|assimp|draco|minizip" | xargs -r -I{} cp -L {} .stage/lib/
+    tar cJf .stage/lib.tar.xz -C .stage lib && rm -rf .stage/lib
+    local held="DamagedHelmet ToyCar GlamVelvetSofa" m
+    if [ "${1:-}" = eval ]; then
+        for m in $held; do cp -r "../shared/scenes/gltf/$m" .scenes/gltf/; done
+        rm -rf .scenes/gltf/DamagedHelmet/glTF  # its .glb is the one evaluate.py reads
+        cp -r ../shared/scenes/dabrovic-sponza .scenes/
+        [ -n "${WEIGHTS:-}" ] && cp "$WEIGHTS" .denoiser/unet.pkrtunet
+    else
+        for m in ../shared/scenes/gltf/*/; do
+            [[ " $held " == *" $(basename "$m") "* ]] || cp -r "$m" .scenes/gltf/
+        done
+        cp -r ../shared/scenes/cornell-box ../shared/scenes/cornell-box-mm ../shared/scenes/stanford-bunny .scenes/
+        mkdir -p .scenes/crytek-sponza-geometry
+        cp ../shared/scenes/crytek-sponza-geometry/sponza_geometry.mtl .scenes/crytek-sponza-geometry/
+        xz -T0 -c ../shared/scenes/crytek-sponza-geometry/sponza.obj >.scenes/crytek-sponza-geometry/sponza.obj.xz
+        [ -n "${CKPT:-}" ] && cp "$CKPT" .denoiser/ckpt.pt
+    fi
+    for d in /.stage/ /.scenes/ /.denoiser/; do grep -qx "$d" .git/info/exclude || echo "$d" >>.git/info/exclude; done
+    du -sh .stage .scenes .denoiser
+}
+
+# Issue 51's held-out table on the device (after begin_results; staged by `stage_train eval`): evaluate.py
+# with .denoiser/unet.pkrtunet at 384x384, 4 to 1024 spp against 4096-spp references.
+evaluate() {
+    python3 tools/denoiser/evaluate.py /tmp/eval --weights .denoiser/unet.pkrtunet --pkrt ./.stage/pkrt "$@" 2>&1 |
+        grep -v warning | tail -30 | tee "$out/evaluate.md"
+    local d k
+    for d in /tmp/eval/*/; do for k in atrous unet; do cp "$d${k}_4.png" "$out/$(basename "$d")_${k}_4.png" 2>/dev/null; done; done
+    save
+}
+
 # Issue 51's training on the device (after begin_results), resumable across sessions: exr.py checked
 # against a PFM of the same render (numpy's path), the dataset rendered ($SEQ sequences a scene,
 # 256x256: the same in every lease for the same scenes), training resumed from .denoiser/ckpt.pt where
@@ -832,6 +874,8 @@ case "${1:-}" in
     # (as run in session 28, it began with `loops`: the lean persistent loop, since deleted; BENCHMARKS.md)
     denoiser_smoke) begin_results; denoiser_smoke ;;
     train) shift; begin_results; train "$@" ;;
+    stage_train) shift; stage_train "$@" ;;
+    evaluate) shift; begin_results; evaluate "$@" ;;
     session28) begin_results; gpu_tests 240; unet; matrix; python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.is_available())' 2>&1 | tail -1
         for m in numpy OpenEXR Imath; do python3 -c "import $m; print('$m', getattr($m, '__version__', ''))" 2>&1 | tail -1; done ;;
     soak) shift; soak "$@" ;;
