@@ -10,7 +10,9 @@ reference renders exactly the same ones. Frame i of a sequence uses seed + i (RE
 Held out (never rendered here; the test set): DamagedHelmet, Dabrovic Sponza, ToyCar and GlamVelvetSofa.
 
 Usage: make_dataset.py OUT_DIR [--pkrt build/pkrt] [--sequences 4] [--res 384x384] [--ref-spp 4096]
-                       [--env-dir DIR] [--seed 1] [--only NAME,...]
+                       [--env-dir DIR | --skies 16] [--seed 1] [--only NAME,...]
+Half the sequences are lit by an environment map drawn at random: those of --env-dir, else --skies
+procedural skies with a sun (make_envs.py, written to OUT_DIR/skies).
 Writes OUT_DIR/<scene>_<k>/noisy_<spp>_%04d.exr and ref_%04d.exr, and OUT_DIR/manifest.json.
 """
 import argparse
@@ -55,13 +57,20 @@ def main():
     ap.add_argument("--res", default="384x384")
     ap.add_argument("--ref-spp", type=int, default=4096)
     ap.add_argument("--env-dir", help="environment maps (.hdr/.exr) to light scenes with, at random")
+    ap.add_argument("--skies", type=int, default=16, help="procedural skies where no --env-dir is given (0: none)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--only", help="scenes by file name without extension, comma-separated (default: all)")
     a = ap.parse_args()
     if a.ref_spp < 4096:
         sys.exit("make_dataset: references need at least 4096 samples per pixel")
     rng = random.Random(a.seed)
-    envs = sorted(glob.glob(os.path.join(a.env_dir, "*.hdr")) + glob.glob(os.path.join(a.env_dir, "*.exr"))) if a.env_dir else []
+    env_dir = a.env_dir
+    if not env_dir and a.skies > 0:
+        env_dir = os.path.join(a.out_dir, "skies")
+        if not os.path.isdir(env_dir):  # resumable: the same skies as the run before
+            subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "make_envs.py"), env_dir,
+                            "--count", str(a.skies), "--seed", str(a.seed)], check=True)
+    envs = sorted(glob.glob(os.path.join(env_dir, "*.hdr")) + glob.glob(os.path.join(env_dir, "*.exr"))) if env_dir else []
     manifest = []
     only = set(a.only.split(",")) if a.only else None
     for scene in training_scenes():
@@ -82,7 +91,8 @@ def main():
                 render(a.pkrt, scene, ref, a.ref_spp, seed + 1000003, frames, degrees, a.res, env)
             for i in range(frames):
                 manifest.append({"scene": name, "noisy": noisy % i, "ref": ref % i, "spp": spp})
-            print(f"{name}_{k}: {frames} frames at {spp} spp", flush=True)
+            lit = f", lit by {os.path.basename(env)}" if env else ""
+            print(f"{name}_{k}: {frames} frames at {spp} spp{lit}", flush=True)
     with open(os.path.join(a.out_dir, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
 
