@@ -57,8 +57,7 @@ public:
         denoiser_.reset();
         shown_ = false;
     }
-    // A denoiser of images on `backend`'s device (made the first time): the EXR screenshot's, the one a
-    // view at rest gets.
+    // The chosen denoiser of images on `backend`'s device (made the first time): the EXR screenshot's.
     Denoiser& denoiser(const Backend& backend) {
         if (!denoiser_) denoiser_ = make_chosen_denoiser(backend, choice_);
         return *denoiser_;

@@ -33,12 +33,12 @@ DenoiserChoice choose_denoiser(DenoiserKind kind, const std::string& weights_pat
         if (!weights_path.empty()) throw Error(weights_flag + " " + weights_path + ": only with --denoiser unet");
         return c;
     }
-    c.weights_path = weights_path.empty() ? shipped_unet_weights() : weights_path;
-    if (c.weights_path.empty())
+    const std::string path = weights_path.empty() ? shipped_unet_weights() : weights_path;
+    if (path.empty())
         throw Error("--denoiser unet: this pkrt ships no trained weights (" + weights_dir() +
                     "/unet.pkrtunet); give a weight file with " + weights_flag);
     try {
-        c.weights = std::make_shared<const UnetWeights>(read_unet_weights(c.weights_path));
+        c.weights = std::make_shared<const UnetWeights>(read_unet_weights(path));
     } catch (const Error& e) {
         throw Error(weights_path.empty() ? std::string(e.what()) : weights_flag + " " + e.what());
     }

@@ -18,7 +18,6 @@ enum class DenoiserKind { kAtrous, kUnet };
 struct DenoiserChoice {
     DenoiserKind kind = DenoiserKind::kAtrous;
     std::shared_ptr<const UnetWeights> weights;  // kUnet's
-    std::string weights_path;                    // where they came from
 };
 
 // The weight file pkrt ships (weights_dir()/unet.pkrtunet), or "" where there is none.

@@ -48,7 +48,6 @@ public:
     // Over bytes already read (--resume reads its file once and takes every layer from those bytes).
     explicit ExrInput(InputFile in);
     Imf::InputFile& file() { return *file_; }
-    const InputFile& input() const { return in_; }
     const std::string& path() const { return in_.path; }
 
 private:
