@@ -2,13 +2,11 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 
 #include "kernels/gpu/unet_launch.h"
 #include "render/cuda/device_memory.h"
 #include "render/denoise/half.h"
 #include "render/denoise/unet.h"
-#include "render/image/look.h"
 
 namespace pkrt {
 
@@ -46,15 +44,16 @@ bool pooled(int layer) { return layer >= 1 && layer <= 4; }
 class CudaUnetDenoiser final : public Denoiser {
 public:
     CudaUnetDenoiser(const GpuDevice& device, const UnetWeights& weights, int tile)
-        : dev_(device), weights_(weights), tile_(std::max(16, (tile + 15) / 16 * 16)) {
-        validate_unet(weights_, "U-Net weights");
+        : dev_(device), inputs_(weights.inputs), transfer_(weights.transfer),
+          tile_(std::max(16, (tile + 15) / 16 * 16)) {
+        validate_unet(weights, "U-Net weights");
         check(cudaSetDevice(dev_.index), "U-Net: device");
         check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "U-Net: stream");
         check(cudaEventCreate(&start_), "U-Net: event");
         check(cudaEventCreate(&end_), "U-Net: event");
-        channels_[0] = weights_.input_channels();
-        for (int l = 0; l < kUnetLayers; ++l) channels_[l + 1] = weights_.layers[l].out;
-        pack_weights();
+        channels_[0] = weights.input_channels();
+        for (int l = 0; l < kUnetLayers; ++l) channels_[l + 1] = weights.layers[l].out;
+        pack_weights(weights);
     }
     ~CudaUnetDenoiser() override {
         cudaStreamDestroy(stream_);
@@ -69,12 +68,13 @@ public:
 
 private:
     int padded(int tensor) const { return tensor == 0 ? 16 : unet_padded_channels(channels_[tensor]); }
-    void pack_weights();
+    void pack_weights(const UnetWeights& weights);
     void reserve(int width, int height);
     void forward(int width, int height);
 
     GpuDevice dev_;
-    UnetWeights weights_;
+    uint32_t inputs_;        // of the weights: which features the network takes
+    UnetTransfer transfer_;  // and the curve it takes them through
     int tile_;
     std::array<int, kUnetLayers + 1> channels_{};
     cudaStream_t stream_ = nullptr;
@@ -90,9 +90,9 @@ private:
 };
 
 // Per 16-channel chunk of the padded input, per tap, [16][padded out]: the order unet.cu stages them.
-void CudaUnetDenoiser::pack_weights() {
+void CudaUnetDenoiser::pack_weights(const UnetWeights& weights) {
     for (int l = 0; l < kUnetLayers; ++l) {
-        const ConvLayer& layer = weights_.layers[l];
+        const ConvLayer& layer = weights.layers[l];
         const LayerInputs in = kInputs[l];
         const int a_real = channels_[in.a], a_pad = padded(in.a);
         const int b_real = in.b < 0 ? 0 : channels_[in.b], b_pad = in.b < 0 ? 0 : padded(in.b);
@@ -159,15 +159,15 @@ Image CudaUnetDenoiser::denoise(const Image& color, const FeatureImages& feature
     const int margin = (kUnetMargin + 15) / 16 * 16;
     const int width = (color.width + 15) / 16 * 16, height = (color.height + 15) / 16 * 16;
     reserve(std::min(width, tile_ + 2 * margin), std::min(height, tile_ + 2 * margin));
-    const bool albedo = weights_.inputs & kUnetAlbedo, normal = weights_.inputs & kUnetNormal;
+    const bool albedo = inputs_ & kUnetAlbedo, normal = inputs_ & kUnetNormal;
     color_.upload(color.pixels);
     if (albedo) albedo_.upload(features.albedo.pixels);
     if (normal) normal_.upload(features.normal.pixels);
     out_.allocate(color.pixels.size());
     UnetCurveParams curve;
-    curve.exposure = weights_.transfer.exposure == UnetExposure::kAuto ? std::exp2(auto_exposure_stops(color)) : 1.0f;
-    curve.scale = weights_.transfer.scale;
-    curve.max_input = weights_.transfer.max_input;
+    curve.exposure = transfer_exposure(transfer_, color);
+    curve.scale = transfer_.scale;
+    curve.max_input = transfer_.max_input;
     check(cudaEventRecord(start_, stream_), "U-Net");
     for (int ty = 0; ty < color.height; ty += tile_)
         for (int tx = 0; tx < color.width; tx += tile_) {

@@ -36,9 +36,11 @@ Tensor UnetNetwork::forward(const Tensor& input, unsigned threads) const {
     return conv(x, 15);
 }
 
-float UnetNetwork::exposure(const Image& color) const {
-    return weights_.transfer.exposure == UnetExposure::kAuto ? std::exp2(auto_exposure_stops(color)) : 1.0f;
+float transfer_exposure(const UnetTransfer& t, const Image& color) {
+    return t.exposure == UnetExposure::kAuto ? std::exp2(auto_exposure_stops(color)) : 1.0f;
 }
+
+float UnetNetwork::exposure(const Image& color) const { return transfer_exposure(weights_.transfer, color); }
 
 Tensor UnetNetwork::input(const Image& color, const FeatureImages& f, float exposure, int x0, int y0, int w,
                           int h) const {

@@ -44,6 +44,8 @@ Tensor upsample2(const Tensor& in);                             // nearest
 Tensor concat(const Tensor& a, const Tensor& b);                // a's channels, then b's
 float transfer_forward(float radiance, const UnetTransfer& t);  // radiance already exposed
 float transfer_inverse(float y, const UnetTransfer& t);
+// The exposure the transfer takes `color` with: the image's auto-exposure, or 1 where `t` says none.
+float transfer_exposure(const UnetTransfer& t, const Image& color);
 
 // How far into a tile its edge reaches: a tile's convolutions read zeros past its edge where the whole
 // image has pixels, and that difference spreads one pixel a convolution at each level, halved by a pool
