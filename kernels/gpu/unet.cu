@@ -8,6 +8,7 @@
 #include <mma.h>
 
 #include "kernels/gpu/unet_launch.h"
+#include "kernels/unet_curve.h"
 
 namespace pkrt {
 
@@ -168,11 +169,6 @@ template <int kFrags> cudaError_t launch_conv(const UnetConv& c, cudaStream_t st
     return cudaGetLastError();
 }
 
-__device__ float curve_forward(float x, const UnetCurveParams& p) {
-    x = isfinite(x) ? fminf(fmaxf(x, 0.0f), p.max_input) : 0.0f;
-    return p.scale * log1pf(x);
-}
-
 __device__ float clamp_finite(float v, float lo, float hi) { return isfinite(v) ? fminf(fmaxf(v, lo), hi) : 0.0f; }
 
 __global__ void unet_input_kernel(UnetInputArgs a) {
@@ -186,7 +182,8 @@ __global__ void unet_input_kernel(UnetInputArgs a) {
         const size_t i = size_t(iy) * a.image_width + ix;
         const Vec3 col = a.color[i];
         int ch = 0;
-        for (float c : {col.x, col.y, col.z}) v[ch++] = __float2half(curve_forward(c * a.curve.exposure, a.curve));
+        for (float c : {col.x, col.y, col.z})
+            v[ch++] = __float2half(unet_curve_forward(c * a.curve.exposure, a.curve.scale, a.curve.max_input));
         if (a.albedo) {
             const Vec3 al = a.albedo[i];
             for (float c : {al.x, al.y, al.z}) v[ch++] = __float2half(clamp_finite(c, 0.0f, 1.0f));
@@ -206,11 +203,7 @@ __global__ void unet_output_kernel(UnetOutputArgs a) {
     if (px >= a.tx1 || py >= a.ty1) return;
     const float* n = a.net + (size_t(py - a.y0) * a.width + (px - a.x0)) * 16;
     float rgb[3];
-    for (int c = 0; c < 3; ++c) {
-        // Within [0, max_input], NaN to 0, as transfer_inverse (render/denoise/unet_layers.cpp).
-        const float x = expm1f(fminf(n[c] / a.curve.scale, 89.0f));
-        rgb[c] = (x > 0.0f ? fminf(x, a.curve.max_input) : 0.0f) / a.curve.exposure;
-    }
+    for (int c = 0; c < 3; ++c) rgb[c] = unet_curve_inverse(n[c], a.curve.scale, a.curve.max_input) / a.curve.exposure;
     a.out[size_t(py) * a.image_width + px] = Vec3{rgb[0], rgb[1], rgb[2]};
 }
 

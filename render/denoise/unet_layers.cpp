@@ -7,6 +7,7 @@
 
 #include "render/cpu/parallel.h"
 #include "render/denoise/unet.h"
+#include "kernels/unet_curve.h"
 
 namespace pkrt {
 
@@ -140,14 +141,9 @@ Tensor concat(const Tensor& a, const Tensor& b) {
 }
 
 float transfer_forward(float radiance, const UnetTransfer& t) {
-    const float x = std::isfinite(radiance) ? std::min(std::max(radiance, 0.0f), t.max_input) : 0.0f;
-    return t.scale * std::log1p(x);
+    return unet_curve_forward(radiance, t.scale, t.max_input);
 }
 
-// Within [0, max_input], NaN to 0: whatever the network gives, the image stays finite.
-float transfer_inverse(float y, const UnetTransfer& t) {
-    const float x = std::expm1(std::min(y / t.scale, 89.0f));
-    return x > 0.0f ? std::min(x, t.max_input) : 0.0f;
-}
+float transfer_inverse(float y, const UnetTransfer& t) { return unet_curve_inverse(y, t.scale, t.max_input); }
 
 }  // namespace pkrt
