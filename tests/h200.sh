@@ -55,6 +55,14 @@ set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
+# Libraries the device's Ubuntu lacks (GL, GLFW and X come from .gpu and .gpu-x there), as .stage/lib.tar.xz.
+stage_libs() {
+    mkdir -p .stage/lib
+    ldd build/pkrt | awk '/=>/ {print $3}' |
+        grep -E "tinyobj|tinygltf|libstb|OpenEXR|Imath|Iex|IlmThread|cudart|libjpeg|libpng|libdeflate|libmpi|open-rte|open-pal|hwloc|libevent|libudev|assimp|draco|minizip" | xargs -r -I{} cp -L {} .stage/lib/
+    tar cJf .stage/lib.tar.xz -C .stage lib && rm -rf .stage/lib  # 23 MB as they are, a third packed
+}
+
 stage() {
     set -e
     cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" >/dev/null
@@ -64,7 +72,7 @@ stage() {
     ninja -C build -t deps 2>/dev/null | awk '/\.(cu|cpp)\.o: #deps 0,/ {sub(":", "", $1); print $1}' |
         while read -r o; do echo "stage: $o had no recorded dependencies; rebuilding it"; rm -f "build/$o"; done
     cmake --build build
-    rm -rf .stage && mkdir -p .stage/lib
+    rm -rf .stage && mkdir -p .stage
     for b in build/pkrt build/pkrt-viewer build/tests/test_gpu build/tests/test_viewer_gpu; do
         [ -x "$b" ] && cp "$b" .stage/ && strip ".stage/$(basename "$b")"
     done
@@ -76,10 +84,7 @@ stage() {
     for v in "${@:2}"; do mkdir -p .stage/var && cp "$v" ".stage/var/$(basename "$v")" && strip ".stage/var/$(basename "$v")"; done
     # The binaries travel as .xz (a device call carries at most 64 MiB); device_paths unpacks them.
     find .stage -maxdepth 2 -type f ! -name '*.so*' ! -name '*.xz' -exec xz -T0 -f {} \;
-    # Libraries the device's Ubuntu lacks (GL, GLFW and X come from .gpu and .gpu-x there).
-    ldd build/pkrt | awk '/=>/ {print $3}' |
-        grep -E "tinyobj|tinygltf|libstb|OpenEXR|Imath|Iex|IlmThread|cudart|libjpeg|libpng|libdeflate|libmpi|open-rte|open-pal|hwloc|libevent|libudev|assimp|draco|minizip" | xargs -r -I{} cp -L {} .stage/lib/
-    tar cJf .stage/lib.tar.xz -C .stage lib && rm -rf .stage/lib  # 23 MB as they are, a third packed
+    stage_libs
     mkdir -p .scenes/crytek-sponza-geometry
     cp -r ../shared/scenes/cornell-box ../shared/scenes/dabrovic-sponza ../shared/scenes/stanford-bunny .scenes/
     mkdir -p .scenes/gltf/DamagedHelmet && cp -r ../shared/scenes/gltf/MetalRoughSpheresNoTextures ../shared/scenes/gltf/TextureTransformTest \
@@ -155,11 +160,9 @@ denoiser_smoke() {
 stage_train() {
     set -e
     cmake --build build
-    rm -rf .stage .scenes && mkdir -p .stage/lib .scenes/gltf .denoiser
+    rm -rf .stage .scenes && mkdir -p .stage .scenes/gltf .denoiser
     cp build/pkrt .stage/ && strip .stage/pkrt && xz -T0 -f .stage/pkrt
-    ldd build/pkrt | awk '/=>/ {print $3}' |
-        grep -E "tinyobj|tinygltf|libstb|OpenEXR|Imath|Iex|IlmThread|cudart|libjpeg|libpng|libdeflate|libmpi|open-rte|open-pal|hwloc|libevent|libudev|assimp|draco|minizip" | xargs -r -I{} cp -L {} .stage/lib/
-    tar cJf .stage/lib.tar.xz -C .stage lib && rm -rf .stage/lib
+    stage_libs
     local held="DamagedHelmet ToyCar GlamVelvetSofa" m
     if [ "${1:-}" = eval ]; then
         for m in $held; do cp -r "../shared/scenes/gltf/$m" .scenes/gltf/; done
