@@ -203,7 +203,7 @@ train() {
     ./.stage/pkrt render scenes/cornell.json --res 64x40 --spp 4 -q -o /tmp/exr_check.exr --hdr /tmp/exr_check.pfm --aov albedo,normal &&
         python3 tools/denoiser/exr.py /tmp/exr_check.exr /tmp/exr_check.pfm || { echo "exr.py disagrees with the PFM"; return 1; }
     rm -rf /tmp/ds
-    timeout 200 python3 tools/denoiser/make_dataset.py /tmp/ds --pkrt ./.stage/pkrt --sequences "${SEQ:-1}" --res 256x256 2>&1 |
+    timeout 200 python3 tools/denoiser/make_dataset.py /tmp/ds --pkrt ./.stage/pkrt --sequences "${SEQ:-1}" --res 256x256 --jobs 6 2>&1 |
         grep -v warning | tail -3
     echo "dataset: $((SECONDS - t0)) s, $(python3 -c "import json; print(len(json.load(open('/tmp/ds/manifest.json'))))") pairs"
     [ -f .denoiser/ckpt.pt ] && cp .denoiser/ckpt.pt "$final/ckpt.pt"
@@ -884,3 +884,29 @@ case "${1:-}" in
     soak) shift; soak "$@" ;;
     *) echo "usage: $0 stage [BASE [VARIANT...]] | run | check | variants [MODES] | multi [DEVICES] | resident [tests] [viewer] [bench] | house [tests] [viewer] [bench] | profile | trees | profile_extend | compare_kernels | features | response | tests [SECONDS] | denoised_view | compare [...] | repeat_test FILTER N [SECONDS] | soak start SECONDS | soak wait" >&2; exit 2 ;;
 esac
+
+# Issue 49 item 4 (session 29): where the viewer draws and presents against the next frame's render
+# (--display-order), on the X display. test_gpu first; then Crytek Sponza 1920x1080 at 1 spp a frame,
+# 200 frames, fps per order and mode, interleaved over two rounds; the camera-change latency per order;
+# the viewer's GPU tests.
+display_orders() {
+    begin_results
+    gpu_tests 200
+    [ -n "${DISPLAY:-}" ] || { echo "display_orders: no X display"; return 1; }
+    local round order m
+    for round in 1 2; do
+        for order in overlap draw-first present-first; do
+            for m in ${MODES:-graph relaunch persistent resident}; do
+                timeout -k 5 60 ./.stage/pkrt-viewer scenes/bench/crytek-sponza.json --backend cuda --mode $m --res 1920x1080 \
+                    --spp-per-frame 1 --frames 200 --display-order $order >"$out/order_${order}_${m}_$round.txt" 2>&1
+                echo "$round $order $m: exit $? $(grep -oE '[0-9.]+ fps|median render [0-9.]+ ms|waited for it [0-9.]+|present [0-9.]+ ms' \
+                    "$out/order_${order}_${m}_$round.txt" | tr '\n' ' ')"
+            done
+        done
+        save
+    done
+    for order in overlap draw-first present-first; do
+        TAG=_$order EXTRA="--display-order $order" viewer_latency ${MODES:-graph relaunch persistent resident}
+    done
+    viewer_tests
+}

@@ -11,9 +11,10 @@ namespace pkrt::viewer {
 // The middle element (the upper one of an even count); 0 when empty.
 double median_of(std::vector<double> v);
 
-// Per displayed frame, in ms: the render, the wait for it, the display transfer and that transfer's parts.
+// Per displayed frame, in ms: the render, the wait for it, the display transfer and that transfer's parts,
+// and the pass's draw and present.
 struct FrameTimes {
-    std::vector<double> render, wait, upload, map, pack, unmap, gl_copy;
+    std::vector<double> render, wait, upload, map, pack, unmap, gl_copy, present;
 };
 
 // A camera change to the first image of the new view on screen (after the swap), by the viewer's clock,

@@ -74,7 +74,9 @@ private:
     void handle_comparison(PanelRequests& req);
     void queue_frames(int rw, int rh);  // the render resolution
     std::pair<int, int> render_size() const;
-    void present(const PanelRequests& req, int fb_w, int fb_h);
+    // The image and the panels drawn into the back buffer; the buffer presented.
+    void draw_frame(const PanelRequests& req, int fb_w, int fb_h);
+    void swap();
     // Completes the frame in flight (if any), records its statistics and uploads it for display. Where
     // frames queue ahead (resident mode) it takes only those already done and never waits.
     void finish_frame();
@@ -163,7 +165,10 @@ private:
     int queued_this_pass_ = 0;    // frames queue_frames submitted in this pass (batch runs: one a pass)
     std::string submitted_mode_;  // mode of the frame in flight
     double frame_ms_ = 0, wall_ms_ = 0, upload_ms_ = 0, fps_ = 0, mean_dt_ = 0;
-    double wait_ms_ = 0;  // how long finish_frame() blocked on the frame in flight
+    double wait_ms_ = 0;     // how long finish_frame() blocked on the frame in flight
+    double present_ms_ = 0;  // this pass's draw and swap on the CPU (a wait for GL's draw included)
+    enum class DisplayOrder { kOverlap, kDrawFirst, kPresentFirst };
+    DisplayOrder display_order_ = DisplayOrder::kOverlap;  // --display-order
     bool gpu_timed_ = false;
     std::chrono::steady_clock::time_point last_frame_;
     std::string status_;

@@ -33,6 +33,26 @@ TEST(Viewer, CpuFramesWriteANonBlankScreenshotOfTheWindowSize) {
     for (const auto& e : dir.entries()) EXPECT_EQ(e.find(".tmp"), std::string::npos) << e;
 }
 
+// The display order (--display-order) moves the draw and the swap against the next frame's queueing;
+// every order renders every frame, and the CPU's image is the same sample for sample.
+TEST(Viewer, EveryDisplayOrderRendersTheSameFrames) {
+    TempDir dir;
+    Png first;
+    for (const char* order : {"overlap", "draw-first", "present-first"}) {
+        const std::string png = std::string(order) + ".png";
+        RunResult r = run_viewer("--backend cpu --frames 6 --spp-per-frame 1 --res 160x120 --display-order " +
+                                     std::string(order) + " --screenshot " + png,
+                                 dir.path().string());
+        SKIP_WITHOUT_XVFB(r);
+        ASSERT_EQ(r.code, 0) << order << "\n" << r.err;
+        EXPECT_NE(r.err.find("6 frames, 6 spp at"), std::string::npos) << order << "\n" << r.err;
+        Png img = read_png(dir.file(png));
+        ASSERT_TRUE(img.ok()) << order;
+        if (!first.ok()) first = img;
+        else EXPECT_EQ(max_abs_diff(first, img), 0) << order << " against overlap";
+    }
+}
+
 // --spp-target stops accumulating at exactly that many samples per pixel, whatever the frames left:
 // the last frame takes only what is missing, and later frames add nothing.
 TEST(Viewer, SampleTargetStopsAccumulationExactly) {
@@ -396,6 +416,7 @@ TEST(ViewerCli, BadFlagsAndFilesGiveOneErrorLine) {
         {"--backend cpu --mode persistent", "the CPU backend has no scheduler modes", 1},
         {"--mode sideways", "--mode sideways: 'sideways' is not a mode", 1},
         {"--interop pbo", "--interop pbo: must be texture or buffer", 1},
+        {"--display-order later", "--display-order later: must be overlap, draw-first or present-first", 1},
         {"--tone-map filmic", "--tone-map: 'filmic' is not a tone curve (clamp, aces or agx)", 1},
         {"--exposure bright", "--exposure: 'bright' is neither 'auto' nor a number of stops", 1},
         {"--set grid_blocks=x", "--set grid_blocks=x: grid_blocks must be", 1},

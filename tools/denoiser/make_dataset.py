@@ -10,12 +10,13 @@ reference renders exactly the same ones. Frame i of a sequence uses seed + i (RE
 Held out (never rendered here; the test set): DamagedHelmet, Dabrovic Sponza, ToyCar and GlamVelvetSofa.
 
 Usage: make_dataset.py OUT_DIR [--pkrt build/pkrt] [--sequences 4] [--res 384x384] [--ref-spp 4096]
-                       [--env-dir DIR | --skies 16] [--seed 1] [--only NAME,...]
+                       [--env-dir DIR | --skies 16] [--seed 1] [--jobs 4] [--only NAME,...]
 Half the sequences are lit by an environment map drawn at random: those of --env-dir, else --skies
 procedural skies with a sun (make_envs.py, written to OUT_DIR/skies).
 Writes OUT_DIR/<scene>_<k>/noisy_<spp>_%04d.exr and ref_%04d.exr, and OUT_DIR/manifest.json.
 """
 import argparse
+import concurrent.futures
 import glob
 import json
 import os
@@ -59,6 +60,7 @@ def main():
     ap.add_argument("--env-dir", help="environment maps (.hdr/.exr) to light scenes with, at random")
     ap.add_argument("--skies", type=int, default=16, help="procedural skies where no --env-dir is given (0: none)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=4, help="renders at once (default 4)")
     ap.add_argument("--only", help="scenes by file name without extension, comma-separated (default: all)")
     a = ap.parse_args()
     if a.ref_spp < 4096:
@@ -71,31 +73,47 @@ def main():
             subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "make_envs.py"), env_dir,
                             "--count", str(a.skies), "--seed", str(a.seed)], check=True)
     envs = sorted(glob.glob(os.path.join(env_dir, "*.hdr")) + glob.glob(os.path.join(env_dir, "*.exr"))) if env_dir else []
-    manifest = []
     only = set(a.only.split(",")) if a.only else None
+    # Every sequence's draws first, in one order, so the data set is the same whatever --jobs is.
+    plan = []
     for scene in training_scenes():
         name = os.path.splitext(os.path.basename(scene))[0]
         if only is not None and name not in only:
             continue
         for k in range(a.sequences):
-            folder = os.path.join(a.out_dir, f"{name}_{k}")
-            os.makedirs(folder, exist_ok=True)
             frames, degrees = rng.randint(2, 6), rng.uniform(10.0, 360.0)
             spp = max(1, min(1024, round(2 ** rng.uniform(0, 10))))
             env = rng.choice(envs) if envs and rng.random() < 0.5 else None
             seed = rng.randrange(1, 1 << 30)
-            noisy = os.path.join(folder, f"noisy_{spp}_%04d.exr")
-            ref = os.path.join(folder, "ref_%04d.exr")
-            if not os.path.exists(ref % (frames - 1)):  # resumable: a finished sequence is kept
+            plan.append((scene, name, k, frames, degrees, spp, env, seed))
+
+    def make(job):
+        scene, name, k, frames, degrees, spp, env, seed = job
+        folder = os.path.join(a.out_dir, f"{name}_{k}")
+        os.makedirs(folder, exist_ok=True)
+        noisy = os.path.join(folder, f"noisy_{spp}_%04d.exr")
+        ref = os.path.join(folder, "ref_%04d.exr")
+        if not os.path.exists(ref % (frames - 1)):  # resumable: a finished sequence is kept
+            try:
                 render(a.pkrt, scene, noisy, spp, seed, frames, degrees, a.res, env)
                 render(a.pkrt, scene, ref, a.ref_spp, seed + 1000003, frames, degrees, a.res, env)
-            for i in range(frames):
-                manifest.append({"scene": name, "noisy": noisy % i, "ref": ref % i, "spp": spp})
-            lit = f", lit by {os.path.basename(env)}" if env else ""
-            print(f"{name}_{k}: {frames} frames at {spp} spp{lit}", flush=True)
-    with open(os.path.join(a.out_dir, "manifest.json"), "w") as f:
-        json.dump(manifest, f, indent=1)
+            except subprocess.CalledProcessError as e:  # pkrt said why on stderr; the others go on
+                print(f"make_dataset: warning: {name}_{k} left out (pkrt exit {e.returncode})", file=sys.stderr, flush=True)
+                return []
+        lit = f", lit by {os.path.basename(env)}" if env else ""
+        print(f"{name}_{k}: {frames} frames at {spp} spp{lit}", flush=True)
+        return [{"scene": name, "noisy": noisy % i, "ref": ref % i, "spp": spp} for i in range(frames)]
 
+    # Several renders at once: each spends seconds loading its scene and building its BVH on the CPU,
+    # which the others' GPU work overlaps. The manifest is rewritten as sequences finish, so that a run
+    # cut short (a device call's time limit) leaves every finished sequence usable.
+    manifest = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+        for pairs in pool.map(make, plan):
+            manifest += pairs
+            with open(os.path.join(a.out_dir, "manifest.json.tmp"), "w") as f:
+                json.dump(manifest, f, indent=1)
+            os.replace(os.path.join(a.out_dir, "manifest.json.tmp"), os.path.join(a.out_dir, "manifest.json"))
 
 if __name__ == "__main__":
     main()
