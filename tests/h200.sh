@@ -853,38 +853,6 @@ session27() {
     save
 }
 
-case "${1:-}" in
-    stage) shift; stage "$@" ;;
-    repeat_test) shift; repeat_test "$@" ;;
-    cutouts) cutouts ;;
-    run) run ;;
-    check) check ;;
-    variants) shift; variants "$@" ;;
-    multi) shift; multi "$@" ;;
-    resident) shift; resident "$@" ;;
-    house) shift; house "$@" ;;
-    features) features ;;
-    response) response ;;
-    tests) begin_results; gpu_tests "${2:-150}" ;;
-    denoised_view) denoised_view ;;
-    compare) begin_results; compare_with_base "${2:-512x512,1920x1080}" "${3:-5}" "${4:-512x512,1920x1080}" "${5:-5}" ;;
-    profile) begin_results; profile ;;
-    trees) begin_results; trees ;;
-    profile_extend) begin_results; profile_extend ;;
-    compare_kernels) begin_results; compare_kernels ;;
-    issue49) issue49 ;;
-    session27) session27 ;;
-    # (as run in session 28, it began with `loops`: the lean persistent loop, since deleted; BENCHMARKS.md)
-    denoiser_smoke) begin_results; denoiser_smoke ;;
-    train) shift; begin_results; train "$@" ;;
-    stage_train) shift; stage_train "$@" ;;
-    evaluate) shift; begin_results; evaluate "$@" ;;
-    session28) begin_results; gpu_tests 240; unet; matrix; python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.is_available())' 2>&1 | tail -1
-        for m in numpy OpenEXR Imath; do python3 -c "import $m; print('$m', getattr($m, '__version__', ''))" 2>&1 | tail -1; done ;;
-    soak) shift; soak "$@" ;;
-    *) echo "usage: $0 stage [BASE [VARIANT...]] | run | check | variants [MODES] | multi [DEVICES] | resident [tests] [viewer] [bench] | house [tests] [viewer] [bench] | profile | trees | profile_extend | compare_kernels | features | response | tests [SECONDS] | denoised_view | compare [...] | repeat_test FILTER N [SECONDS] | soak start SECONDS | soak wait" >&2; exit 2 ;;
-esac
-
 # Issue 49 item 4 (session 29): where the viewer draws and presents against the next frame's render
 # (--display-order), on the X display. test_gpu first; then Crytek Sponza 1920x1080 at 1 spp a frame,
 # 200 frames, fps per order and mode, interleaved over two rounds; the camera-change latency per order;
@@ -910,3 +878,58 @@ display_orders() {
     done
     viewer_tests
 }
+
+# stage_train's files set aside in .train/ (stage, scenes, denoiser) beside a normal stage, so that a
+# training call can follow another call on the same warm machine (carry [".gpu", ".train"]): on the
+# device `tests/h200.sh train_aside SECONDS` puts them in place and trains.
+stage_train_aside() {
+    [ -d .stage ] && mv .stage .stage.keep
+    [ -d .scenes ] && mv .scenes .scenes.keep
+    (stage_train "$@") || return 1
+    rm -rf .train && mkdir -p .train && mv .stage .train/stage && mv .scenes .train/scenes && cp -r .denoiser .train/denoiser
+    [ -d .stage.keep ] && mv .stage.keep .stage
+    [ -d .scenes.keep ] && mv .scenes.keep .scenes
+    grep -qx "/.train/" .git/info/exclude || echo "/.train/" >>.git/info/exclude
+    du -sh .train
+}
+train_aside() {
+    rm -rf .stage .scenes .denoiser && cp -r .train/stage .stage && cp -r .train/scenes .scenes && cp -r .train/denoiser .denoiser
+    begin_results
+    train "$@"
+}
+
+case "${1:-}" in
+    stage) shift; stage "$@" ;;
+    repeat_test) shift; repeat_test "$@" ;;
+    cutouts) cutouts ;;
+    run) run ;;
+    check) check ;;
+    variants) shift; variants "$@" ;;
+    multi) shift; multi "$@" ;;
+    resident) shift; resident "$@" ;;
+    house) shift; house "$@" ;;
+    features) features ;;
+    response) response ;;
+    tests) begin_results; gpu_tests "${2:-150}" ;;
+    denoised_view) denoised_view ;;
+    compare) begin_results; compare_with_base "${2:-512x512,1920x1080}" "${3:-5}" "${4:-512x512,1920x1080}" "${5:-5}" ;;
+    profile) begin_results; profile ;;
+    trees) begin_results; trees ;;
+    profile_extend) begin_results; profile_extend ;;
+    compare_kernels) begin_results; compare_kernels ;;
+    issue49) issue49 ;;
+    session27) session27 ;;
+    # (as run in session 28, it began with `loops`: the lean persistent loop, since deleted; BENCHMARKS.md)
+    denoiser_smoke) begin_results; denoiser_smoke ;;
+    train) shift; begin_results; train "$@" ;;
+    train_aside) shift; train_aside "$@" ;;
+    stage_train_aside) shift; stage_train_aside "$@" ;;
+    display_orders) display_orders ;;
+    stage_train) shift; stage_train "$@" ;;
+    evaluate) shift; begin_results; evaluate "$@" ;;
+    session28) begin_results; gpu_tests 240; unet; matrix; python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.is_available())' 2>&1 | tail -1
+        for m in numpy OpenEXR Imath; do python3 -c "import $m; print('$m', getattr($m, '__version__', ''))" 2>&1 | tail -1; done ;;
+    soak) shift; soak "$@" ;;
+    *) echo "usage: $0 stage [BASE [VARIANT...]] | run | check | variants [MODES] | multi [DEVICES] | resident [tests] [viewer] [bench] | house [tests] [viewer] [bench] | profile | trees | profile_extend | compare_kernels | features | response | tests [SECONDS] | denoised_view | compare [...] | repeat_test FILTER N [SECONDS] | soak start SECONDS | soak wait" >&2; exit 2 ;;
+esac
+
