@@ -60,7 +60,12 @@ uint64_t texel_budget_used(const Scene& scene);
 // scene.load_stats. Throws Error naming the file.
 void set_environment_map(Scene& scene, const std::string& path, float intensity, float rotation_degrees);
 
-// The map's sampling distribution (luminance x sin(theta), piecewise constant over texels) as CDFs.
+// Makes `map` (its texels decoded or made, its path naming it in messages) the scene's environment, as
+// set_environment_map does with a file's.
+void install_environment_map(Scene& scene, EnvironmentMap map, float intensity, float rotation_degrees);
+
+// The map's sampling distribution (luminance x sin(theta) over the cells of its bilinear reconstruction,
+// kernels/shading/environment.h) as CDFs.
 void build_environment_distribution(EnvironmentMap& map);
 
 // A geodesic sphere (subdivided icosahedron) with smooth normals; `inward` flips its faces so the

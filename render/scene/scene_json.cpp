@@ -20,6 +20,7 @@
 #include "render/scene/obj_scan.h"
 #include "render/scene/render_limits.h"
 #include "render/scene/scene.h"
+#include "render/texture/sky_sun.h"
 
 namespace pkrt {
 
@@ -162,8 +163,26 @@ void read_render(const Reader& r, const json& j, Scene& scene) {
     }
 }
 
+Sun read_sun(const Reader& r, const json& j) {
+    if (!j.is_object()) r.fail("environment.sun", "must be an object");
+    r.only_keys(j, "environment.sun", {"direction", "angle", "irradiance"});
+    Sun sun;
+    if (!j.contains("direction")) r.fail("environment.sun", "needs a \"direction\" (towards the sun)");
+    sun.direction = r.vec3(j["direction"], "environment.sun.direction");
+    if (!(length(sun.direction) > 1e-6f)) r.fail("environment.sun.direction", "must not be zero");
+    sun.direction = normalize(sun.direction);
+    if (j.contains("angle")) sun.angle_degrees = r.number(j["angle"], "environment.sun.angle");
+    if (!(sun.angle_degrees >= kMinSunDegrees && sun.angle_degrees <= kMaxSunDegrees))
+        r.fail("environment.sun.angle", "must be between 0.1 and 30 degrees (the sun's apparent diameter)");
+    if (!j.contains("irradiance")) r.fail("environment.sun", "needs an \"irradiance\" (on a surface facing it)");
+    sun.irradiance = r.colour(j["irradiance"], "environment.sun.irradiance");
+    if (max_component(sun.irradiance) > 1e12f) r.fail("environment.sun.irradiance", "must be at most 1e12");
+    return sun;
+}
+
 void read_environment(const Reader& r, const json& j, Scene& scene, const std::string& scene_path) {
-    r.only_keys(j, "environment", {"type", "color", "zenith", "horizon", "ground", "intensity", "file", "rotation"});
+    r.only_keys(j, "environment",
+                {"type", "color", "zenith", "horizon", "ground", "intensity", "file", "rotation", "sun"});
     std::string type = j.contains("type") ? r.string(j["type"], "environment.type") : "constant";
     float intensity = j.contains("intensity") ? r.number(j["intensity"], "environment.intensity") : 1.0f;
     if (intensity < 0.0f) r.fail("environment.intensity", "must not be negative");
@@ -171,6 +190,7 @@ void read_environment(const Reader& r, const json& j, Scene& scene, const std::s
     bool map = type == "map";
     for (const char* k : {"file", "rotation"})
         if (!map && j.contains(k)) r.fail(std::string("environment.") + k, "only a \"map\" environment has it");
+    if (type != "sky" && j.contains("sun")) r.fail("environment.sun", "only a \"sky\" environment has one");
     for (const char* k : {"color", "zenith", "horizon", "ground"})
         if (map && j.contains(k))
             r.fail(std::string("environment.") + k, "a \"map\" environment takes its colours from its file");
@@ -202,6 +222,7 @@ void read_environment(const Reader& r, const json& j, Scene& scene, const std::s
     for (Vec3 c : {env.color, env.zenith, env.horizon, env.ground})
         if (!all_finite(c) || max_component(c) > kMaxRadianceFloat)
             r.fail("environment", "colour times intensity must be at most 1e20");
+    if (j.contains("sun")) set_sky_with_sun(scene, read_sun(r, j["sun"]), intensity);
 }
 
 Material read_material(const Reader& r, const json& j, const std::string& where, Scene& scene,

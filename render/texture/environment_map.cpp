@@ -56,6 +56,10 @@ void set_environment_map(Scene& scene, const std::string& path, float intensity,
     scene.load_stats.decode_peak_bytes = std::max(scene.load_stats.decode_peak_bytes, uint64_t(f.bytes.size()));
     scene.inputs.push_back({f.path, f.id});
 
+    install_environment_map(scene, std::move(m), intensity, rotation_degrees);
+}
+
+void install_environment_map(Scene& scene, EnvironmentMap m, float intensity, float rotation_degrees) {
     // Negative or non-finite radiance has no physical meaning, and one NaN texel would poison every
     // sample that reads it. A few such texels are common in real EXRs (a resampling filter's ringing, a
     // renderer's stray NaN), so they become black and are counted rather than refusing the whole map.
@@ -75,8 +79,8 @@ void set_environment_map(Scene& scene, const std::string& path, float intensity,
     m.max_component = max_c;
     // In double: the brightest texel and the intensity are each finite, their product may not be.
     if (static_cast<double>(max_c) * intensity > 1e20)
-        throw Error(path + ": the brightest texel times the intensity is " + std::to_string(double(max_c) * intensity) +
-                    ", more than 1e20");
+        throw Error(m.path + ": the brightest texel times the intensity is " +
+                    std::to_string(double(max_c) * intensity) + ", more than 1e20");
     scene.load_stats.invalid_environment_texels = invalid;
     scene.env_map = std::move(m);
 
@@ -89,31 +93,41 @@ void set_environment_map(Scene& scene, const std::string& path, float intensity,
 }
 
 void build_environment_distribution(EnvironmentMap& map) {
-    const int w = map.width, h = map.height;
-    map.conditional_cdf.assign(static_cast<size_t>(w + 1) * h, 0.0f);
-    map.marginal_cdf.assign(static_cast<size_t>(h) + 1, 0.0f);
-    std::vector<double> row_sum(h, 0.0), partial(static_cast<size_t>(w) + 1, 0.0);
-    for (int j = 0; j < h; ++j) {
-        // A texel's solid angle is proportional to sin(theta) at its row; the row's centre stands for it.
-        double sin_theta = std::sin(3.14159265358979323846 * (j + 0.5) / h);
-        const Vec3* row = map.texels.data() + static_cast<size_t>(j) * w;
-        for (int i = 0; i < w; ++i) partial[i + 1] = partial[i] + static_cast<double>(luminance(row[i])) * sin_theta;
+    // Over the cells of the lookup's bilinear reconstruction (kernels/shading/environment.h says why and
+    // how they lie): width cells in each of height + 1 rows, the first and last half cells at the poles.
+    // A cell's weight is its luminance integral (the corners' mean times its area) times sin(theta) at its
+    // centre, which stands for its solid angle.
+    const int w = map.width, h = map.height, rows = h + 1;
+    map.conditional_cdf.assign(static_cast<size_t>(w + 1) * rows, 0.0f);
+    map.marginal_cdf.assign(static_cast<size_t>(rows) + 1, 0.0f);
+    std::vector<double> lum(static_cast<size_t>(w) * h);
+    for (size_t k = 0; k < lum.size(); ++k) lum[k] = static_cast<double>(luminance(map.texels[k]));
+    std::vector<double> row_sum(rows, 0.0), partial(static_cast<size_t>(w) + 1, 0.0);
+    for (int r = 0; r < rows; ++r) {
+        const double v0 = std::max(0.0, (r - 0.5) / h), v1 = std::min(1.0, (r + 0.5) / h);
+        const double weight = (v1 - v0) * std::sin(3.14159265358979323846 * 0.5 * (v0 + v1)) / 4.0;
+        const double* top = lum.data() + static_cast<size_t>(std::max(r - 1, 0)) * w;
+        const double* bottom = lum.data() + static_cast<size_t>(std::min(r, h - 1)) * w;
+        for (int i = 0; i < w; ++i) {
+            const int i1 = i + 1 == w ? 0 : i + 1;
+            partial[i + 1] = partial[i] + (top[i] + top[i1] + bottom[i] + bottom[i1]) * weight;
+        }
         double sum = partial[w];
-        row_sum[j] = sum;
-        float* cdf = map.conditional_cdf.data() + static_cast<size_t>(j) * (w + 1);
+        row_sum[r] = sum;
+        float* cdf = map.conditional_cdf.data() + static_cast<size_t>(r) * (w + 1);
         // A black row is never chosen; a uniform CDF keeps its entries well defined all the same.
         for (int i = 1; i <= w; ++i) cdf[i] = static_cast<float>(sum > 0.0 ? partial[i] / sum : double(i) / w);
         cdf[w] = 1.0f;
     }
     double total = 0.0;
-    for (int j = 0; j < h; ++j) total += row_sum[j];
+    for (int r = 0; r < rows; ++r) total += row_sum[r];
     if (!(total > 0.0)) return;  // all black: the marginal stays 0 and the map is no light
     double acc = 0.0;
-    for (int j = 0; j < h; ++j) {
-        acc += row_sum[j];
-        map.marginal_cdf[j + 1] = static_cast<float>(acc / total);
+    for (int r = 0; r < rows; ++r) {
+        acc += row_sum[r];
+        map.marginal_cdf[r + 1] = static_cast<float>(acc / total);
     }
-    map.marginal_cdf[h] = 1.0f;
+    map.marginal_cdf[rows] = 1.0f;
 }
 
 }  // namespace pkrt
