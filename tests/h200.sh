@@ -862,7 +862,7 @@ display_orders() {
     gpu_tests 200
     [ -n "${DISPLAY:-}" ] || { echo "display_orders: no X display"; return 1; }
     local round order m
-    for round in 1 2; do
+    for round in $(seq "${ROUNDS:-2}"); do
         for order in overlap draw-first present-first; do
             for m in ${MODES:-graph relaunch persistent resident}; do
                 timeout -k 5 60 ./.stage/pkrt-viewer scenes/bench/crytek-sponza.json --backend cuda --mode $m --res 1920x1080 \
@@ -874,9 +874,12 @@ display_orders() {
         save
     done
     for order in overlap draw-first present-first; do
-        TAG=_$order EXTRA="--display-order $order" viewer_latency ${MODES:-graph relaunch persistent resident}
+        TAG=_$order EXTRA="--display-order $order" viewer_latency ${LATENCY_MODES:-graph persistent resident}
     done
-    viewer_tests
+    PKRT_EXPECT_INTEROP=1 PKRT_VIEWER_DISPLAY=$DISPLAY timeout -k 5 150 ./.stage/test_viewer_gpu --gtest_color=no \
+        --gtest_filter='*EveryDisplayOrder*' >"$out/test_viewer_orders.txt" 2>&1
+    echo "test_viewer_gpu *EveryDisplayOrder*: exit $?"; grep -E "^\[ +(OK|FAILED|PASSED) +\]|Failure" "$out/test_viewer_orders.txt" | head -12
+    save
 }
 
 # stage_train's files set aside in .train/ (stage, scenes, denoiser) beside a normal stage, so that a
