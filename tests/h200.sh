@@ -853,35 +853,6 @@ session27() {
     save
 }
 
-# Issue 49 item 4 (session 29): where the viewer draws and presents against the next frame's render
-# (--display-order), on the X display. test_gpu first; then Crytek Sponza 1920x1080 at 1 spp a frame,
-# 200 frames, fps per order and mode, interleaved over two rounds; the camera-change latency per order;
-# the viewer's GPU tests.
-display_orders() {
-    begin_results
-    gpu_tests 200
-    [ -n "${DISPLAY:-}" ] || { echo "display_orders: no X display"; return 1; }
-    local round order m
-    for round in $(seq "${ROUNDS:-2}"); do
-        for order in overlap draw-first present-first; do
-            for m in ${MODES:-graph relaunch persistent resident}; do
-                timeout -k 5 60 ./.stage/pkrt-viewer scenes/bench/crytek-sponza.json --backend cuda --mode $m --res 1920x1080 \
-                    --spp-per-frame 1 --frames 200 --display-order $order >"$out/order_${order}_${m}_$round.txt" 2>&1
-                echo "$round $order $m: exit $? $(grep -oE '[0-9.]+ fps|median render [0-9.]+ ms|waited for it [0-9.]+|present [0-9.]+ ms' \
-                    "$out/order_${order}_${m}_$round.txt" | tr '\n' ' ')"
-            done
-        done
-        save
-    done
-    for order in overlap draw-first present-first; do
-        TAG=_$order EXTRA="--display-order $order" viewer_latency ${LATENCY_MODES:-graph persistent resident}
-    done
-    PKRT_EXPECT_INTEROP=1 PKRT_VIEWER_DISPLAY=$DISPLAY timeout -k 5 150 ./.stage/test_viewer_gpu --gtest_color=no \
-        --gtest_filter='*EveryDisplayOrder*' >"$out/test_viewer_orders.txt" 2>&1
-    echo "test_viewer_gpu *EveryDisplayOrder*: exit $?"; grep -E "^\[ +(OK|FAILED|PASSED) +\]|Failure" "$out/test_viewer_orders.txt" | head -12
-    save
-}
-
 # stage_train's files set aside in .train/ (stage, scenes, denoiser) beside a normal stage, so that a
 # training call can follow another call on the same warm machine (carry [".gpu", ".train"]): on the
 # device `tests/h200.sh train_aside SECONDS` puts them in place and trains.
@@ -927,7 +898,6 @@ case "${1:-}" in
     train) shift; begin_results; train "$@" ;;
     train_aside) shift; train_aside "$@" ;;
     stage_train_aside) shift; stage_train_aside "$@" ;;
-    display_orders) display_orders ;;
     stage_train) shift; stage_train "$@" ;;
     evaluate) shift; begin_results; evaluate "$@" ;;
     session28) begin_results; gpu_tests 240; unet; matrix; python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.is_available())' 2>&1 | tail -1

@@ -66,10 +66,6 @@ int parse_options(int argc, char** argv, ViewerOptions* o) {
     app.add_option("--interop", o->interop,
                    "CUDA-GL interop: texture (CUDA writes it) or buffer (a pixel buffer GL copies)")
         ->capture_default_str();
-    app.add_option("--display-order", o->display_order,
-                   "overlap (the next frame renders while the image is drawn and presented), draw-first (drawn, "
-                   "then the next frame queued, then presented) or present-first")
-        ->capture_default_str();
     CLI::Option* preview = app.add_option(
         "--preview", o->preview,
         "After a camera move, show a preview at 1/N resolution first (default 4; 1: none; batch runs: none unless given)");
@@ -125,8 +121,6 @@ void check_options(ViewerOptions& o) {
         throw Error("--scale: must be between 0.05 and 1");
     if (o.interop != "texture" && o.interop != "buffer")
         throw Error("--interop " + o.interop + ": must be texture or buffer");
-    if (o.display_order != "overlap" && o.display_order != "draw-first" && o.display_order != "present-first")
-        throw Error("--display-order " + o.display_order + ": must be overlap, draw-first or present-first");
     check_setup_options(setup_options(o));  // --exposure, --tone-map and the rest, as pkrt render checks them
     if ((o.frames_set && o.frames < 1) || o.frames > 1000000)
         throw Error("--frames " + std::to_string(o.frames) + ": must be between 1 and 1000000");

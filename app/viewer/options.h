@@ -39,17 +39,13 @@ struct ViewerOptions {
     std::string shaders;                            // directory holding display.vert and display.frag
     std::string script;                             // scripted input (tests)
     std::string interop = "texture";  // CUDA-GL interop: texture (written through a surface) | buffer (pixel buffer)
-    // When a pass draws and presents against the next frame's render: overlap (the next frame is queued
-    // first and renders while GL draws), draw-first (GL's draw is finished before the next frame is queued,
-    // and the swap follows it) or present-first (the swap too comes before it). See viewer_loop.cpp.
-    std::string display_order = "overlap";
-    LoadLimits limits;                              // resource limits of every scene opened
-    RunOptions run;                                 // -q, -v, --log-level, -j
-    std::vector<std::string> set;                   // --set KEY=VALUE scheduler settings, as for pkrt render
-    std::string devices;                            // --devices: CUDA devices, as for pkrt render
-    std::string camera;                             // --camera: a camera of the scene file (glTF), as for pkrt render
-    std::string env;                                // --env: an environment map in place of the scene's
-    uint32_t seed = 0;                              // --seed, as for pkrt render
+    LoadLimits limits;                // resource limits of every scene opened
+    RunOptions run;                   // -q, -v, --log-level, -j
+    std::vector<std::string> set;     // --set KEY=VALUE scheduler settings, as for pkrt render
+    std::string devices;              // --devices: CUDA devices, as for pkrt render
+    std::string camera;               // --camera: a camera of the scene file (glTF), as for pkrt render
+    std::string env;                  // --env: an environment map in place of the scene's
+    uint32_t seed = 0;                // --seed, as for pkrt render
     std::string bookmarks = "pkrt-bookmarks.json";  // camera bookmarks (app/viewer/bookmarks.h)
 };
 

@@ -86,9 +86,6 @@ ViewerApp::ViewerApp(const ViewerOptions& options) : options_(options) {
     init_imgui();
     display_ = std::make_unique<DisplayPass>(options_.shaders);
     upload_ = std::make_unique<AccumulationUpload>(options_.interop == "buffer");
-    display_order_ = options_.display_order == "draw-first"      ? DisplayOrder::kDrawFirst
-                     : options_.display_order == "present-first" ? DisplayOrder::kPresentFirst
-                                                                 : DisplayOrder::kOverlap;
 
     camera_spec_ = scene_->camera;
     camera_.set_scene(camera_spec_, scene_bounds(scene_->tris));

@@ -166,9 +166,7 @@ private:
     std::string submitted_mode_;  // mode of the frame in flight
     double frame_ms_ = 0, wall_ms_ = 0, upload_ms_ = 0, fps_ = 0, mean_dt_ = 0;
     double wait_ms_ = 0;     // how long finish_frame() blocked on the frame in flight
-    double present_ms_ = 0;  // this pass's draw and swap on the CPU (a wait for GL's draw included)
-    enum class DisplayOrder { kOverlap, kDrawFirst, kPresentFirst };
-    DisplayOrder display_order_ = DisplayOrder::kOverlap;  // --display-order
+    double present_ms_ = 0;  // this pass's draw and swap on the CPU
     bool gpu_timed_ = false;
     std::chrono::steady_clock::time_point last_frame_;
     std::string status_;

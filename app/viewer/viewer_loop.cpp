@@ -85,10 +85,9 @@ void ViewerApp::report_batch_run(int frames, int warmup, double seconds, const F
         frames, progressive_.width(), progressive_.height(), backend_->mode_label(progressive_.settings()).c_str(),
         (frames - warmup) / seconds, frames - warmup, median_of(times.render), median_of(times.wait),
         median_of(times.upload), upload_->path().c_str());
-    log_info(
-        "display transfer, median ms: map %.3f, pack %.3f, unmap %.3f, GL copy %.3f; draw and present %.3f ms (%s)",
-        median_of(times.map), median_of(times.pack), median_of(times.unmap), median_of(times.gl_copy),
-        median_of(times.present), options_.display_order.c_str());
+    log_info("display transfer, median ms: map %.3f, pack %.3f, unmap %.3f, GL copy %.3f; draw and present %.3f ms",
+             median_of(times.map), median_of(times.pack), median_of(times.unmap), median_of(times.gl_copy),
+             median_of(times.present));
     log_info("kernel launches per displayed frame: %.3f (%llu over %d)",
              static_cast<double>(launches_) / (frames - warmup), launches_, frames - warmup);
     if (!denoise_ms_.empty())
@@ -144,32 +143,18 @@ void ViewerApp::frame() {
     auto [rw, rh] = render_size();
     progressive_.set_resolution(rw, rh);
 
-    // GL's draw and the CUDA frames take turns on the GPU (two contexts, time-sliced), so where the
-    // pass draws and presents against the next frame's render is a choice (--display-order): queued
-    // first (overlap), the GPU renders while the CPU draws and presents, and GL's work waits for its
-    // time slice; queued after GL's draw has finished (draw-first) or after the swap (present-first),
-    // GL runs on an idle GPU and the render waits for the CPU. A pass that shows a new view's first
-    // image presents it first whatever the order, so that a preview reaches the screen no later than
-    // GL's own work allows.
-    const DisplayOrder order = view_change_.showing() ? DisplayOrder::kPresentFirst : display_order_;
+    // Frames are queued before this pass draws, so the GPU renders while it draws and presents; but a
+    // pass that shows a new view's first image presents it first: GL's work would otherwise wait for
+    // the frames just queued (the two take turns on the GPU), and a preview would reach the screen
+    // no sooner than a full frame. (Drawing, or drawing and presenting, before every frame's queueing
+    // measured no faster, and slower in resident mode: BENCHMARKS.md, session 29.)
+    const bool present_first = view_change_.showing();
+    if (!present_first) queue_frames(rw, rh);
     auto t0 = std::chrono::steady_clock::now();
-    double queue_ms = 0;
-    auto queue = [&] {
-        auto q0 = std::chrono::steady_clock::now();
-        queue_frames(rw, rh);
-        queue_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - q0).count();
-    };
-    if (order == DisplayOrder::kOverlap) queue();
     draw_frame(req, fb_w, fb_h);
-    if (order == DisplayOrder::kDrawFirst) {
-        GLsync done = gl::FenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-        gl::ClientWaitSync(done, GL_SYNC_FLUSH_COMMANDS_BIT, 100'000'000);  // 0.1 s at most: then render anyway
-        gl::DeleteSync(done);
-        queue();
-    }
     swap();
-    if (order == DisplayOrder::kPresentFirst) queue();
-    present_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() - queue_ms;
+    present_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (present_first) queue_frames(rw, rh);
 }
 
 // The render resolution: the image area at the resolution scale.

@@ -48,34 +48,6 @@ TEST_P(ViewerGpu, FramesWriteANonBlankScreenshotMatchingTheCpu) {
     EXPECT_LT(mean_abs_diff(gpu, cpu), 3.0) << "GPU (" << mode << ") and CPU images differ";
 }
 
-// Where a pass draws and presents against the next frame's render (--display-order) changes when GL runs,
-// never what it shows: every order takes every frame's samples, and the image is the same.
-TEST_P(ViewerGpu, EveryDisplayOrderShowsTheSameSamples) {
-    std::string why;
-    if (!have_cuda(&why)) GTEST_SKIP() << "no CUDA device: " << why;
-    TempDir dir;
-    const std::string common =
-        " --backend cuda --mode " + GetParam() + " --frames 8 --res 320x240 --scale 1 --spp-per-frame 1";
-    Png first;
-    for (const char* order : {"overlap", "draw-first", "present-first"}) {
-        const std::string png = std::string(order) + ".png";
-        RunResult r =
-            run_viewer("--display-order " + std::string(order) + " --screenshot " + png + common, dir.path().string());
-        if (r.code == kSkipped) GTEST_SKIP() << r.err;
-        ASSERT_EQ(r.code, 0) << order << "\n" << r.err;
-        EXPECT_NE(r.err.find("8 frames, 8 spp at 320x240"), std::string::npos) << order << "\n" << r.err;
-        Png img = read_png(dir.file(png));
-        ASSERT_TRUE(img.ok()) << order;
-        if (!first.ok()) {
-            EXPECT_GT(distinct_colors(img), 500u);
-            first = img;
-        } else {
-            // Shadow rays add into a pixel in whichever order they finish: a float's last bit, no more.
-            EXPECT_LE(max_abs_diff(first, img), 1) << order << " against overlap (" << GetParam() << ")";
-        }
-    }
-}
-
 // What the viewer shows on the GPU is what pkrt render writes there, in every mode: the same samples
 // through the same look (the metering pass reads the CUDA-written texture), within one 8-bit step.
 TEST_P(ViewerGpu, ScreenshotEqualsPkrtRenderThroughTheSameLook) {
