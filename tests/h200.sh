@@ -163,9 +163,11 @@ stage_train() {
     rm -rf .stage .scenes && mkdir -p .stage .scenes/gltf .denoiser
     cp build/pkrt .stage/ && strip .stage/pkrt && xz -T0 -f .stage/pkrt
     stage_libs
-    local held="DamagedHelmet ToyCar GlamVelvetSofa" m
+    # The held-out scenes as evaluate.py names them (its glTF models; Dabrovic Sponza is an OBJ scene).
+    local held m
+    held=$(cd tools/denoiser && python3 -c 'from evaluate import HELD_OUT; print(" ".join(HELD_OUT))')
     if [ "${1:-}" = eval ]; then
-        for m in $held; do cp -r "../shared/scenes/gltf/$m" .scenes/gltf/; done
+        for m in $held; do [ -d "../shared/scenes/gltf/$m" ] && cp -r "../shared/scenes/gltf/$m" .scenes/gltf/; done
         rm -rf .scenes/gltf/DamagedHelmet/glTF  # its .glb is the one evaluate.py reads
         cp -r ../shared/scenes/dabrovic-sponza .scenes/
         [ -n "${WEIGHTS:-}" ] && cp "$WEIGHTS" .denoiser/unet.pkrtunet

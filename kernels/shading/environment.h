@@ -95,7 +95,7 @@ PKRT_HD bool environment_is_light(const Environment& env) {
 
 // Importance sampling follows the lookup's bilinear reconstruction, not the texels: a texel's light spreads
 // over its neighbours' area, and a distribution of texels would leave that light to BSDF samples (fireflies
-// around a small sun: a sun three texels across took 40% noise per sample where it now takes none). The
+// around a small sun, and a sun three texels across seemed dim: BENCHMARKS.md, session 29). The
 // reconstruction is bilinear between texel centres, so the sampler's cells are the squares between them:
 // cell (i, r) spans u from (i + 1/2) / width to (i + 3/2) / width (wrapping past 1) and v from (r - 1/2) /
 // height to (r + 1/2) / height clipped to [0, 1], with columns i, i + 1 and rows r - 1, r (clamped: the

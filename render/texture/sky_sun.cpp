@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "kernels/shading/environment.h"
 #include "render/scene/load_limits.h"
@@ -59,11 +60,12 @@ void set_sky_with_sun(Scene& scene, const Sun& sun, float intensity) {
     const int j1 = std::min(h - 1, static_cast<int>(std::ceil((theta_d + reach) / texel)));
     std::unordered_map<size_t, double> cover;  // texel -> the fraction of it inside the disc
     constexpr int kSub = 8;
+    const double cos_reach = std::cos(std::min(kPiD, reach));
     for (int j = j0; j <= j1; ++j)
         for (int i = 0; i < w; ++i) {
             // Cheap rejection first: the texel's centre against the disc and the texel's reach.
             Vec3 c = map_direction((i + 0.5) / w, (j + 0.5) / h);
-            if (dot(c, d) < std::cos(std::min(kPiD, reach))) continue;
+            if (dot(c, d) < cos_reach) continue;
             int inside = 0;
             for (int b = 0; b < kSub; ++b)
                 for (int a = 0; a < kSub; ++a)
@@ -89,16 +91,16 @@ void set_sky_with_sun(Scene& scene, const Sun& sun, float intensity) {
         double bottom = (1 - ax) * fraction(x0, y0 + 1) + ax * fraction(x0 + 1, y0 + 1);
         return (1 - ay) * top + ay * bottom;
     };
-    std::unordered_map<size_t, bool> region;  // the covered texels and their neighbours
+    std::unordered_set<size_t> region;  // the covered texels and their neighbours
     for (const auto& [k, f] : cover) {
         const int i = static_cast<int>(k % w), j = static_cast<int>(k / w);
         for (int dj = -1; dj <= 1; ++dj)
             for (int di = -1; di <= 1; ++di)
-                region[static_cast<size_t>(std::clamp(j + dj, 0, h - 1)) * w + ((i + di) % w + w) % w] = true;
+                region.insert(static_cast<size_t>(std::clamp(j + dj, 0, h - 1)) * w + ((i + di) % w + w) % w);
     }
     double solid_angle = 0.0;  // of the disc as the reconstruction holds it
     const double cell = (2.0 * kPiD / (w * kSub)) * (kPiD / (h * kSub));
-    for (const auto& [k, unused] : region) {
+    for (size_t k : region) {
         const int i = static_cast<int>(k % w), j = static_cast<int>(k / w);
         for (int b = 0; b < kSub; ++b)
             for (int a = 0; a < kSub; ++a) {

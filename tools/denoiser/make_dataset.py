@@ -116,5 +116,6 @@ def main():
                 json.dump(manifest, f, indent=1)
             os.replace(os.path.join(a.out_dir, "manifest.json.tmp"), os.path.join(a.out_dir, "manifest.json"))
 
+
 if __name__ == "__main__":
     main()
