@@ -81,6 +81,11 @@ const std::vector<Setting>& settings() {
          [](SchedulerOptions& o, const std::string& v) {
              o.wave_capacity = static_cast<uint32_t>(parse_integer(v, 32, 1 << 28));
          }},
+        {"ray_order", "shaded|binned",
+         "relaunch, graph: bounce rays traced in the order shaded, or sorted by direction octant and origin cell",
+         [](SchedulerOptions& o, const std::string& v) {
+             o.ray_order = parse_choice<RayOrder>(v, {{"shaded", RayOrder::kShaded}, {"binned", RayOrder::kBinned}});
+         }},
     };
     return table;
 }

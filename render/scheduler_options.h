@@ -19,6 +19,9 @@ enum class Stragglers {
 };  // sorted: pooled through the queue, and only empty
     // warps take new camera paths
 
+// Relaunch and graph: the order the extend stage traces bounce rays in.
+enum class RayOrder { kShaded, kBinned };  // binned: sorted by direction octant and origin cell
+
 struct SchedulerOptions {
     uint32_t queue_capacity = 0;  // path and shadow queue slots (power of two); 0 = twice the grid's lanes
     int grid_blocks = 0;          // persistent: 0 = every block that can be co-resident; more is refused
@@ -32,6 +35,7 @@ struct SchedulerOptions {
     int backoff_max_shift = 4;          // persistent: idle warps sleep at most 64 << this ns (4: 1 us)
     bool poll_stop = true;              // persistent: poll the host's stop flag (cancellation)
     uint32_t wave_capacity = 1u << 21;  // relaunch, graph, megakernel: paths per wave
+    RayOrder ray_order = RayOrder::kShaded;
 };
 
 // Applies one "key=value"; throws Error("--set KEY=VALUE: ...") saying what the key accepts.

@@ -74,6 +74,13 @@ struct WavefrontParams {
     int* path_counts;    // [max_depth + 2]: live paths entering each bounce
     int* shadow_counts;  // [max_depth + 1]: shadow rays cast at each bounce
     uint32_t capacity;   // paths per wave buffer
+    // ray_order=binned (kernels/gpu/ray_bins.cu): the shade stage writes each continuing path's bin key
+    // (bin_keys[0], 0xffff past the count), a radix sort orders the slots by it (bin_order[1], from the
+    // identity bin_order[0]) and the extend stage traces bounce rays in that order. Null: as shaded.
+    uint16_t* bin_keys[2];
+    uint32_t* bin_order[2];
+    void* bin_temp;
+    size_t bin_temp_bytes;
 };
 
 constexpr int kWavefrontThreads = 256;
@@ -83,6 +90,10 @@ cudaError_t launch_wf_generate(const WavefrontParams& p, cudaStream_t stream);
 cudaError_t launch_wf_extend(const WavefrontParams& p, int bounce, cudaStream_t stream);
 cudaError_t launch_wf_shade(const WavefrontParams& p, int bounce, cudaStream_t stream);
 cudaError_t launch_wf_shadow(const WavefrontParams& p, int bounce, cudaStream_t stream);
+// ray_order=binned: the scratch the sort needs for `capacity` keys, and the sort of one bounce's keys
+// (after its shade stage, before the next extend stage).
+size_t wf_bin_temp_bytes(uint32_t capacity);
+cudaError_t launch_wf_bin_sort(const WavefrontParams& p, cudaStream_t stream);
 
 // One thread per path, start to end (kernels/gpu/megakernel.cu).
 cudaError_t launch_megakernel(const WavefrontParams& p, cudaStream_t stream);

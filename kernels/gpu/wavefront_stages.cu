@@ -4,6 +4,7 @@
 // never reads a count back between launches (pbrt-v4's ForAllQueued).
 #include "kernels/gpu/gpu_common.cuh"
 #include "kernels/gpu/gpu_launch.h"
+#include "kernels/gpu/ray_bins.cuh"
 
 namespace pkrt {
 
@@ -61,10 +62,11 @@ template <BvhViewLayout L, bool kFlag> struct WavefrontStep {
     const WavefrontParams& p;
     int bounce;
     FramebufferSink sink;
-    // The extend stage's hit goes to the shade stage's buffer (the wave's thread index is the path's).
+    uint32_t slot;  // the path's slot in the stage buffers (the thread's index unless binned)
+    // The extend stage's hit goes to the shade stage's buffer, at the path's slot.
     __device__ __forceinline__ Hit closest(const Ray& ray) {
         Hit h = LayoutTraversal<L, kFlag>::closest(p.scene, ray);
-        p.hits[global_index()] = h;
+        p.hits[slot] = h;
         return h;
     }
     __device__ __forceinline__ void extended(bool active, const PathState&) {
@@ -94,9 +96,11 @@ template <BvhViewLayout L, bool kCutouts> __global__ void wf_extend_kernel(Wavef
     if (!stage_block_live(p.path_counts[bounce], &active)) return;
     wf_timeline(p, bounce);
     uint32_t i = global_index();
-    WavefrontStep<L, kCutouts> step{p, bounce, FramebufferSink{p.fb}};
+    // Bounce rays in bin order where sorted (camera rays are coherent as generated).
+    uint32_t slot = active && bounce > 0 && p.bin_order[1] ? p.bin_order[1][i] : i;
+    WavefrontStep<L, kCutouts> step{p, bounce, FramebufferSink{p.fb}, slot};
     PathRecord r;
-    if (active) load_record(r, &p.paths[bounce & 1][i]);
+    if (active) load_record(r, &p.paths[bounce & 1][slot]);
     extend_step(step, r.path, active);
 }
 
@@ -104,12 +108,17 @@ template <bool kFull> __global__ void wf_shade_kernel(WavefrontParams p, int bou
     bool active;
     if (!stage_block_live(p.path_counts[bounce], &active)) return;
     uint32_t i = global_index();
-    WavefrontStep<BvhViewLayout::kBvh2, kFull> step{p, bounce, FramebufferSink{p.fb}};
+    WavefrontStep<BvhViewLayout::kBvh2, kFull> step{p, bounce, FramebufferSink{p.fb}, i};
     PathRecord r;
     if (active) load_record(r, &p.paths[bounce & 1][i]);
     ShadeResult res = shade_step(step, r.path, p.hits[i], active);
     int slot = warp_append(&p.path_counts[bounce + 1], active && res.continues);
     if (slot >= 0) store_record(&p.paths[(bounce + 1) & 1][slot], r);
+    if (slot >= 0 && p.bin_keys[0]) {
+        Vec3 lo, hi;
+        bin_scene_box(p.scene.bvh, lo, hi);
+        p.bin_keys[0][slot] = ray_bin_key(lo, hi, r.path.origin, r.path.dir);
+    }
 }
 
 template <BvhViewLayout L, bool kCutouts> __global__ void wf_shadow_kernel(WavefrontParams p, int bounce) {

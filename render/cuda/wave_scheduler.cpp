@@ -1,6 +1,8 @@
 #include "render/cuda/wave_scheduler.h"
 
 #include <algorithm>
+#include <numeric>
+#include <vector>
 
 namespace pkrt::cuda {
 
@@ -25,6 +27,28 @@ WavefrontParams WaveScheduler::params(const GpuFrame& f) {
     p.path_counts = counts_.get();
     p.shadow_counts = counts_.get() ? counts_.get() + count_stride(max_depth_) : nullptr;
     p.capacity = capacity_;
+    if (staged() && opt_.ray_order == RayOrder::kBinned) {
+        bool fresh = bin_order_[0].size() != capacity_;
+        for (int i = 0; i < 2; ++i) {
+            bin_keys_[i].allocate(capacity_);
+            bin_order_[i].allocate(capacity_);
+        }
+        size_t temp = wf_bin_temp_bytes(capacity_);
+        bin_temp_.allocate(temp);
+        if (fresh) {
+            std::vector<uint32_t> identity(capacity_);
+            std::iota(identity.begin(), identity.end(), 0u);
+            check(
+                cudaMemcpy(bin_order_[0].get(), identity.data(), capacity_ * sizeof(uint32_t), cudaMemcpyHostToDevice),
+                "bin order");
+        }
+        for (int i = 0; i < 2; ++i) {
+            p.bin_keys[i] = bin_keys_[i].get();
+            p.bin_order[i] = bin_order_[i].get();
+        }
+        p.bin_temp = bin_temp_.get();
+        p.bin_temp_bytes = temp;
+    }
     return p;
 }
 

@@ -50,6 +50,10 @@ private:
     DeviceArray<Hit> hits_;
     DeviceArray<ShadowRecord> shadows_;
     DeviceArray<int> counts_;  // count_ints(max depth) (see count_stride)
+    // ray_order=binned: keys, the identity order and the sorted one, the sort's scratch.
+    DeviceArray<uint16_t> bin_keys_[2];
+    DeviceArray<uint32_t> bin_order_[2];
+    DeviceArray<unsigned char> bin_temp_;
     static constexpr int kMaxDepth = limits::kMaxDepth;
     PinnedHost<std::array<int, 2 * ((kMaxDepth + 2 + 31) / 32 * 32)>> counts_host_;  // their copy after a wave
 };

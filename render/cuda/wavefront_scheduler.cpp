@@ -17,9 +17,16 @@ uint64_t enqueue_stages(const WavefrontParams& p, int max_depth, cudaStream_t st
     uint64_t launches = 1;
     for (int b = 0; b <= max_depth; ++b) {
         check(launch_wf_extend(p, b, stream), "extend launch");
+        // Binned: keys past the next bounce's count must sort last.
+        if (p.bin_keys[0] && b < max_depth)
+            check(cudaMemsetAsync(p.bin_keys[0], 0xff, p.capacity * sizeof(uint16_t), stream), "clear bin keys");
         check(launch_wf_shade(p, b, stream), "shade launch");
         check(launch_wf_shadow(p, b, stream), "shadow launch");
         launches += 3;
+        if (p.bin_keys[0] && b < max_depth) {
+            check(launch_wf_bin_sort(p, stream), "bin sort");
+            ++launches;
+        }
     }
     return launches;
 }

@@ -39,9 +39,10 @@ TEST(Settings, DefaultsAreTheMeasuredOnes) {
 }
 
 TEST(Settings, EveryKeyTakesItsValues) {
-    SchedulerOptions o = parse_settings({"shadow_rays=inline", "stragglers=sorted", "blocks_per_sm=8", "grid_blocks=1",
-                                         "fetch_threshold=32", "queue_capacity=64", "backoff_max_shift=0",
-                                         "timeline=off", "timeline_points=256", "poll_stop=off", "wave_capacity=4096"});
+    SchedulerOptions o =
+        parse_settings({"shadow_rays=inline", "stragglers=sorted", "blocks_per_sm=8", "grid_blocks=1",
+                        "fetch_threshold=32", "queue_capacity=64", "backoff_max_shift=0", "timeline=off",
+                        "timeline_points=256", "poll_stop=off", "wave_capacity=4096", "ray_order=binned"});
     EXPECT_EQ(o.shadow_rays, ShadowRays::kInline);
     EXPECT_EQ(o.stragglers, Stragglers::kSorted);
     EXPECT_EQ(o.blocks_per_sm, 8);
@@ -53,6 +54,8 @@ TEST(Settings, EveryKeyTakesItsValues) {
     EXPECT_EQ(o.timeline_points, 256);
     EXPECT_FALSE(o.poll_stop);
     EXPECT_EQ(o.wave_capacity, 4096u);
+    EXPECT_EQ(o.ray_order, RayOrder::kBinned);
+    EXPECT_EQ(parse_settings({}).ray_order, RayOrder::kShaded);
     EXPECT_EQ(parse_settings({"blocks_per_sm=auto", "shadow_rays=queued"}).blocks_per_sm, 0);
 }
 
@@ -75,6 +78,8 @@ TEST(Settings, BadSettingsAreOneClearError) {
               "--set queue_capacity=16: queue_capacity must be 0 or a power of two 32-2^30");
     EXPECT_EQ(error_of([] { parse_settings({"timeline"}); }), "--set timeline: expected KEY=VALUE");
     EXPECT_EQ(error_of([] { parse_settings({"timeline=1"}); }), "--set timeline=1: timeline must be on|off");
+    EXPECT_EQ(error_of([] { parse_settings({"ray_order=sorted"}); }),
+              "--set ray_order=sorted: ray_order must be shaded|binned");
     EXPECT_EQ(error_of([] { parse_settings({"grid_blocks=-1"}); }),
               "--set grid_blocks=-1: grid_blocks must be 0-1048576");
 }
@@ -83,7 +88,7 @@ TEST(Settings, HelpListsEveryKey) {
     std::string help = settings_help();
     for (const char* key :
          {"shadow_rays", "stragglers", "blocks_per_sm", "grid_blocks", "fetch_threshold", "queue_capacity",
-          "backoff_max_shift", "timeline", "timeline_points", "poll_stop", "wave_capacity"})
+          "backoff_max_shift", "timeline", "timeline_points", "poll_stop", "wave_capacity", "ray_order"})
         EXPECT_NE(help.find(std::string("  ") + key + "="), std::string::npos) << key;
 }
 
