@@ -191,7 +191,7 @@ evaluate() {
     python3 tools/denoiser/evaluate.py /tmp/eval --weights .denoiser/unet.pkrtunet --pkrt ./.stage/pkrt "$@" 2>&1 |
         grep -v warning | tail -30 | tee "$out/evaluate.md"
     local d k
-    for d in /tmp/eval/*/; do for k in atrous unet; do cp "$d${k}_4.png" "$out/$(basename "$d")_${k}_4.png" 2>/dev/null; done; done
+    for d in /tmp/eval/*/; do for k in noisy_4 atrous_4 unet_4 ref; do cp "$d$k.png" "$out/$(basename "$d")_$k.png" 2>/dev/null; done; done
     save
 }
 
@@ -199,7 +199,8 @@ evaluate() {
 # against a PFM of the same render (numpy's path), the dataset rendered ($SEQ sequences a scene,
 # 256x256: the same in every lease for the same scenes), training resumed from .denoiser/ckpt.pt where
 # carried, for $1 seconds, then the checkpoint and the weights exported to $OUT; with $EVAL, evaluate.py on
-# the held-out scenes staged (384x384).
+# the held-out scenes staged (384x384); $STEPS: the cosine schedule's length (40000), which a resumed run
+# may shorten; then golden.py's golden output for the C++ tests to $OUT.
 train() {
     local seconds=${1:-240} t0=$SECONDS
     ./.stage/pkrt render scenes/cornell.json --res 64x40 --spp 4 -q -o /tmp/exr_check.exr --hdr /tmp/exr_check.pfm --aov albedo,normal &&
@@ -209,13 +210,13 @@ train() {
         grep -v warning | tail -3
     echo "dataset: $((SECONDS - t0)) s, $(python3 -c "import json; print(len(json.load(open('/tmp/ds/manifest.json'))))") pairs"
     [ -f .denoiser/ckpt.pt ] && cp .denoiser/ckpt.pt "$final/ckpt.pt"
-    (cd tools/denoiser && python3 train.py /tmp/ds --out "$final/unet.pkrtunet" --steps 40000 --batch 8 \
+    (cd tools/denoiser && python3 train.py /tmp/ds --out "$final/unet.pkrtunet" --steps "${STEPS:-40000}" --batch 8 \
         --checkpoint "$final/ckpt.pt" --checkpoint-every 500 --resume --time-limit "$seconds") 2>&1 | grep -E "resumed|step [0-9]*000 |time limit|wrote"
-    if [ -n "${EVAL:-}" ] && [ -f "$final/unet.pkrtunet" ]; then
-        python3 tools/denoiser/evaluate.py /tmp/eval --weights "$final/unet.pkrtunet" --pkrt ./.stage/pkrt --only "$EVAL" 2>&1 |
-            grep -v warning | tail -30 | tee "$out/evaluate.md"
-    fi
+    (cd tools/denoiser && timeout 60 python3 golden.py "$final/golden") 2>&1 | tail -3
     save
+    if [ -n "${EVAL:-}" ] && [ -f "$final/unet.pkrtunet" ]; then
+        cp "$final/unet.pkrtunet" .denoiser/unet.pkrtunet && evaluate --only "$EVAL"
+    fi
 }
 
 # A soak longer than one device call (10 minutes): `soak start SECONDS` leaves tests/soak.sh running in a
@@ -493,6 +494,42 @@ variants() {
         python3 tests/bench_compare.py "$(csvs base)" "$(csvs "$name")" | tee "$out/variants_$name.md"
     done
     save
+}
+
+# Issue 49 item 2 (after begin_results): bounce rays binned by octant and origin cell (ray_order=binned) in
+# relaunch and graph, against the order shaded and against the commit before (.stage/base/pkrt), two
+# rounds (base, shaded, binned); then Nsight Compute's time, instructions and lanes active per kernel of one
+# Crytek Sponza 1080p d4 frame in relaunch mode, each order (the sort's own kernels included).
+binning() {
+    local round name bin set rc
+    echo "=== binning"
+    for round in 1 2; do
+        for name in base shaded binned; do
+            bin=$P set="ray_order=$name"; [ $name = base ] && bin=.stage/base/pkrt set="timeline=on"
+            local modes=relaunch,graph; [ $name = shaded ] && modes=relaunch,graph,persistent
+            rc=0
+            timeout 60 $bin bench scenes/cornell.json --res 512x512,1920x1080 --max-depth 16 --repeat 10 -q --modes $modes \
+                --set "$set" --csv "$out/bin_c_${name}_$round.csv" >/dev/null 2>&1 || rc=$?
+            timeout 120 $bin bench scenes/bench/crytek-sponza.json scenes/bench/bunnies-in-sponza.json scenes/bench/dabrovic-sponza.json \
+                scenes/bench/metal-rough-spheres.json --res 512x512,1920x1080 --max-depth 4 --repeat 5 -q --modes $modes \
+                --set "$set" --csv "$out/bin_s_${name}_$round.csv" >/dev/null 2>&1 || rc=$?
+            echo "round $round $name: exit $rc"
+        done
+        save
+    done
+    csvs() { local r p l=""; for r in 1 2; do for p in c s; do l+="${l:+,}$out/bin_${p}_${1}_$r.csv"; done; done; echo "$l"; }
+    echo "--- shaded (this build) against base"; python3 tests/bench_compare.py "$(csvs base)" "$(csvs shaded)" | tee "$out/bin_shaded.md"
+    echo "--- binned against shaded"; python3 tests/bench_compare.py "$(csvs shaded)" "$(csvs binned)" | tee "$out/bin_binned.md"
+    save
+    local ncu m order
+    find_ncu || return 0
+    m=gpu__time_duration.sum,smsp__inst_executed.sum,smsp__thread_inst_executed_per_inst_executed.ratio
+    for order in shaded binned; do
+        timeout -k 5 90 "$ncu" --csv --metrics "$m" $P bench scenes/bench/crytek-sponza.json --res 1920x1080 --max-depth 4 \
+            --repeat 1 --warmup 0 -q --modes relaunch --set ray_order=$order >"$out/bin_ncu_$order.csv" 2>&1
+        echo "ncu $order: exit $?, $(grep -c wf_extend "$out/bin_ncu_$order.csv") extend rows"
+        save
+    done
 }
 
 # Issue 15's scaling: Crytek Sponza at 3840x2160, 64 spp, depth 4, on 1, 2, 4 and 8 GPUs (as many as the
@@ -857,19 +894,26 @@ session27() {
 
 # stage_train's files set aside in .train/ (stage, scenes, denoiser) beside a normal stage, so that a
 # training call can follow another call on the same warm machine (carry [".gpu", ".train"]): on the
-# device `tests/h200.sh train_aside SECONDS` puts them in place and trains.
+# device `tests/h200.sh train_aside SECONDS` puts them in place and trains. With `eval`, the held-out
+# scenes go to .eval/ instead, for `tests/h200.sh eval_aside` (carry [".gpu", ".eval"]); the weights
+# can be put in .eval/denoiser/unet.pkrtunet afterwards.
 stage_train_aside() {
+    local aside=.train; [ "${1:-}" = eval ] && aside=.eval
     [ -d .stage ] && mv .stage .stage.keep
     [ -d .scenes ] && mv .scenes .scenes.keep
     (stage_train "$@") || return 1
-    rm -rf .train && mkdir -p .train && mv .stage .train/stage && mv .scenes .train/scenes && cp -r .denoiser .train/denoiser
+    rm -rf $aside && mkdir -p $aside && mv .stage $aside/stage && mv .scenes $aside/scenes && cp -r .denoiser $aside/denoiser
     [ -d .stage.keep ] && mv .stage.keep .stage
     [ -d .scenes.keep ] && mv .scenes.keep .scenes
-    grep -qx "/.train/" .git/info/exclude || echo "/.train/" >>.git/info/exclude
-    du -sh .train
+    grep -qx "/$aside/" .git/info/exclude || echo "/$aside/" >>.git/info/exclude
+    du -sh $aside
+}
+# Puts an aside's files ($1: .train or .eval) in place on the device.
+from_aside() {
+    rm -rf .stage .scenes .denoiser && cp -r "$1/stage" .stage && cp -r "$1/scenes" .scenes && cp -r "$1/denoiser" .denoiser
 }
 train_aside() {
-    rm -rf .stage .scenes .denoiser && cp -r .train/stage .stage && cp -r .train/scenes .scenes && cp -r .train/denoiser .denoiser
+    from_aside .train
     begin_results
     train "$@"
 }
@@ -894,11 +938,13 @@ case "${1:-}" in
     profile_extend) begin_results; profile_extend ;;
     compare_kernels) begin_results; compare_kernels ;;
     issue49) issue49 ;;
+    binning) begin_results; gpu_tests 200; binning ;;
     session27) session27 ;;
     # (as run in session 28, it began with `loops`: the lean persistent loop, since deleted; BENCHMARKS.md)
     denoiser_smoke) begin_results; denoiser_smoke ;;
     train) shift; begin_results; train "$@" ;;
     train_aside) shift; train_aside "$@" ;;
+    eval_aside) shift; from_aside .eval; begin_results; evaluate "$@" ;;
     stage_train_aside) shift; stage_train_aside "$@" ;;
     stage_train) shift; stage_train "$@" ;;
     evaluate) shift; begin_results; evaluate "$@" ;;
