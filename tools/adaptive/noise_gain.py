@@ -72,13 +72,20 @@ def equal_error_fraction(s2, min_spp, max_spp, target=1e-3):
     return samples / uniform
 
 
-def main():
+def scene_arguments(doc):
+    """A parser of SCENE and --pkrt for these tools, the command line's own arguments, and what follows
+    `--` (passed to every `pkrt render`)."""
     argv = sys.argv[1:]
     extra = argv[argv.index("--") + 1:] if "--" in argv else []
     argv = argv[:argv.index("--")] if "--" in argv else argv
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("scene")
     ap.add_argument("--pkrt", default=os.path.join(ROOT, "build", "pkrt"))
+    return ap, argv, extra
+
+
+def main():
+    ap, argv, extra = scene_arguments(__doc__)
     ap.add_argument("--renders", type=int, default=8)
     ap.add_argument("--spp", type=int, default=256)
     ap.add_argument("--res", default="128x128")
