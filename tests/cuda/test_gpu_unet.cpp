@@ -14,6 +14,8 @@
 #include "render/devices.h"
 #include "render/error.h"
 #include "render/image/look.h"
+#include "render/denoise/unet_weights.h"
+#include "tests/denoise/unet_golden.h"
 #include "tests/denoise/unet_test_nets.h"
 
 #if defined(PKRT_HAVE_CUDA)
@@ -123,6 +125,19 @@ TEST(GpuUnet, IdentityNetworkReturnsTheInputColour) {
                 ASSERT_NEAR(out.pixels[i][k], x, 4.0 / 2048 * (std::log1p(x * e) + 1e-4) * (1 / e + x)) << i;
             }
     }
+}
+
+// PyTorch's image of the golden network (tests/denoise/unet_golden.h), to fp16's precision as above.
+TEST(GpuUnet, GivesPyTorchsImage) {
+    REQUIRE_DEVICE(dev);
+    UnetGolden g;
+    ASSERT_TRUE(read_unet_golden(kGoldenDir + "/golden.bin", g)) << kGoldenDir << "/golden.bin";
+    const UnetWeights w = read_unet_weights(kGoldenDir + "/golden.pkrtunet");
+    const Image gpu = make_cuda_unet_denoiser(dev, w)->denoise(g.color, g.features, {});
+    const Agreement a = agreement(gpu, g.want);
+    EXPECT_LT(a.mean, 4e-3);
+    EXPECT_LT(a.worst, 6e-2);
+    std::printf("golden %dx%d: mean %.2e, worst %.2e of (1 + |want|)\n", g.want.width, g.want.height, a.mean, a.worst);
 }
 
 TEST(GpuUnet, RefusesWeightsThatDoNotFit) {
