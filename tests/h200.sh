@@ -503,7 +503,7 @@ variants() {
 binning() {
     local round name bin set rc
     echo "=== binning"
-    for round in 1 2; do
+    for round in $(seq "${ROUNDS:-2}"); do
         for name in base shaded binned; do
             bin=$P set="ray_order=$name"; [ $name = base ] && bin=.stage/base/pkrt set="timeline=on"
             local modes=relaunch,graph; [ $name = shaded ] && modes=relaunch,graph,persistent
@@ -517,7 +517,7 @@ binning() {
         done
         save
     done
-    csvs() { local r p l=""; for r in 1 2; do for p in c s; do l+="${l:+,}$out/bin_${p}_${1}_$r.csv"; done; done; echo "$l"; }
+    csvs() { local r p l=""; for r in $(seq "${ROUNDS:-2}"); do for p in c s; do l+="${l:+,}$out/bin_${p}_${1}_$r.csv"; done; done; echo "$l"; }
     echo "--- shaded (this build) against base"; python3 tests/bench_compare.py "$(csvs base)" "$(csvs shaded)" | tee "$out/bin_shaded.md"
     echo "--- binned against shaded"; python3 tests/bench_compare.py "$(csvs shaded)" "$(csvs binned)" | tee "$out/bin_binned.md"
     save
@@ -939,6 +939,10 @@ case "${1:-}" in
     compare_kernels) begin_results; compare_kernels ;;
     issue49) issue49 ;;
     binning) begin_results; gpu_tests 200; binning ;;
+    # The same in less device time: the binned order's test and the Cornell box's in every mode, one round.
+    binning_quick) begin_results; timeout 120 ./.stage/test_gpu --gtest_color=no \
+            --gtest_filter='Gpu.BinnedRayOrderMatchesTheCpu:Gpu.EveryModeMatchesTheCpuOnTheCornellBox' >"$out/test_gpu.txt" 2>&1
+        echo "tests: exit $?"; grep -E "^\[ +(OK|FAILED|PASSED) +\]|Failure" "$out/test_gpu.txt" | head; ROUNDS=1 binning ;;
     session27) session27 ;;
     # (as run in session 28, it began with `loops`: the lean persistent loop, since deleted; BENCHMARKS.md)
     denoiser_smoke) begin_results; denoiser_smoke ;;
