@@ -254,10 +254,10 @@ begin_results() {
     { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv; $P info; date -u; env | grep -E "^(LD_LIBRARY_PATH|DISPLAY)="; } >"$out/device.txt" 2>&1
 }
 
-# test_gpu within $1 seconds.
+# test_gpu within $1 seconds; $2: a --gtest_filter (all tests by default).
 gpu_tests() {
-    echo "=== test_gpu"
-    timeout "$1" ./.stage/test_gpu --gtest_color=no >"$out/test_gpu.txt" 2>&1
+    echo "=== test_gpu${2:+ $2}"
+    timeout "$1" ./.stage/test_gpu --gtest_color=no --gtest_filter="${2:-*}" >"$out/test_gpu.txt" 2>&1
     echo "exit $?"; grep -E "^\[ +(OK|FAILED|PASSED|SKIPPED) +\]|Failure" "$out/test_gpu.txt" | head -40
     save
 }
@@ -466,6 +466,14 @@ sequences() {
     save
 }
 
+# The CSVs of a build's rounds, comma-separated for tests/bench_compare.py: $out/PREFIX_PART_NAME_ROUND.csv
+# for each of PARTS and rounds 1..ROUNDS (round_csvs PREFIX "PARTS" ROUNDS NAME).
+round_csvs() {
+    local r p l=""
+    for r in $(seq "$3"); do for p in $2; do l+="${l:+,}$out/${1}_${p}_${4}_$r.csv"; done; done
+    echo "$l"
+}
+
 # Experiments side by side (stage BASE VARIANT...): the bench matrix per build, in the order base, this
 # build, the variants, twice, then each build against base. $1: modes (default persistent).
 variants() {
@@ -487,11 +495,10 @@ variants() {
         done
         save
     done
-    csvs() { local r p l=""; for r in 1 2; do for p in c s d; do l+="${l:+,}$out/var_${p}_${1}_$r.csv"; done; done; echo "$l"; }
     for b in "${builds[@]:1}"; do
         name=${b%%:*}
         echo "=== $name against base"
-        python3 tests/bench_compare.py "$(csvs base)" "$(csvs "$name")" | tee "$out/variants_$name.md"
+        python3 tests/bench_compare.py "$(round_csvs var "c s d" 2 base)" "$(round_csvs var "c s d" 2 "$name")" | tee "$out/variants_$name.md"
     done
     save
 }
@@ -517,9 +524,11 @@ binning() {
         done
         save
     done
-    csvs() { local r p l=""; for r in $(seq "${ROUNDS:-2}"); do for p in c s; do l+="${l:+,}$out/bin_${p}_${1}_$r.csv"; done; done; echo "$l"; }
-    echo "--- shaded (this build) against base"; python3 tests/bench_compare.py "$(csvs base)" "$(csvs shaded)" | tee "$out/bin_shaded.md"
-    echo "--- binned against shaded"; python3 tests/bench_compare.py "$(csvs shaded)" "$(csvs binned)" | tee "$out/bin_binned.md"
+    local n=${ROUNDS:-2}
+    echo "--- shaded (this build) against base"
+    python3 tests/bench_compare.py "$(round_csvs bin "c s" $n base)" "$(round_csvs bin "c s" $n shaded)" | tee "$out/bin_shaded.md"
+    echo "--- binned against shaded"
+    python3 tests/bench_compare.py "$(round_csvs bin "c s" $n shaded)" "$(round_csvs bin "c s" $n binned)" | tee "$out/bin_binned.md"
     save
     local ncu m order
     find_ncu || return 0
@@ -687,9 +696,8 @@ cutouts() {
         done
         save
     done
-    csvs() { local r p l=""; for r in 1 2; do for p in c s f d; do l+="${l:+,}$out/cut_${p}_${1}_$r.csv"; done; done; echo "$l"; }
     echo "=== new against base (scenes without cut-outs; Dabrovic Sponza and the bunnies now render their bump maps)"
-    python3 tests/bench_compare.py "$(csvs base)" "$(csvs new)" | tee "$out/cutout_cost.md"
+    python3 tests/bench_compare.py "$(round_csvs cut "c s f d" 2 base)" "$(round_csvs cut "c s f d" 2 new)" | tee "$out/cutout_cost.md"
     echo "=== Crytek Sponza opaque against every surface cut out (new build)"
     timeout 200 $P bench scenes/bench/crytek-sponza.json scenes/bench/crytek-sponza-cutout-solid.json \
         scenes/bench/crytek-sponza-cutout-checker.json --res 1920x1080 --max-depth 4 --repeat 10 -q --modes $modes \
@@ -735,8 +743,7 @@ house() {
         done
         save
     done
-    csvs() { local r p l=""; for r in 1 2; do for p in c s; do l+="${l:+,}$out/h_${p}_${1}_$r.csv"; done; done; echo "$l"; }
-    python3 tests/bench_compare.py "$(csvs base)" "$(csvs new)" | tee "$out/house.md"
+    python3 tests/bench_compare.py "$(round_csvs h "c s" 2 base)" "$(round_csvs h "c s" 2 new)" | tee "$out/house.md"
     save
 }
 
@@ -940,9 +947,8 @@ case "${1:-}" in
     issue49) issue49 ;;
     binning) begin_results; gpu_tests 200; binning ;;
     # The same in less device time: the binned order's test and the Cornell box's in every mode, one round.
-    binning_quick) begin_results; timeout 120 ./.stage/test_gpu --gtest_color=no \
-            --gtest_filter='Gpu.BinnedRayOrderMatchesTheCpu:Gpu.EveryModeMatchesTheCpuOnTheCornellBox' >"$out/test_gpu.txt" 2>&1
-        echo "tests: exit $?"; grep -E "^\[ +(OK|FAILED|PASSED) +\]|Failure" "$out/test_gpu.txt" | head; ROUNDS=1 binning ;;
+    binning_quick) begin_results; gpu_tests 120 'Gpu.BinnedRayOrderMatchesTheCpu:Gpu.EveryModeMatchesTheCpuOnTheCornellBox'
+        ROUNDS=1 binning ;;
     session27) session27 ;;
     # (as run in session 28, it began with `loops`: the lean persistent loop, since deleted; BENCHMARKS.md)
     denoiser_smoke) begin_results; denoiser_smoke ;;

@@ -22,9 +22,8 @@ __device__ __forceinline__ void bin_scene_box(const BvhView& bvh, Vec3& lo, Vec3
         uint32_t q[4];
         load_cwbvh_row(bvh.wide_nodes, 0, 0, q);
         lo = Vec3{__uint_as_float(q[0]), __uint_as_float(q[1]), __uint_as_float(q[2])};
-        hi = Vec3{lo.x + ldexpf(255.f, static_cast<int8_t>(q[3] & 0xff)),
-                  lo.y + ldexpf(255.f, static_cast<int8_t>((q[3] >> 8) & 0xff)),
-                  lo.z + ldexpf(255.f, static_cast<int8_t>((q[3] >> 16) & 0xff))};
+        hi = Vec3{lo.x + 255.f * cwbvh_scale(q[3]), lo.y + 255.f * cwbvh_scale(q[3] >> 8),
+                  lo.z + 255.f * cwbvh_scale(q[3] >> 16)};
     }
 }
 

@@ -156,11 +156,9 @@ def run_prop(t, levels, j0, jmax, target):
             # The tile's plan, never below the round it now takes (at least one more doubling while
             # weight is left), nor above the maximum.
             p = max(plan[k], j + 1)
-            n, so_far = 1 << j, 1 << j  # doubling: the round adds as many samples as there are
-            left = (1 << p) - so_far
-            w = (1.0 - used[k]) * n / left if left > 0 else 1.0 - used[k]
-            if p == j + 1 or j + 1 >= jmax:
-                w = 1.0 - used[k]  # the last round takes what is left
+            left = 1.0 - used[k]
+            # Doubling: the round adds 2^j samples of the 2^p - 2^j the plan has left; the last takes the rest.
+            w = left if p == j + 1 or j + 1 >= jmax else left * (1 << j) / ((1 << p) - (1 << j))
             weights[k].append(w)
             used[k] += w
             jt[k] = j + 1

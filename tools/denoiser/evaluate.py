@@ -6,8 +6,8 @@ for every image), so it needs nothing but the standard library.
 
 Usage: evaluate.py OUT_DIR --weights W [--pkrt build/pkrt] [--res 384x384] [--ref-spp 4096]
                    [--spp 4,16,64,256,1024] [--seed 7] [--only NAME,...]
-Writes OUT_DIR/<scene>/ref.exr and ref.png (kept: a second run reuses them), noisy_<spp>.png,
-<denoiser>_<spp>.png and .json, and
+Writes OUT_DIR/<scene>/ref.exr and ref.png (kept: a second run reuses them), noisy_<spp>.png (the
+first count's), <denoiser>_<spp>.png and .json, and
 OUT_DIR/table.md (also printed): one row per scene and sample count.
 """
 import argparse
@@ -59,12 +59,12 @@ def main():
         folder = os.path.join(a.out_dir, name)
         os.makedirs(folder, exist_ok=True)
         ref = os.path.join(folder, "ref.exr")
-        if not os.path.exists(ref):
-            render(a, scene, ref, a.ref_spp, a.seed + 1000003, [])
-            render(a, scene, os.path.join(folder, "ref.png"), a.ref_spp, a.seed + 1000003, [])
-        for spp in (int(s) for s in a.spp.split(",")):
-            # The noisy image the denoisers are given (the same seed), for the pictures.
-            render(a, scene, os.path.join(folder, f"noisy_{spp}.png"), spp, a.seed, [])
+        if not os.path.exists(ref):  # one render: the PNG for the pictures, the EXR to measure against
+            render(a, scene, os.path.join(folder, "ref.png"), a.ref_spp, a.seed + 1000003, ["--hdr", ref])
+        counts = [int(s) for s in a.spp.split(",")]
+        # The noisy image the denoisers are given at the first count (the same seed), for the pictures.
+        render(a, scene, os.path.join(folder, f"noisy_{counts[0]}.png"), counts[0], a.seed, [])
+        for spp in counts:
             measured = {}
             for kind, extra in (("atrous", ["--denoiser", "atrous"]),
                                 ("unet", ["--denoiser", "unet", "--denoiser-weights", a.weights])):
