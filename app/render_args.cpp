@@ -76,10 +76,11 @@ CheckedRender check_render_args(const RenderArgs& a, const Ranks& ranks) {
         check_adaptive_settings(a.adaptive, limits::kMaxSpp);
         if (!a.spp_map.empty()) check_output_path(a.spp_map, {".png"}, "--spp-map");
     } else {
-        const char* flag = a.min_spp_set        ? "--min-spp"
-                           : a.max_spp_set      ? "--max-spp"
-                           : !a.spp_map.empty() ? "--spp-map"
-                                                : nullptr;
+        const char* flag = a.min_spp_set         ? "--min-spp"
+                           : a.max_spp_set       ? "--max-spp"
+                           : a.adaptive_rule_set ? "--adaptive-rule"
+                           : !a.spp_map.empty()  ? "--spp-map"
+                                                 : nullptr;
         if (flag) throw Error(std::string(flag) + ": only with --target-error (adaptive sampling)");
     }
     if (!a.reference.empty() && sequence) throw Error("--reference: not with --frames (it measures one image)");

@@ -380,6 +380,19 @@ CLI::App* add_render_command(CLI::App& app, RenderArgs* a) {
     CLI::Option* target_error_opt = render->add_option(
         "--target-error", a->adaptive.target_error,
         "Adaptive sampling: sample each pixel until its relative error estimate is at most E (0.01 = 1%)");
+    // A string checked against the names (app/limit_options.h says why not CheckedTransformer).
+    CLI::Option* rule_opt =
+        render
+            ->add_option_function<std::string>(
+                "--adaptive-rule",
+                [a](const std::string& v) {
+                    a->adaptive.method = v == "proportional" ? AdaptiveMethod::proportional : AdaptiveMethod::stop;
+                },
+                "Adaptive: stop (sample a tile while a pixel near it is above E) or proportional (after --min-spp, "
+                "samples in proportion to each tile's error for an image RMS error of E, unbiased; CPU backend "
+                "only for now)")
+            ->check(CLI::IsMember({"stop", "proportional"}))
+            ->default_str("stop");
     CLI::Option* min_spp_opt =
         render->add_option("--min-spp", a->adaptive.min_spp, "Adaptive: samples every pixel gets first")
             ->capture_default_str();
@@ -413,6 +426,7 @@ CLI::App* add_render_command(CLI::App& app, RenderArgs* a) {
         a->focus_distance_set = focus_opt->count() > 0;
         a->target_error_set = target_error_opt->count() > 0;
         a->min_spp_set = min_spp_opt->count() > 0;
+        a->adaptive_rule_set = rule_opt->count() > 0;
         a->max_spp_set = max_spp_opt->count() > 0;
         a->time_limit_set = time_limit_opt->count() > 0;
     });

@@ -44,7 +44,8 @@ struct RenderArgs {
     bool aperture_set = false, focus_distance_set = false;
     RunOptions run;
     AdaptiveSettings adaptive;  // meaningful only when target_error_set
-    bool target_error_set = false, min_spp_set = false, max_spp_set = false, time_limit_set = false;
+    bool target_error_set = false, min_spp_set = false, max_spp_set = false, time_limit_set = false,
+         adaptive_rule_set = false;
     std::string resume;         // --resume: an EXR of this render with fewer samples
     double checkpoint_s = 0.0;  // --checkpoint: write the outputs this often (0: never)
     std::string spp_map;

@@ -35,7 +35,8 @@ struct AdaptiveRule {
     uint32_t max_spp;    // even, >= min_spp
 };
 
-PKRT_HD float pixel_error(Vec3 sum, Vec3 odd_sum, uint32_t n) {
+// The square of the error below (the proportional rounds sum squares, kernels/adaptive_weights.h).
+PKRT_HD float pixel_error2(Vec3 sum, Vec3 odd_sum, uint32_t n) {
     if (n < 2) return kInfinity;
     float inv_n = 1.0f / static_cast<float>(n), inv_half = 1.0f / static_cast<float>(n / 2);
     Vec3 i = sum * inv_n, a = odd_sum * inv_half;
@@ -43,7 +44,11 @@ PKRT_HD float pixel_error(Vec3 sum, Vec3 odd_sum, uint32_t n) {
     e += (i.x - a.x) * (i.x - a.x) / (i.x * i.x + 0.01f);
     e += (i.y - a.y) * (i.y - a.y) / (i.y * i.y + 0.01f);
     e += (i.z - a.z) * (i.z - a.z) / (i.z * i.z + 0.01f);
-    return sqrtf(e / 3.0f);
+    return e / 3.0f;
+}
+
+PKRT_HD float pixel_error(Vec3 sum, Vec3 odd_sum, uint32_t n) {
+    return n < 2 ? kInfinity : sqrtf(pixel_error2(sum, odd_sum, n));
 }
 
 // A pixel that needs no more samples: at the target error, or at max_spp.

@@ -20,6 +20,8 @@ AdaptiveRule AdaptiveSettings::rule() const {
     return r;
 }
 
+const char* adaptive_method_name(AdaptiveMethod m) { return m == AdaptiveMethod::stop ? "stop" : "proportional"; }
+
 namespace {
 std::string number(double v) {
     char buf[32];

@@ -12,8 +12,16 @@
 
 namespace pkrt {
 
+// How the rounds give out samples. stop: a tile samples while a pixel of its halo is above the error
+// (kernels/adaptive.h; every backend). proportional: after a pilot, each tile takes its share of the
+// samples for the image's RMS error, in proportion to its error per sample, each round weighed so that
+// the image stays unbiased (kernels/adaptive_weights.h; the CPU backend only, until the GPU's scan has it).
+enum class AdaptiveMethod { stop, proportional };
+const char* adaptive_method_name(AdaptiveMethod m);
+
 struct AdaptiveSettings {
-    float target_error = 0.0f;  // relative error per pixel (kernels/adaptive.h)
+    AdaptiveMethod method = AdaptiveMethod::stop;
+    float target_error = 0.0f;  // stop: relative error per pixel; proportional: the image's RMS of it
     int min_spp = 16, max_spp = 4096;
     double time_limit_s = 0.0;  // 0: none; checked between rounds
 

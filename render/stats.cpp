@@ -115,7 +115,8 @@ nlohmann::json to_json(const RenderStats& s) {
             if (a.spp_histogram[k])
                 histogram.push_back(
                     {{"spp_from", 1ull << k}, {"spp_to", (2ull << k) - 1}, {"pixels", a.spp_histogram[k]}});
-        j["adaptive"] = {{"target_error", a.settings.target_error},
+        j["adaptive"] = {{"rule", adaptive_method_name(a.settings.method)},
+                         {"target_error", a.settings.target_error},
                          {"min_spp", a.settings.rule().min_spp},
                          {"max_spp", a.settings.rule().max_spp},
                          {"time_limit_seconds", a.settings.time_limit_s},

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "kernels/adaptive.h"
@@ -241,4 +242,117 @@ TEST(AdaptiveRule, ARoundsPathsGiveEachPixelItsPartsSamplesOnce) {
     EXPECT_EQ(path_index(f, 1).pixel, 11u) << "neighbouring paths: neighbouring entries";
     EXPECT_EQ(generate_path(f, PathIndex{12, 7}).pixel, 12u + 64u) << "an odd sample adds to the second half";
     EXPECT_EQ(generate_path(f, PathIndex{12, 8}).pixel, 12u);
+}
+
+// --adaptive-rule proportional (kernels/adaptive_weights.h, render/cpu/proportional_rounds.h).
+namespace {
+
+AdaptiveSettings proportional(float e, int min_spp, int max_spp) {
+    AdaptiveSettings a = pkrt_test::adaptive_settings(e, min_spp, max_spp);
+    a.method = AdaptiveMethod::proportional;
+    return a;
+}
+
+}  // namespace
+
+// With the pilot at the maximum the render is one round of the uniform render's samples, weighed 1.
+TEST(Proportional, PilotAtTheMaximumIsTheUniformImage) {
+    Scene s = pkrt_test::load_prepared(kScenes + "/cornell.json");
+    Adaptive a = render_adaptive(s, 24, 20, 4, 3, proportional(0.01f, 16, 16));
+    Accumulation u = render_uniform(s, 24, 20, 16, 4, 3);
+    EXPECT_EQ(a.acc.sums, u.sums);
+    EXPECT_EQ(a.acc.counts, u.counts);
+    EXPECT_EQ(a.stats.adaptive.rounds.size(), 1u);
+}
+
+// A target no tile can reach: every plan is the maximum from the start, so the rounds' weights are their
+// shares of the samples and the image is the plain mean of a uniform render at max_spp.
+TEST(Proportional, UnreachableTargetIsTheUniformRenderAtMaxSpp) {
+    Scene s = pkrt_test::load_prepared(kScenes + "/cornell.json");
+    Adaptive a = render_adaptive(s, 20, 12, 4, 5, proportional(1e-5f, 8, 32));
+    Accumulation u = render_uniform(s, 20, 12, 32, 4, 5);
+    ASSERT_EQ(a.acc.counts, u.counts);
+    for (size_t i = 0; i < u.sums.size(); ++i)
+        EXPECT_NEAR(a.acc.sums[i], u.sums[i], 1e-4f * (1.0f + std::fabs(u.sums[i]))) << i;
+    EXPECT_EQ(a.stats.adaptive.rounds.size(), 3u) << "8, then doubling to 16 and 32";
+    EXPECT_EQ(a.stats.samples, 20u * 12u * 32u);
+}
+
+// The samples go where the error is: the image ends near its target error (mean over pixels of the
+// error estimate squared: the rounds plan for it, rounded up to powers of two), with more samples in the
+// noisier tiles and fewer samples than uniform sampling needs for the same estimate.
+TEST(Proportional, ReachesTheTargetWithSamplesWhereTheErrorIs) {
+    Scene s = pkrt_test::load_prepared(kScenes + "/cornell.json");
+    const float e = 0.06f;
+    Adaptive a = render_adaptive(s, 32, 32, 6, 1, proportional(e, 16, 4096));
+    const AdaptiveReport& r = a.stats.adaptive;
+    ASSERT_FALSE(r.time_limit_hit);
+    EXPECT_DOUBLE_EQ(r.converged, 1.0);
+    double err2 = 0.0;
+    uint64_t total = 0;
+    for (size_t p = 0; p < a.acc.counts.size(); ++p) {
+        Vec3 sum{a.acc.sums[3 * p], a.acc.sums[3 * p + 1], a.acc.sums[3 * p + 2]};
+        Vec3 odd{a.acc.odd_sums[3 * p], a.acc.odd_sums[3 * p + 1], a.acc.odd_sums[3 * p + 2]};
+        err2 += pixel_error2(sum, odd, a.acc.counts[p]);
+        total += a.acc.counts[p];
+    }
+    err2 /= static_cast<double>(a.acc.counts.size());
+    std::printf("estimated RMS error %.4f (target %.4f), %.1f spp on average, %u..%u\n", std::sqrt(err2), e, r.mean_spp,
+                r.least_spp, r.most_spp);
+    EXPECT_LT(err2, 1.3 * e * e) << "the target is reached (the estimate's own noise allowed)";
+    EXPECT_GT(err2, e * e / 8) << "and not overshot past the rounding to powers of two";
+    EXPECT_EQ(total, a.stats.samples) << "every sample the statistics count is in a pixel";
+    EXPECT_LT(r.least_spp, r.most_spp) << "tiles of different error got different samples";
+    EXPECT_GE(r.least_spp, 16u);
+}
+
+TEST(Proportional, SameImageWhateverTheThreadCount) {
+    Scene s = pkrt_test::load_prepared(kScenes + "/cornell.json");
+    Adaptive one = render_adaptive(s, 20, 20, 5, 4, proportional(0.1f, 8, 128), 1);
+    Adaptive three = render_adaptive(s, 20, 20, 5, 4, proportional(0.1f, 8, 128), 3);
+    EXPECT_EQ(one.acc.sums, three.acc.sums);
+    EXPECT_EQ(one.acc.odd_sums, three.acc.odd_sums);
+    EXPECT_EQ(one.acc.counts, three.acc.counts);
+}
+
+// A time limit ends the rounds with the weight given so far: the image is the pilot's, normalised.
+TEST(Proportional, TimeLimitKeepsTheImageNormalised) {
+    Scene s = pkrt_test::load_prepared(kScenes + "/cornell.json");
+    AdaptiveSettings settings = proportional(0.001f, 8, 4096);
+    settings.time_limit_s = 1e-9;
+    Adaptive a = render_adaptive(s, 16, 16, 4, 1, settings);
+    Accumulation u = render_uniform(s, 16, 16, 8, 4, 1);
+    EXPECT_TRUE(a.stats.adaptive.time_limit_hit);
+    ASSERT_EQ(a.stats.adaptive.rounds.size(), 1u);
+    ASSERT_EQ(a.acc.counts, u.counts);
+    for (size_t i = 0; i < u.sums.size(); ++i)
+        EXPECT_NEAR(a.acc.sums[i], u.sums[i], 1e-5f * (1.0f + std::fabs(u.sums[i]))) << i;
+}
+
+// The furnace (radiance 5 everywhere): the adaptive image's mean over its independent pixels matches a
+// uniform render's within four standard errors of their difference (both sit a little below 5, by a
+// third of a percent at 1024 spp: many long paths and a few far longer), and 5 within 0.5%.
+TEST(Proportional, FurnaceMeanIsTheUniformRenders) {
+    Scene s = pkrt_test::load_prepared(kScenes + "/furnace.json");
+    Adaptive a = render_adaptive(s, 24, 16, 100, 1, proportional(0.045f, 16, 1024));
+    Accumulation u = render_uniform(s, 24, 16, 512, 100, 7);
+    auto mean_se = [](const Accumulation& acc) {  // of channel 0 (the furnace is grey)
+        double sum = 0.0, sq = 0.0;
+        const double n = static_cast<double>(acc.counts.size());
+        for (size_t p = 0; p < acc.counts.size(); ++p) {
+            const double v = pixel_mean(acc, p).x;
+            sum += v;
+            sq += v * v;
+        }
+        const double mean = sum / n;
+        return std::pair{mean, std::sqrt((sq / n - mean * mean) / (n - 1))};
+    };
+    const auto [ma, sa] = mean_se(a.acc);
+    const auto [mu, su] = mean_se(u);
+    std::printf("furnace: adaptive %.5f +- %.5f (%.1f spp on average), uniform %.5f +- %.5f\n", ma, sa,
+                a.stats.adaptive.mean_spp, mu, su);
+    EXPECT_LT(std::fabs(ma - mu), 4.0 * std::sqrt(sa * sa + su * su));
+    EXPECT_NEAR(ma, 5.0, 0.025);
+    EXPECT_LT(sa, 0.02) << "a test that measures something";
+    EXPECT_GT(a.stats.adaptive.rounds.size(), 1u);
 }

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <random>
+#include <vector>
 
 #include "kernels/adaptive_weights.h"
 
@@ -20,7 +21,7 @@ TEST(AdaptiveWeights, PlanIsTheShareOfSamplesRoundedUpToAPowerOfTwo) {
 
 TEST(AdaptiveWeights, UnchangedPlansGiveThePlainMeanAndTheWeightsSumToOne) {
     // Pilot 16 of a plan of 128: 1/8, then rounds of 16, 32, 64 samples: 1/8, 1/4, 1/2.
-    const float pilot = pilot_weight(4, 7);
+    const float pilot = pilot_weight(4, 7, 12);
     EXPECT_FLOAT_EQ(pilot, 0.125f);
     TileRounds t{4, pilot};
     const float want[] = {0.125f, 0.25f, 0.5f};
@@ -36,8 +37,60 @@ TEST(AdaptiveWeights, UnchangedPlansGiveThePlainMeanAndTheWeightsSumToOne) {
     EXPECT_FLOAT_EQ(round_weight(TileRounds{5, 0.25f}, 8, 12), 0.75f * 32.0f / 224.0f);
     // At the maximum the round takes what is left whatever the plan.
     EXPECT_FLOAT_EQ(round_weight(TileRounds{11, 0.5f}, 12, 12), 0.5f);
-    // The pilot leaves room for a round even when the plan is the pilot.
-    EXPECT_FLOAT_EQ(pilot_weight(4, 4), 0.5f);
+    // The pilot leaves room for a round even when the plan is the pilot, and is everything at the maximum.
+    EXPECT_FLOAT_EQ(pilot_weight(4, 4, 12), 0.5f);
+    EXPECT_FLOAT_EQ(pilot_weight(4, 9, 6), 0.25f);
+    EXPECT_FLOAT_EQ(pilot_weight(6, 9, 6), 1.0f);
+}
+
+TEST(AdaptiveWeights, TakingTheLastRoundSpendsTheWeightExactly) {
+    TileRounds t{4, 0.1f};
+    EXPECT_FLOAT_EQ(take_round(t, 8, 12), 0.9f * 16.0f / 240.0f);
+    EXPECT_EQ(t.level, 5u);
+    EXPECT_FALSE(rounds_done(t));
+    const float left = 1.0f - t.used;
+    EXPECT_FLOAT_EQ(take_round(t, 6, 12), left);  // the plan is the next level: the rest
+    EXPECT_EQ(t.used, 1.0f) << "exactly, whatever the rounding of the weights";
+    EXPECT_TRUE(rounds_done(t));
+}
+
+TEST(AdaptiveWeights, RuleLevelsArePowersOfTwoWithinTheSettings) {
+    ProportionalRule p = proportional_rule(AdaptiveRule{0.1f, 48, 1000});
+    EXPECT_FLOAT_EQ(p.target, 0.01f) << "the square of the image's RMS error";
+    EXPECT_EQ(p.pilot_level, 6u) << "48 up to 64";
+    EXPECT_EQ(p.max_level, 9u) << "1000 down to 512";
+    EXPECT_EQ(proportional_rule(AdaptiveRule{0.1f, 16, 16}).pilot_level, 4u);
+    EXPECT_EQ(proportional_rule(AdaptiveRule{0.1f, 100, 100}).pilot_level, 6u) << "never above the maximum";
+}
+
+// A pixel's error per sample (kernels/adaptive.h's pixel_error^2 times its samples) in fixed point, and a
+// tile's as the RMS over its halo.
+TEST(AdaptiveWeights, ErrorPerSampleIsTheHalosRmsInFixedPoint) {
+    // Samples alternating 1 and 3 (odd ones 3): pixel_error^2 = 1 / 4.01 at any even count.
+    const double per_sample = 1.0 / 4.01;
+    EXPECT_NEAR(pixel_variance_fixed(splat(8.0f), splat(6.0f), 4) / kErrorFixedOne, 4 * per_sample, 1e-6);
+    EXPECT_NEAR(pixel_variance_fixed(splat(32.0f), splat(24.0f), 16) / kErrorFixedOne, 16 * per_sample, 1e-5);
+    EXPECT_EQ(pixel_variance_fixed(splat(1.0f), splat(0.0f), 1) / kErrorFixedOne, kMaxVariancePerSample)
+        << "one sample: as noisy as can be";
+    // A 16x8 image: the left tile noisy (error per sample 1), the right one still.
+    const int w = 16, h = 8;
+    std::vector<float> all(3 * w * h), odd(3 * w * h);
+    std::vector<uint32_t> counts(w * h, 4);
+    for (int p = 0; p < w * h; ++p)
+        for (int c = 0; c < 3; ++c) {
+            const bool noisy = p % w < 8;
+            all[3 * p + c] = noisy ? 8.0f : 4.0f;  // noisy: 1, 3, 1, 3; still: 1, 1, 1, 1
+            odd[3 * p + c] = noisy ? 6.0f : 2.0f;
+        }
+    const AllAndOddSums sums{all.data(), odd.data(), counts.data()};
+    // The left tile's halo: 9 x 8 pixels, 8 x 8 of them noisy.
+    EXPECT_NEAR(tile_error_per_sample(0, 0, w, h, sums), std::sqrt(4 * per_sample * 64.0 / 72.0), 1e-5);
+    EXPECT_NEAR(tile_error_per_sample(1, 0, w, h, sums), std::sqrt(4 * per_sample * 8.0 / 72.0), 1e-5);
+    const float s0 = tile_error_per_sample(0, 0, w, h, sums), s1 = tile_error_per_sample(1, 0, w, h, sums);
+    EXPECT_NEAR(mean_tile_error(tile_error_term(s0, 64) + tile_error_term(s1, 64), 128), (s0 + s1) / 2, 1e-6);
+    const float s[2] = {s0, s1};
+    EXPECT_EQ(neighbours_error(0, 0, 2, 1, s), s1) << "the pilot's plan: its neighbours' alone";
+    EXPECT_EQ(neighbours_error(0, 0, 1, 1, s), 0.0f);
 }
 
 namespace {
@@ -74,7 +127,7 @@ Estimates render_pixel(uint64_t seed) {
         return round / count;
     };
     // The pilot's weight from a prior plan (no other tile here), fixed before its samples.
-    TileRounds t{pilot_level, pilot_weight(pilot_level, 6)};
+    TileRounds t{pilot_level, pilot_weight(pilot_level, 6, max_level)};
     weighted += t.used * sample(1u << pilot_level);
     while (t.used < 1.0f - 1e-6f) {
         const float s = pixel_error(splat(float(sum)), splat(float(odd)), n) * std::sqrt(float(n));

@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <optional>
 
 #include "render/backend.h"
 #include "render/error.h"
 #include "kernels/path_stages.h"
 #include "render/cpu/parallel.h"
+#include "render/cpu/proportional_rounds.h"
 
 namespace pkrt {
 
@@ -54,11 +56,16 @@ public:
     }
 
     // Rounds of tiles by class (kernels/adaptive.h), one step size each; the first round every tile at
-    // min_spp. After each, the rule decides the next round's tiles.
+    // min_spp (proportional: the pilot's power of two). After each, the rule decides the next round's tiles.
     void begin_adaptive(const RenderSettings& rs, const AdaptiveSettings& as) override {
         adaptive_ = Adaptive{};
         adaptive_.on = true;
         adaptive_.rule = as.rule();
+        adaptive_.first_samples = adaptive_.rule.min_spp;
+        if (as.method == AdaptiveMethod::proportional) {
+            adaptive_.proportional.emplace(width_, height_, adaptive_.rule);
+            adaptive_.first_samples = adaptive_.proportional->pilot_samples();
+        }
         adaptive_.frame = make_frame_record(camera_, width_, height_, rs, 0, 0, 0);
         block_ = 1;
         const size_t tiles = static_cast<size_t>(adaptive_tiles(width_)) * adaptive_tiles(height_);
@@ -77,13 +84,25 @@ public:
         if (!adaptive_.on) throw Error("internal: an adaptive round without begin_adaptive");
         const AdaptiveRule& rule = adaptive_.rule;
         auto& classes = adaptive_.classes;
-        auto class_samples = [&](int c) { return c == kAdaptiveClasses ? rule.min_spp : 2u << c; };
+        auto class_samples = [&](int c) { return c == kAdaptiveClasses ? adaptive_.first_samples : 2u << c; };
         AdaptiveStep step;
         for (int c = 0; c <= kAdaptiveClasses; ++c) {
             if (classes[c].empty()) continue;
             render_tiles(adaptive_.frame, classes[c], class_samples(c), stats);
             step.tiles_sampled += static_cast<uint32_t>(classes[c].size());
             step.samples_per_tile = std::max(step.samples_per_tile, class_samples(c));
+        }
+        if (adaptive_.proportional) {
+            std::vector<uint32_t> next;
+            step.converged_pixels =
+                adaptive_.proportional->end_round(AllAndOddSums{&sum_[0].x, &odd_[0].x, count_.data()}, next, threads_);
+            for (auto& c : classes) c.clear();
+            for (uint32_t t : next) {  // each doubles its samples
+                uint32_t n = count_[tile_first_pixel(t)];
+                classes[adaptive_class(n)].push_back(TileSpan{t, n});
+            }
+            step.more = !next.empty();
+            return step;
         }
         step.converged_pixels = converged_pixels(width_, height_, &sum_[0].x, &odd_[0].x, count_.data(), rule);
         const int tiles_x = adaptive_tiles(width_);
@@ -99,8 +118,7 @@ public:
         for (auto& c : classes) c.clear();
         for (size_t t = 0; t < needs.size(); ++t) {
             if (!needs[t]) continue;
-            // Every pixel of a tile has the tile's count; its first pixel's says it.
-            uint32_t n = count_[(t / tiles_x) * kTile * static_cast<size_t>(width_) + (t % tiles_x) * kTile];
+            uint32_t n = count_[tile_first_pixel(t)];
             classes[adaptive_class(adaptive_tile_samples(n, rule.max_spp))].push_back(
                 TileSpan{static_cast<uint32_t>(t), n});
             step.more = true;
@@ -108,7 +126,10 @@ public:
         return step;
     }
 
-    void end_adaptive() override { adaptive_ = Adaptive{}; }
+    void end_adaptive() override {
+        if (adaptive_.proportional) adaptive_.proportional->finish(sum_, odd_, count_);
+        adaptive_ = Adaptive{};
+    }
 
     using Backend::accumulation;  // the copy-returning one beside the override below
 
@@ -118,9 +139,10 @@ public:
         for (int y = 0; y < height_; ++y) {
             for (int x = 0; x < width_; ++x) {
                 size_t i = static_cast<size_t>(y) * width_ + x, s = preview_source(x, y, width_, block_);
-                rgba[4 * i + 0] = sum_[s].x;
-                rgba[4 * i + 1] = sum_[s].y;
-                rgba[4 * i + 2] = sum_[s].z;
+                const Vec3 sum = image_sum(s);
+                rgba[4 * i + 0] = sum.x;
+                rgba[4 * i + 1] = sum.y;
+                rgba[4 * i + 2] = sum.z;
                 rgba[4 * i + 3] = static_cast<float>(count_[s]);
             }
         }
@@ -140,12 +162,33 @@ public:
         };
         flatten(sum_, a.sums);
         flatten(odd_, a.odd_sums);
+        if (adaptive_.proportional) {  // between its rounds: the weighted image so far
+            for (size_t p = 0; p < sum_.size(); ++p) {
+                const Vec3 v = image_sum(p);
+                a.sums[3 * p] = v.x;
+                a.sums[3 * p + 1] = v.y;
+                a.sums[3 * p + 2] = v.z;
+            }
+        }
         a.counts.assign(count_.begin(), count_.end());
         a.features = features_;
         expand_preview(a, block_);
     }
 
 private:
+    // Every pixel of a tile has the tile's count; its first pixel's says it.
+    size_t tile_first_pixel(uint32_t t) const {
+        const int tiles_x = adaptive_tiles(width_);
+        return (t / tiles_x) * kTile * static_cast<size_t>(width_) + (t % tiles_x) * kTile;
+    }
+
+    // Pixel p's sum as its image has it: the samples' sum, or proportional rounds' weighted mean times
+    // the count.
+    Vec3 image_sum(size_t p) const {
+        if (!adaptive_.proportional) return sum_[p];
+        return adaptive_.proportional->estimate(p, sum_[p], count_[p]) * static_cast<float>(count_[p]);
+    }
+
     // Samples [first_sample, first_sample + n) of every pixel of one 8x8 tile (n is the caller's).
     struct TileSpan {
         uint32_t tile, first_sample;
@@ -300,10 +343,12 @@ private:
     bool features_on_ = false;
     std::vector<float> features_;  // kFeatureFloats a pixel, empty when off
     // Between begin_adaptive and end_adaptive: the rule, the frame, and the next round's tiles by class
-    // (the last one: every tile at min_spp, the first round).
+    // (the last one: every tile at first_samples, the first round); proportional rounds' state.
     struct Adaptive {
         bool on = false;
         AdaptiveRule rule{};
+        uint32_t first_samples = 0;
+        std::optional<ProportionalRounds> proportional;
         FrameRecord frame{};
         std::vector<std::vector<TileSpan>> classes;
     };

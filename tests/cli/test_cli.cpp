@@ -181,6 +181,10 @@ TEST(Cli, BadAdaptiveFlagsFailCleanly) {
     expect_clean_failure(dir, "render " + scene + " --max-spp 64 -o out.png", 1, "--max-spp: only with --target-error");
     expect_clean_failure(dir, "render " + scene + " --spp-map m.png -o out.png", 1,
                          "--spp-map: only with --target-error");
+    expect_clean_failure(dir, "render " + scene + " --adaptive-rule proportional -o out.png", 1,
+                         "--adaptive-rule: only with --target-error");
+    expect_clean_failure(dir, "render " + scene + " --target-error 0.1 --adaptive-rule even -o out.png", 1,
+                         "--adaptive-rule");
     expect_clean_failure(dir, "render " + scene + " --target-error 0.01 --spp-map m.jpg -o out.png", 1, "'.jpg'");
     expect_clean_failure(dir, "render " + scene + " --target-error 0.01 --frames 3 --camera-path orbit -o f_%04d.png",
                          1, "not with --frames");
