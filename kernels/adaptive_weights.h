@@ -3,10 +3,11 @@
 // proportional`. The CPU backend runs them (render/cpu/cpu_backend.cpp); the GPU's rounds are to call the
 // same functions from their scan.
 //
-// After a pilot, each tile has a plan: the samples that give it its share of a target mean relMSE T when
-// samples go in proportion to each tile's relative error per sample s (minimising the total for the
-// mean: n = s * mean(s) / T), rounded up to a power of two. Rounds double a tile's samples until its
-// plan, which is made again after every round from everything seen so far.
+// After a pilot, each tile has a plan: the samples that give it its share of a target mean relMSE T for
+// the least time, given each tile's relative error per sample s and cost per sample c (its rays per
+// sample): minimising the sum of n c with the mean of s^2 / n at T gives n = (s / sqrt(c)) * mean(s
+// sqrt(c)) / T (with even costs, samples in proportion to s), rounded up to a power of two. Rounds double
+// a tile's samples until its plan, which is made again after every round from everything seen so far.
 //
 // A tile whose samples stop early because its estimate missed rare bright paths would be dark if its
 // image were the plain mean of its samples (the stop rule was, on the bokeh). So each round's mean of
@@ -26,10 +27,10 @@ struct TileRounds {
     float used;
 };
 
-// The plan's level for relative error per sample s, the image's mean of it mean_s, and target mean
-// relMSE `target`, within [min_level, max_level].
-PKRT_HD uint32_t tile_plan_level(float s, float mean_s, float target, uint32_t min_level, uint32_t max_level) {
-    float want = s * mean_s / target;
+// The plan's level for a tile's plan factor q = s / sqrt(c), the image's mean of s sqrt(c) (mean_s: of s
+// when costs are even), and target mean relMSE `target`, within [min_level, max_level].
+PKRT_HD uint32_t tile_plan_level(float q, float mean_s, float target, uint32_t min_level, uint32_t max_level) {
+    float want = q * mean_s / target;
     uint32_t level = min_level;
     while (level < max_level && static_cast<float>(1u << level) < want) ++level;
     return level;
@@ -118,7 +119,30 @@ template <class Sums> PKRT_HD float tile_error_per_sample(int tx, int ty, int wi
     return tile_error_from_sum(sum, halo.pixels());
 }
 
-// A tile's term of the image's mean s: s in fixed point times the tile's pixels.
+// A tile's cost per sample: its pixels' rays over their samples, at least one (the camera ray).
+PKRT_HD float tile_cost(unsigned long long rays, unsigned long long samples) {
+    const float c = samples ? static_cast<float>(rays) / static_cast<float>(samples) : 1.0f;
+    return c > 1.0f ? c : 1.0f;
+}
+
+// Tile (tx, ty)'s cost per sample from per-pixel sums of rays and counts of samples, over its own pixels.
+PKRT_HD float tile_cost_of(int tx, int ty, int width, int height, const uint32_t* rays, const uint32_t* counts) {
+    unsigned long long r = 0, n = 0;
+    for (int y = ty * kAdaptiveTile; y < ty * kAdaptiveTile + kAdaptiveTile && y < height; ++y)
+        for (int x = tx * kAdaptiveTile; x < tx * kAdaptiveTile + kAdaptiveTile && x < width; ++x) {
+            const size_t p = static_cast<size_t>(y) * width + x;
+            r += load_l2(rays + p);
+            n += load_l2(counts + p);
+        }
+    return tile_cost(r, n);
+}
+
+// What the plans take of a tile's s and c: its plan factor s / sqrt(c), and its term of the image's mean
+// of s sqrt(c).
+PKRT_HD float plan_factor(float s, float cost) { return s / sqrtf(cost); }
+PKRT_HD float mean_factor(float s, float cost) { return s * sqrtf(cost); }
+
+// A tile's term of the image's mean s (or of s sqrt(c)): it in fixed point times the tile's pixels.
 PKRT_HD unsigned long long tile_error_term(float s, int tile_pixels) {
     return static_cast<unsigned long long>(static_cast<double>(s) * kErrorFixedOne + 0.5) *
            static_cast<unsigned long long>(tile_pixels);
@@ -128,8 +152,8 @@ PKRT_HD float mean_tile_error(unsigned long long terms, unsigned long long pixel
     return static_cast<float>(static_cast<double>(terms) / kErrorFixedOne / static_cast<double>(pixels));
 }
 
-// The pilot's plan from the tile's neighbours alone (up to eight, in row order; none: s = 0): the mean
-// of their s, given per tile in `s`.
+// The pilot's plan from the tile's neighbours alone (up to eight, in row order; none: 0): the mean of
+// their plan factors, given per tile in `s`.
 PKRT_HD float neighbours_error(int tx, int ty, int tiles_x, int tiles_y, const float* s) {
     float sum = 0.0f;
     int count = 0;

@@ -20,6 +20,11 @@ AdaptiveRule AdaptiveSettings::rule() const {
     return r;
 }
 
+uint32_t AdaptiveSettings::most_spp() const {
+    const AdaptiveRule r = rule();
+    return method == AdaptiveMethod::stop ? r.max_spp : 1u << floor_log2(r.max_spp);
+}
+
 const char* adaptive_method_name(AdaptiveMethod m) { return m == AdaptiveMethod::stop ? "stop" : "proportional"; }
 
 namespace {

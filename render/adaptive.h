@@ -28,6 +28,8 @@ struct AdaptiveSettings {
     // min_spp rounded up and max_spp down to even counts (the error estimate halves them), min_spp at
     // least 2.
     AdaptiveRule rule() const;
+    // The most samples a pixel can take: max_spp, even (proportional: rounded down to a power of two).
+    uint32_t most_spp() const;
     bool operator==(const AdaptiveSettings&) const = default;
 };
 

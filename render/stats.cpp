@@ -118,7 +118,7 @@ nlohmann::json to_json(const RenderStats& s) {
         j["adaptive"] = {{"rule", adaptive_method_name(a.settings.method)},
                          {"target_error", a.settings.target_error},
                          {"min_spp", a.settings.rule().min_spp},
-                         {"max_spp", a.settings.rule().max_spp},
+                         {"max_spp", a.settings.most_spp()},
                          {"time_limit_seconds", a.settings.time_limit_s},
                          {"time_limit_hit", a.time_limit_hit},
                          {"converged", a.converged},

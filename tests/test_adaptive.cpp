@@ -104,14 +104,19 @@ TEST(AdaptiveRule, HistogramBinsArePowersOfTwo) {
     EXPECT_EQ(bins[9], 1u);  // [512, 1024)
 }
 
-// With min_spp = max_spp the adaptive render is one round of the uniform render's samples.
+// With min_spp = max_spp the adaptive render is one round of the uniform render's samples, whatever the
+// rule (proportional: the pilot, weighed 1).
 TEST(Adaptive, MinEqualToMaxIsTheUniformImage) {
     Scene s = pkrt_test::load_prepared(kScenes + "/cornell.json");
-    Adaptive a = render_adaptive(s, 24, 20, 4, 3, pkrt_test::adaptive_settings(0.01f, 16, 16));
     Accumulation u = render_uniform(s, 24, 20, 16, 4, 3);
-    EXPECT_EQ(a.acc.sums, u.sums);
-    EXPECT_EQ(a.acc.counts, u.counts);
-    EXPECT_EQ(a.stats.adaptive.rounds.size(), 1u);
+    for (AdaptiveMethod m : {AdaptiveMethod::stop, AdaptiveMethod::proportional}) {
+        AdaptiveSettings settings = pkrt_test::adaptive_settings(0.01f, 16, 16);
+        settings.method = m;
+        Adaptive a = render_adaptive(s, 24, 20, 4, 3, settings);
+        EXPECT_EQ(a.acc.sums, u.sums) << adaptive_method_name(m);
+        EXPECT_EQ(a.acc.counts, u.counts) << adaptive_method_name(m);
+        EXPECT_EQ(a.stats.adaptive.rounds.size(), 1u) << adaptive_method_name(m);
+    }
 }
 
 // A target no pixel reaches: every tile takes rounds up to max_spp, and holds exactly the samples of
@@ -254,16 +259,6 @@ AdaptiveSettings proportional(float e, int min_spp, int max_spp) {
 }
 
 }  // namespace
-
-// With the pilot at the maximum the render is one round of the uniform render's samples, weighed 1.
-TEST(Proportional, PilotAtTheMaximumIsTheUniformImage) {
-    Scene s = pkrt_test::load_prepared(kScenes + "/cornell.json");
-    Adaptive a = render_adaptive(s, 24, 20, 4, 3, proportional(0.01f, 16, 16));
-    Accumulation u = render_uniform(s, 24, 20, 16, 4, 3);
-    EXPECT_EQ(a.acc.sums, u.sums);
-    EXPECT_EQ(a.acc.counts, u.counts);
-    EXPECT_EQ(a.stats.adaptive.rounds.size(), 1u);
-}
 
 // A target no tile can reach: every plan is the maximum from the start, so the rounds' weights are their
 // shares of the samples and the image is the plain mean of a uniform render at max_spp.

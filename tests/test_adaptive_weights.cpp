@@ -93,6 +93,23 @@ TEST(AdaptiveWeights, ErrorPerSampleIsTheHalosRmsInFixedPoint) {
     EXPECT_EQ(neighbours_error(0, 0, 1, 1, s), 0.0f);
 }
 
+// Samples for the least time: a tile four times as costly per sample gets half the samples its error
+// alone would give it, and the image's mean is of s sqrt(c).
+TEST(AdaptiveWeights, CostlyTilesGetSamplesInProportionToErrorOverRootCost) {
+    EXPECT_FLOAT_EQ(plan_factor(0.8f, 4.0f), 0.4f);
+    EXPECT_FLOAT_EQ(mean_factor(0.8f, 4.0f), 1.6f);
+    EXPECT_FLOAT_EQ(plan_factor(0.8f, 1.0f), 0.8f) << "even costs: in proportion to s";
+    EXPECT_FLOAT_EQ(tile_cost(600, 100), 6.0f);
+    EXPECT_FLOAT_EQ(tile_cost(0, 100), 1.0f) << "at least the camera ray";
+    EXPECT_FLOAT_EQ(tile_cost(0, 0), 1.0f);
+    // A 12x8 image: the left tile 2 rays a sample, the right one (4 x 8 pixels) 10.
+    const int w = 12, h = 8;
+    std::vector<uint32_t> rays(w * h), counts(w * h, 16);
+    for (int p = 0; p < w * h; ++p) rays[p] = p % w < 8 ? 32 : 160;
+    EXPECT_FLOAT_EQ(tile_cost_of(0, 0, w, h, rays.data(), counts.data()), 2.0f);
+    EXPECT_FLOAT_EQ(tile_cost_of(1, 0, w, h, rays.data(), counts.data()), 10.0f);
+}
+
 namespace {
 
 // One pixel: 0.2-0.3 almost always, 500 with probability 0.002 (a lamp seen through a small part of the

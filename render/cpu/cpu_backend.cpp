@@ -39,6 +39,7 @@ public:
         sum_.assign(static_cast<size_t>(width) * height, Vec3{0.0f, 0.0f, 0.0f});
         odd_.assign(static_cast<size_t>(width) * height, Vec3{0.0f, 0.0f, 0.0f});
         count_.assign(static_cast<size_t>(width) * height, 0u);
+        rays_.assign(static_cast<size_t>(width) * height, 0u);
         features_.assign(features_on_ ? kFeatureFloats * static_cast<size_t>(width) * height : 0, 0.0f);
         adaptive_ = Adaptive{};
     }
@@ -94,8 +95,8 @@ public:
         }
         if (adaptive_.proportional) {
             std::vector<uint32_t> next;
-            step.converged_pixels =
-                adaptive_.proportional->end_round(AllAndOddSums{&sum_[0].x, &odd_[0].x, count_.data()}, next, threads_);
+            step.converged_pixels = adaptive_.proportional->end_round(
+                AllAndOddSums{&sum_[0].x, &odd_[0].x, count_.data()}, rays_.data(), next, threads_);
             for (auto& c : classes) c.clear();
             for (uint32_t t : next) {  // each doubles its samples
                 uint32_t n = count_[tile_first_pixel(t)];
@@ -215,6 +216,7 @@ private:
         const bool features = !features_.empty();
         std::vector<float> partial_features(
             chunks > 1 && features ? kFeatureFloats * spans.size() * chunks * kTilePixels : 0);
+        std::vector<uint32_t> partial_rays(chunks > 1 ? spans.size() * chunks * kTilePixels : 0);
         std::vector<RenderStats> local(threads_);
         parallel_chunks(
             spans.size() * chunks, 1,
@@ -232,6 +234,7 @@ private:
                             uint32_t pixel = static_cast<uint32_t>(y) * width + x;
                             Vec3 sum = splat(0.0f), odd = splat(0.0f);
                             FeatureSum fsum;
+                            const uint64_t rays0 = st.total_rays();
                             for (uint32_t s = s0; s < s1; ++s) {
                                 Vec3 l = trace_path(view, frame, pixel, s, st, fsum);
                                 if (!all_finite(l)) {
@@ -246,11 +249,13 @@ private:
                                     2 * ((item * kTilePixels) + static_cast<size_t>(y - ty) * kTile + (x - tx));
                                 partial[slot] = sum;
                                 partial[slot + 1] = odd;
+                                partial_rays[slot / 2] = static_cast<uint32_t>(st.total_rays() - rays0);
                                 if (features)
                                     std::copy_n(fsum.f, kFeatureFloats, &partial_features[kFeatureFloats * slot / 2]);
                             } else {
                                 sum_[pixel] += sum;
                                 odd_[pixel] += odd;
+                                rays_[pixel] += static_cast<uint32_t>(st.total_rays() - rays0);
                                 if (features) fsum.add_to(&features_[kFeatureFloats * pixel]);
                             }
                             st.samples += s1 - s0;
@@ -270,6 +275,7 @@ private:
                             2 * (((i * chunks + c) * kTilePixels) + static_cast<size_t>(y - ty) * kTile + (x - tx));
                         sum_[pixel] += partial[slot];
                         odd_[pixel] += partial[slot + 1];
+                        rays_[pixel] += partial_rays[slot / 2];
                         if (features) {
                             FeatureSum part;
                             std::copy_n(&partial_features[kFeatureFloats * slot / 2], kFeatureFloats, part.f);
@@ -340,6 +346,7 @@ private:
     int block_ = 1;                // the image's preview block (RenderSettings::preview), 1 for a full image
     std::vector<Vec3> sum_, odd_;  // all samples' radiance per pixel, and the odd-numbered samples'
     std::vector<uint32_t> count_;
+    std::vector<uint32_t> rays_;  // per pixel, its samples' rays: adaptive sampling's cost per sample
     bool features_on_ = false;
     std::vector<float> features_;  // kFeatureFloats a pixel, empty when off
     // Between begin_adaptive and end_adaptive: the rule, the frame, and the next round's tiles by class

@@ -22,23 +22,29 @@ size_t ProportionalRounds::tile_of(size_t p) const {
     return (y / kAdaptiveTile) * static_cast<size_t>(tiles_x_) + x / kAdaptiveTile;
 }
 
-uint64_t ProportionalRounds::end_round(const AllAndOddSums& sums, std::vector<uint32_t>& next, unsigned threads) {
+uint64_t ProportionalRounds::end_round(const AllAndOddSums& sums, const uint32_t* rays, std::vector<uint32_t>& next,
+                                       unsigned threads) {
     const size_t tiles = rounds_.size();
     auto tile_pixels = [&](size_t t) {
         const int x0 = static_cast<int>(t % tiles_x_) * kAdaptiveTile,
                   y0 = static_cast<int>(t / tiles_x_) * kAdaptiveTile;
         return (std::min(kAdaptiveTile, width_ - x0)) * (std::min(kAdaptiveTile, height_ - y0));
     };
+    std::vector<float> term(tiles);  // s sqrt(c), of the image's mean
     parallel_chunks(
         tiles, 64,
         [&](unsigned, size_t b, size_t e) {
-            for (size_t t = b; t < e; ++t)
-                error_[t] = tile_error_per_sample(static_cast<int>(t % tiles_x_), static_cast<int>(t / tiles_x_),
-                                                  width_, height_, sums);
+            for (size_t t = b; t < e; ++t) {
+                const int tx = static_cast<int>(t % tiles_x_), ty = static_cast<int>(t / tiles_x_);
+                const float s = tile_error_per_sample(tx, ty, width_, height_, sums),
+                            c = tile_cost_of(tx, ty, width_, height_, rays, sums.counts);
+                error_[t] = plan_factor(s, c);
+                term[t] = mean_factor(s, c);
+            }
         },
         threads);
     unsigned long long terms = 0;
-    for (size_t t = 0; t < tiles; ++t) terms += tile_error_term(error_[t], tile_pixels(t));
+    for (size_t t = 0; t < tiles; ++t) terms += tile_error_term(term[t], tile_pixels(t));
     const float mean_s = mean_tile_error(terms, static_cast<unsigned long long>(width_) * height_);
     auto plan = [&](float s) { return tile_plan_level(s, mean_s, rule_.target, rule_.pilot_level, rule_.max_level); };
     if (pilot_) {

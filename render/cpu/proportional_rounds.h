@@ -1,7 +1,7 @@
 // `--adaptive-rule proportional` on the CPU (kernels/adaptive_weights.h): after a pilot, each tile doubles
-// its samples round by round until its plan (its share of the samples for the image's target error, in
-// proportion to its error per sample), and the image is each round's mean weighed by a weight fixed before
-// the round. The backend renders the rounds into its sums as it renders any frame; this keeps the plans,
+// its samples round by round until its plan (its share of the samples for the image's target error in the
+// least time, from its error and cost per sample), and the image is each round's mean weighed by a weight
+// fixed before the round. The backend renders the rounds into its sums as it renders any frame; this keeps the plans,
 // the weights and the weighted image beside them.
 #pragma once
 
@@ -18,8 +18,9 @@ public:
     // Samples of every pixel in the first round.
     uint32_t pilot_samples() const { return 1u << rule_.pilot_level; }
     // After a round: its samples folded into the image, and the next round planned, the tiles it
-    // samples in `next` (each doubles the samples it has). Returns the pixels of tiles that are done.
-    uint64_t end_round(const AllAndOddSums& sums, std::vector<uint32_t>& next, unsigned threads);
+    // samples in `next` (each doubles the samples it has); `rays`: per pixel, its samples' rays (the
+    // cost). Returns the pixels of tiles that are done.
+    uint64_t end_round(const AllAndOddSums& sums, const uint32_t* rays, std::vector<uint32_t>& next, unsigned threads);
     // Pixel p's image so far (the raw mean before the pilot is folded in).
     Vec3 estimate(size_t p, Vec3 sum, uint32_t count) const;
     // The sums as the image has them: sum = estimate * count, and the odd-numbered samples' sum scaled
@@ -35,7 +36,7 @@ private:
     std::vector<float> weight_;          // per tile: the weight of the round rendered last (< 0: not in it)
     std::vector<uint32_t> samples_;      // per tile: that round's samples
     std::vector<float> folded_;          // per tile: the weight folded into the image
-    std::vector<float> error_;           // per tile: its error per sample s
+    std::vector<float> error_;           // per tile: its plan factor, s / sqrt(c)
     std::vector<Vec3> weighted_, last_;  // per pixel: the weighted image, and the sum at the last fold
 };
 

@@ -160,7 +160,7 @@ TEST(Cli, AdaptiveRenderWritesItsSppMapAndStatistics) {
     ASSERT_FALSE(j["rounds"].empty());
     EXPECT_EQ(j["rounds"][0]["samples_per_tile"].get<int>(), 8);
     EXPECT_EQ(j["rounds"].back()["converged"].get<double>(), j["converged"].get<double>());
-    EXPECT_NE(r.err.find("pkrt: adaptive: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("pkrt: adaptive (stop): "), std::string::npos) << r.err;
 }
 
 TEST(Cli, BadAdaptiveFlagsFailCleanly) {
@@ -183,8 +183,8 @@ TEST(Cli, BadAdaptiveFlagsFailCleanly) {
                          "--spp-map: only with --target-error");
     expect_clean_failure(dir, "render " + scene + " --adaptive-rule proportional -o out.png", 1,
                          "--adaptive-rule: only with --target-error");
-    expect_clean_failure(dir, "render " + scene + " --target-error 0.1 --adaptive-rule even -o out.png", 1,
-                         "--adaptive-rule");
+    expect_clean_failure(dir, "render " + scene + " --target-error 0.1 --adaptive-rule even -o out.png", 2,
+                         "--adaptive-rule: even not in {stop,proportional}");
     expect_clean_failure(dir, "render " + scene + " --target-error 0.01 --spp-map m.jpg -o out.png", 1, "'.jpg'");
     expect_clean_failure(dir, "render " + scene + " --target-error 0.01 --frames 3 --camera-path orbit -o f_%04d.png",
                          1, "not with --frames");

@@ -32,7 +32,8 @@ systematic sign, is bias).
 
 Standard library only. Usage:
   allocation_study.py SCENE [--pkrt build/pkrt] [--res 128x72] [--seeds 8] [--max-spp 2048]
-                      [--min-spp 16] [--pilot-spp 64] [--ref-spp 32768] [--at 256] [--cache DIR] [-- PKRT_ARGS...]
+                      [--min-spp 16] [--pilot-spp 64] [--ref-spp 32768] [--at 256] [--cache DIR] [--margins 1,2/0]
+                      [-- PKRT_ARGS...]
 """
 import array
 import math
@@ -136,15 +137,20 @@ def plans(t, levels, jt, target, j0, jmax, use_ring=False):
     return out
 
 
-def run_prop(t, levels, j0, jmax, target):
+def run_prop(t, levels, j0, jmax, target, margin=0, pilot_margin=None):
     """Proportional allocation with doubling rounds: per tile, its final level and its rounds' weights
-    (predictable: each fixed before the round's samples)."""
+    (predictable: each fixed before the round's samples). margin: the weights of every round but the
+    last are those of a plan 2^margin times the plan (capped at the maximum), so that early rounds weigh
+    less when the plan grows later, and the last round takes more when it does not; pilot_margin: the
+    pilot's own (default: margin)."""
+    pilot_margin = margin if pilot_margin is None else pilot_margin
     ntiles = len(t.pixels)
     jt = [j0] * ntiles
     ring_plan = plans(t, levels, jt, target, j0, jmax, use_ring=True)
     # Round 0 (samples 0 .. 2^j0) leaves room for at least one more round: estimates at a few samples
     # miss rare bright paths, so no tile is finished by them.
-    weights = [[(1 << j0) / (1 << max(ring_plan[k], j0 + 1))] for k in range(ntiles)]
+    weights = [[(1 << j0) / (1 << min(max(ring_plan[k], j0 + 1) + pilot_margin, max(jmax, j0 + 1)))]
+               for k in range(ntiles)]
     used = [w[0] for w in weights]
     while True:
         plan = plans(t, levels, jt, target, j0, jmax)
@@ -158,7 +164,8 @@ def run_prop(t, levels, j0, jmax, target):
             p = max(plan[k], j + 1)
             left = 1.0 - used[k]
             # Doubling: the round adds 2^j samples of the 2^p - 2^j the plan has left; the last takes the rest.
-            w = left if p == j + 1 or j + 1 >= jmax else left * (1 << j) / ((1 << p) - (1 << j))
+            pw = min(p + margin, jmax)
+            w = left if p == j + 1 or j + 1 >= jmax else left * (1 << j) / ((1 << pw) - (1 << j))
             weights[k].append(w)
             used[k] += w
             jt[k] = j + 1
@@ -238,7 +245,11 @@ def main():
                     help="prop: every tile's samples before the first plan (estimates at fewer miss rare paths)")
     ap.add_argument("--at", type=int, default=256, help="compare at the relMSE uniform sampling reaches here")
     ap.add_argument("--cache", default=None, help="keep the renders here (a second run reuses them)")
+    ap.add_argument("--rules", default="stop,prop", help="the rules to replay (uniform always)")
+    ap.add_argument("--margins", default="", help="prop-wtd+m: weights as if each plan were 2^m times larger "
+                    "(comma-separated m > 0; P/R: the pilot's margin P, the rounds' R)")
     a = ap.parse_args(argv)
+    a.margins = [m for m in a.margins.split(",") if m]
     cache = a.cache or os.path.join("/tmp", "allocation_study", os.path.basename(a.scene) + "_" + a.res)
     os.makedirs(cache, exist_ok=True)
     jmax, j0 = int(math.log2(a.max_spp)), int(math.log2(a.min_spp))
@@ -268,6 +279,8 @@ def main():
     bias = {}
     for name, params in (("stop", [0.3, 0.2, 0.14, 0.1, 0.07, 0.05, 0.035, 0.025]),
                          ("prop", [v * target for v in (2, 1, 0.5, 0.25, 0.125, 0.0625, 0.03, 0.015)])):
+        if name not in a.rules.split(","):
+            continue
         for prm in params:
             rows = {"mean": [], "wtd": []}
             for levels in runs:
@@ -278,6 +291,11 @@ def main():
                     final, weights = run_prop(t, levels, jp, jmax, prm)
                     rows["mean"].append((mean_spp(t, final), estimate_mean(t, levels, final)))
                     rows["wtd"].append((mean_spp(t, final), estimate_weighted(t, levels, jp, weights)))
+                    for m in a.margins:  # the same samples, other weights: "m" or "pilot margin/rounds' margin"
+                        pm, rm = (int(v) for v in m.split("/")) if "/" in m else (int(m), int(m))
+                        final_m, weights_m = run_prop(t, levels, jp, jmax, prm, rm, pm)
+                        rows.setdefault(f"wtd+{m}", []).append(
+                            (mean_spp(t, final_m), estimate_weighted(t, levels, jp, weights_m)))
             for est, got in rows.items():
                 if not got:
                     continue
