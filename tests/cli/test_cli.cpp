@@ -161,6 +161,31 @@ TEST(Cli, AdaptiveRenderWritesItsSppMapAndStatistics) {
     EXPECT_EQ(j["rounds"][0]["samples_per_tile"].get<int>(), 8);
     EXPECT_EQ(j["rounds"].back()["converged"].get<double>(), j["converged"].get<double>());
     EXPECT_NE(r.err.find("pkrt: adaptive (stop): "), std::string::npos) << r.err;
+    EXPECT_EQ(j["rule"].get<std::string>(), "stop");
+}
+
+// The proportional rule: its pilot is 64 spp unless --min-spp says otherwise (never above --max-spp),
+// and its most is --max-spp rounded down to a power of two.
+TEST(Cli, ProportionalRulePilotsAt64SppByDefault) {
+    TempDir dir;
+    const std::string base = "render " + shell_quote(kCornell) +
+                             " --backend cpu --res 16x16 --target-error 0.1 --adaptive-rule proportional -o out.png";
+    auto rule = [&](const std::string& flags) {
+        RunResult r = run_pkrt(base + flags + " --stats s.json", dir.path().string());
+        EXPECT_EQ(r.code, 0) << r.err;
+        EXPECT_NE(r.err.find("pkrt: adaptive (proportional): "), std::string::npos) << r.err;
+        return nlohmann::json::parse(read_text(dir.file("s.json")))["adaptive"];
+    };
+    auto j = rule("");
+    EXPECT_EQ(j["rule"].get<std::string>(), "proportional");
+    EXPECT_EQ(j["min_spp"].get<int>(), 64);
+    EXPECT_EQ(j["rounds"][0]["samples_per_tile"].get<int>(), 64);
+    j = rule(" --min-spp 8 --max-spp 100");
+    EXPECT_EQ(j["rounds"][0]["samples_per_tile"].get<int>(), 8);
+    EXPECT_EQ(j["max_spp"].get<int>(), 64);
+    EXPECT_LE(j["spp"]["most"].get<int>(), 64);
+    j = rule(" --max-spp 32");
+    EXPECT_EQ(j["min_spp"].get<int>(), 32) << "the pilot within --max-spp";
 }
 
 TEST(Cli, BadAdaptiveFlagsFailCleanly) {
