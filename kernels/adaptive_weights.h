@@ -1,7 +1,7 @@
 // Rounds whose samples go where the error is, without bias (issue 52; measured before it was built by
 // tools/adaptive/allocation_study.py, its rule prop-wtd, BENCHMARKS.md session 30): `--adaptive-rule
-// proportional`. The CPU backend runs them (render/cpu/cpu_backend.cpp); the GPU's rounds are to call the
-// same functions from their scan.
+// proportional`. The CPU backend runs them (render/cpu/proportional_rounds.cpp); the GPU's rounds are to
+// call the same functions from their scan.
 //
 // After a pilot, each tile has a plan: the samples that give it its share of a target mean relMSE T for
 // the least time, given each tile's relative error per sample s and cost per sample c (its rays per

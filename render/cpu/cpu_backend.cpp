@@ -153,24 +153,18 @@ public:
         a.width = width_;
         a.height = height_;
         a.rgba.clear();
-        auto flatten = [](const std::vector<Vec3>& from, std::vector<float>& to) {
-            to.resize(3 * from.size());
-            for (size_t i = 0; i < from.size(); ++i) {
-                to[3 * i] = from[i].x;
-                to[3 * i + 1] = from[i].y;
-                to[3 * i + 2] = from[i].z;
+        const size_t n = sum_.size();
+        auto flatten = [n](auto value, std::vector<float>& to) {
+            to.resize(3 * n);
+            for (size_t i = 0; i < n; ++i) {
+                const Vec3 v = value(i);
+                to[3 * i] = v.x;
+                to[3 * i + 1] = v.y;
+                to[3 * i + 2] = v.z;
             }
         };
-        flatten(sum_, a.sums);
-        flatten(odd_, a.odd_sums);
-        if (adaptive_.proportional) {  // between its rounds: the weighted image so far
-            for (size_t p = 0; p < sum_.size(); ++p) {
-                const Vec3 v = image_sum(p);
-                a.sums[3 * p] = v.x;
-                a.sums[3 * p + 1] = v.y;
-                a.sums[3 * p + 2] = v.z;
-            }
-        }
+        flatten([this](size_t i) { return image_sum(i); }, a.sums);  // proportional rounds: the weighted image
+        flatten([this](size_t i) { return odd_[i]; }, a.odd_sums);
         a.counts.assign(count_.begin(), count_.end());
         a.features = features_;
         expand_preview(a, block_);

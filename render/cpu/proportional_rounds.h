@@ -1,8 +1,8 @@
 // `--adaptive-rule proportional` on the CPU (kernels/adaptive_weights.h): after a pilot, each tile doubles
 // its samples round by round until its plan (its share of the samples for the image's target error in the
 // least time, from its error and cost per sample), and the image is each round's mean weighed by a weight
-// fixed before the round. The backend renders the rounds into its sums as it renders any frame; this keeps the plans,
-// the weights and the weighted image beside them.
+// fixed before the round. The backend renders the rounds into its sums as it renders any frame; this
+// keeps the plans, the weights and the weighted image beside them.
 #pragma once
 
 #include <cstdint>

@@ -922,6 +922,29 @@ TEST(Gpu, AdaptiveRoundsHoldTheCpusSamplesInEveryMode) {
 #endif
 }
 
+// --adaptive-rule proportional is the CPU's only (issue 52): every mode refuses it with one line that
+// names the flag, and the backend renders the stop rule's rounds after it.
+TEST(Gpu, ProportionalRuleIsRefusedWithOneLine) {
+    REQUIRE_GPU();
+#if defined(PKRT_HAVE_CUDA)
+    Scene s = load_prepared(kScenes + "/cornell.json");
+    AdaptiveSettings a = pkrt_test::adaptive_settings(0.1f, 8, 32);
+    a.method = AdaptiveMethod::proportional;
+    auto gpu = gpu_backend(gpus[0]);
+    for (SchedulerMode m : all_modes()) {
+        try {
+            render_adaptive_with(*gpu, s, 16, 16, 4, 1, a, m);
+            ADD_FAILURE() << mode_name(m) << ": the proportional rule must be refused";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("--adaptive-rule proportional"), std::string::npos) << e.what();
+        }
+    }
+    a.method = AdaptiveMethod::stop;
+    RenderOutput ok = render_adaptive_with(*gpu, s, 16, 16, 4, 1, a, SchedulerMode::kPersistent);
+    EXPECT_GE(ok.stats.samples, 16u * 16u * 8u);
+#endif
+}
+
 TEST(Gpu, AdaptiveEveryPixelEndsAtTheTargetOrAtMaxSpp) {
     REQUIRE_GPU();
 #if defined(PKRT_HAVE_CUDA)
