@@ -23,4 +23,11 @@ PKRT_HD float unet_curve_inverse(float y, float scale, float max_input) {
     return x > 0.0f ? fminf(x, max_input) : 0.0f;
 }
 
+// The denoised exposed radiance from the network's output `y` at a pixel whose exposed input radiance is
+// `input`: the inverse of y, or where the network is residual of y plus the input's curve value (in
+// float32 from the colour itself, as training computes it, not from the network's rounded input).
+PKRT_HD float unet_curve_output(float y, float input, bool residual, float scale, float max_input) {
+    return unet_curve_inverse(residual ? y + unet_curve_forward(input, scale, max_input) : y, scale, max_input);
+}
+
 }  // namespace pkrt

@@ -196,22 +196,27 @@ evaluate() {
 }
 
 # Issue 51's training on the device (after begin_results), resumable across sessions: exr.py checked
-# against a PFM of the same render (numpy's path), the dataset rendered ($SEQ sequences a scene,
-# 256x256: the same in every lease for the same scenes), training resumed from .denoiser/ckpt.pt where
-# carried, for $1 seconds, then the checkpoint and the weights exported to $OUT; with $EVAL, evaluate.py on
-# the held-out scenes staged (384x384); $STEPS: the cosine schedule's length (40000), which a resumed run
-# may shorten; then golden.py's golden output for the C++ tests to $OUT.
+# against a PFM of the same render (numpy's path), the dataset rendered ($SEQ sequences a scene, each at
+# three sample counts, 256x256, within $DATASET_S seconds: the same in every lease for the same scenes),
+# training resumed from .denoiser/ckpt.pt where carried (else from the weight file $INIT where given), for
+# $1 seconds, then the checkpoint and the weights exported to $OUT; with $EVAL, evaluate.py on the held-out
+# scenes staged (384x384); the cosine schedule's length: $BUDGET seconds of training where given, else
+# $STEPS steps (40000), which a resumed run may shorten; then golden.py's golden output for the C++ tests
+# to $OUT.
 train() {
     local seconds=${1:-240} t0=$SECONDS
     ./.stage/pkrt render scenes/cornell.json --res 64x40 --spp 4 -q -o /tmp/exr_check.exr --hdr /tmp/exr_check.pfm --aov albedo,normal &&
         python3 tools/denoiser/exr.py /tmp/exr_check.exr /tmp/exr_check.pfm || { echo "exr.py disagrees with the PFM"; return 1; }
-    rm -rf /tmp/ds
-    timeout 200 python3 tools/denoiser/make_dataset.py /tmp/ds --pkrt ./.stage/pkrt --sequences "${SEQ:-1}" --res 256x256 --jobs 6 2>&1 |
-        grep -v warning | tail -3
+    # /tmp/ds is kept: a later call on the same warm machine renders only what is missing (make_dataset.py)
+    timeout "${DATASET_S:-200}" python3 tools/denoiser/make_dataset.py /tmp/ds --pkrt ./.stage/pkrt --sequences "${SEQ:-1}" \
+        --res 256x256 --jobs 6 2>&1 | grep -v warning | tail -3
     echo "dataset: $((SECONDS - t0)) s, $(python3 -c "import json; print(len(json.load(open('/tmp/ds/manifest.json'))))") pairs"
     [ -f .denoiser/ckpt.pt ] && cp .denoiser/ckpt.pt "$final/ckpt.pt"
-    (cd tools/denoiser && python3 train.py /tmp/ds --out "$final/unet.pkrtunet" --steps "${STEPS:-40000}" --batch 8 \
-        --checkpoint "$final/ckpt.pt" --checkpoint-every 500 --resume --time-limit "$seconds") 2>&1 | grep -E "resumed|step [0-9]*000 |time limit|wrote"
+    local init=()
+    [ -n "${INIT:-}" ] && init=(--init "$root/$INIT")
+    (cd tools/denoiser && python3 train.py /tmp/ds --out "$final/unet.pkrtunet" --steps "${STEPS:-40000}" --batch "${BATCH:-8}" \
+        --budget "${BUDGET:-0}" --amp --checkpoint "$final/ckpt.pt" --checkpoint-every 500 --resume "${init[@]}" \
+        --time-limit "$seconds") 2>&1 | grep -E "resumed|initialised|pairs in|step [0-9]*000 |time limit|wrote|Error|error"
     (cd tools/denoiser && timeout 60 python3 golden.py "$final/golden") 2>&1 | tail -3
     save
     if [ -n "${EVAL:-}" ] && [ -f "$final/unet.pkrtunet" ]; then

@@ -202,9 +202,13 @@ __global__ void unet_output_kernel(UnetOutputArgs a) {
     const int px = a.tx0 + blockIdx.x * blockDim.x + threadIdx.x, py = a.ty0 + blockIdx.y * blockDim.y + threadIdx.y;
     if (px >= a.tx1 || py >= a.ty1) return;
     const float* n = a.net + (size_t(py - a.y0) * a.width + (px - a.x0)) * 16;
+    const size_t i = size_t(py) * a.image_width + px;
+    const Vec3 in = a.color[i];
     float rgb[3];
-    for (int c = 0; c < 3; ++c) rgb[c] = unet_curve_inverse(n[c], a.curve.scale, a.curve.max_input) / a.curve.exposure;
-    a.out[size_t(py) * a.image_width + px] = Vec3{rgb[0], rgb[1], rgb[2]};
+    for (int c = 0; c < 3; ++c)
+        rgb[c] = unet_curve_output(n[c], in[c] * a.curve.exposure, a.curve.residual, a.curve.scale, a.curve.max_input) /
+                 a.curve.exposure;
+    a.out[i] = Vec3{rgb[0], rgb[1], rgb[2]};
 }
 
 }  // namespace

@@ -38,6 +38,7 @@ cudaError_t launch_unet_conv(const UnetConv& c, cudaStream_t stream);
 // The transfer of render/denoise/unet.h: y = scale * ln(1 + min(x, max_input)) of the exposed colour.
 struct UnetCurveParams {
     float exposure = 1.0f, scale = 1.0f, max_input = 65504.0f;
+    bool residual = false;  // the output adds to the input colour's curve value (unet_weights.h)
 };
 
 // The network's input for pixels [x0, x0 + width) x [y0, y0 + height) of an image_width x image_height
@@ -55,9 +56,11 @@ struct UnetInputArgs {
 cudaError_t launch_unet_input(const UnetInputArgs& a, cudaStream_t stream);
 
 // The network's output `net` (channels padded to 16, of a tile width x height whose corner is (x0, y0))
-// through the inverse curve and divided by the exposure, into the image's pixels [tx0, tx1) x [ty0, ty1).
+// through the inverse curve (kernels/unet_curve.h: unet_curve_output, with `color`, the input image) and
+// divided by the exposure, into the image's pixels [tx0, tx1) x [ty0, ty1).
 struct UnetOutputArgs {
     const float* net = nullptr;
+    const Vec3* color = nullptr;
     int width = 0, x0 = 0, y0 = 0;
     int tx0 = 0, ty0 = 0, tx1 = 0, ty1 = 0;
     int image_width = 0;

@@ -168,6 +168,7 @@ Image CudaUnetDenoiser::denoise(const Image& color, const FeatureImages& feature
     curve.exposure = transfer_exposure(transfer_, color);
     curve.scale = transfer_.scale;
     curve.max_input = transfer_.max_input;
+    curve.residual = transfer_.output == UnetOutput::kResidual;
     check(cudaEventRecord(start_, stream_), "U-Net");
     for (int ty = 0; ty < color.height; ty += tile_)
         for (int tx = 0; tx < color.width; tx += tile_) {
@@ -190,6 +191,7 @@ Image CudaUnetDenoiser::denoise(const Image& color, const FeatureImages& feature
             forward(x1 - x0, y1 - y0);
             UnetOutputArgs oa;
             oa.net = net_.get();
+            oa.color = color_.get();
             oa.width = x1 - x0;
             oa.x0 = x0;
             oa.y0 = y0;

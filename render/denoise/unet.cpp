@@ -88,9 +88,11 @@ Image UnetNetwork::denoise(const Image& color, const FeatureImages& features, un
             const Tensor y = forward(input(color, features, exposure, x0, y0, x1 - x0, y1 - y0), threads);
             for (int py = ty; py < std::min(ty + tile, color.height); ++py)
                 for (int px = tx; px < std::min(tx + tile, color.width); ++px) {
+                    const Vec3 in = color.at(px, py);
                     float rgb[3];
                     for (int ch = 0; ch < 3; ++ch)
-                        rgb[ch] = transfer_inverse(y.at(ch, py - y0, px - x0), weights_.transfer) / exposure;
+                        rgb[ch] = transfer_output(y.at(ch, py - y0, px - x0), in[ch] * exposure, weights_.transfer) /
+                                  exposure;
                     out.at(px, py) = Vec3{rgb[0], rgb[1], rgb[2]};
                 }
         }

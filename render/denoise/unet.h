@@ -6,8 +6,9 @@
 // clamped to [0, 1]) and normal (3, in [-1, 1]) where the file's input set has them. Five levels: full
 // size down to 1/16, a 2x2 max pool after enc_conv1..4; every convolution 3x3, zero padded, ReLU after
 // all but the last; nearest 2x upsampling; each decoder level's first convolution takes the upsampled
-// tensor followed by the encoder's skip (concatenated channels). Output: 3 channels through the inverse
-// curve, divided by the exposure. The image is zero padded to a multiple of 16 on its right and bottom.
+// tensor followed by the encoder's skip (concatenated channels). Output: 3 channels (added to the input
+// colour's curve value where the file says residual) through the inverse curve, divided by the exposure.
+// The image is zero padded to a multiple of 16 on its right and bottom.
 #pragma once
 
 #include <vector>
@@ -44,6 +45,8 @@ Tensor upsample2(const Tensor& in);                             // nearest
 Tensor concat(const Tensor& a, const Tensor& b);                // a's channels, then b's
 float transfer_forward(float radiance, const UnetTransfer& t);  // radiance already exposed
 float transfer_inverse(float y, const UnetTransfer& t);
+// The exposed radiance for the network's output `y` where the exposed input was `input` (t.output).
+float transfer_output(float y, float input, const UnetTransfer& t);
 // The exposure the transfer takes `color` with: the image's auto-exposure, or 1 where `t` says none.
 float transfer_exposure(const UnetTransfer& t, const Image& color);
 

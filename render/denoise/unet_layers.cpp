@@ -145,5 +145,8 @@ float transfer_forward(float radiance, const UnetTransfer& t) {
 }
 
 float transfer_inverse(float y, const UnetTransfer& t) { return unet_curve_inverse(y, t.scale, t.max_input); }
+float transfer_output(float y, float input, const UnetTransfer& t) {
+    return unet_curve_output(y, input, t.output == UnetOutput::kResidual, t.scale, t.max_input);
+}
 
 }  // namespace pkrt

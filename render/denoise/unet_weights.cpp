@@ -89,9 +89,8 @@ void read_header(Reader& r, const std::string& bytes, UnetWeights& w) {
     r.need(8, "the magic");
     r.skip(8);
     const uint32_t version = r.u32("the version");
-    if (version != kUnetVersion)
-        r.fail("version " + std::to_string(version) + " (this pkrt reads version " + std::to_string(kUnetVersion) +
-               ")");
+    if (version != 1 && version != 2)
+        r.fail("version " + std::to_string(version) + " (this pkrt reads versions 1 and 2)");
     w.inputs = r.u32("the input channels");
     if (channel_count(w.inputs) < 0)
         r.fail("input channel set " + std::to_string(w.inputs) + " is not colour [+ albedo] [+ normal]");
@@ -102,6 +101,9 @@ void read_header(Reader& r, const std::string& bytes, UnetWeights& w) {
     w.transfer.curve = static_cast<UnetCurve>(curve);
     w.transfer.scale = r.f32("the curve's scale");
     w.transfer.max_input = r.f32("the curve's max_input");
+    const uint32_t output = version >= 2 ? r.u32("the output") : 0;
+    if (output > 1) r.fail("unknown output " + std::to_string(output) + " (0 the curve's value, 1 residual)");
+    w.transfer.output = static_cast<UnetOutput>(output);
     const uint32_t count = r.u32("the layer count");
     if (count != kUnetLayers)
         r.fail(std::to_string(count) + " layers (the U-Net has " + std::to_string(kUnetLayers) + ")");
@@ -168,6 +170,7 @@ std::string encode_unet_weights(const UnetWeights& w) {
     put_u32(out, static_cast<uint32_t>(w.transfer.curve));
     put_f32(out, w.transfer.scale);
     put_f32(out, w.transfer.max_input);
+    put_u32(out, static_cast<uint32_t>(w.transfer.output));
     put_u32(out, static_cast<uint32_t>(w.layers.size()));
     for (const ConvLayer& l : w.layers) {
         put_u32(out, uint32_t(l.in));

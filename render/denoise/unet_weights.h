@@ -5,14 +5,16 @@
 //
 //   offset  size  field
 //   0       8     magic "PKRTUNET"
-//   8       4     version, 1
+//   8       4     version, 2 (a version 1 file has no output field, and its output is 0)
 //   12      4     input channels: bit 0 colour (required), bit 1 albedo, bit 2 normal (in that order)
 //   16      4     exposure: 0 none, 1 the image's auto-exposure (render/image/look.h) before the curve
 //   20      4     transfer curve: 1 log, y = scale * ln(1 + min(x, max_input)) of the colour x >= 0
 //   24      4     float32 scale (> 0)
 //   28      4     float32 max_input (> 0)
-//   32      4     layer count, 16
-//   36      16n   per layer: in channels, out channels, kernel height, kernel width (3, 3)
+//   32      4     output: 0 the curve's value of the denoised colour; 1 residual, the curve's value of the
+//                 denoised colour less the input colour's (a converged image needs a zero output)
+//   36      4     layer count, 16
+//   40      16n   per layer: in channels, out channels, kernel height, kernel width (3, 3)
 //   ...           per layer in the same order: weights fp16 [out][in][3][3] (PyTorch's OIHW), bias fp16 [out]
 //
 // Nothing may follow the last bias. The layers, in order, are kUnetLayerNames.
@@ -26,7 +28,7 @@
 namespace pkrt {
 
 inline constexpr char kUnetMagic[8] = {'P', 'K', 'R', 'T', 'U', 'N', 'E', 'T'};
-inline constexpr uint32_t kUnetVersion = 1;
+inline constexpr uint32_t kUnetVersion = 2;  // the version written; 1 is read too
 inline constexpr int kUnetLayers = 16;
 inline constexpr uint32_t kUnetMaxChannels = 512;                 // any one layer's width
 inline constexpr uint64_t kUnetMaxParameters = 4u * 1024 * 1024;  // 8 MiB of fp16
@@ -42,12 +44,14 @@ inline constexpr std::array<const char*, kUnetLayers> kUnetLayerNames = {
 enum UnetInput : uint32_t { kUnetColor = 1, kUnetAlbedo = 2, kUnetNormal = 4 };
 enum class UnetExposure : uint32_t { kNone = 0, kAuto = 1 };
 enum class UnetCurve : uint32_t { kLog = 1 };
+enum class UnetOutput : uint32_t { kCurve = 0, kResidual = 1 };
 
 struct UnetTransfer {
     UnetExposure exposure = UnetExposure::kAuto;
     UnetCurve curve = UnetCurve::kLog;
     float scale = 1.0f;
     float max_input = 65504.0f;  // the largest half: what the training data's EXRs can hold
+    UnetOutput output = UnetOutput::kCurve;
 };
 
 struct ConvLayer {

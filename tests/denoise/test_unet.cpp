@@ -204,6 +204,23 @@ TEST(Unet, IdentityNetworkReturnsTheInputColour) {
     }
 }
 
+// A residual network adds its output to the input colour's curve value: with every weight 0 it gives the
+// input back to float32's precision, fireflies included; the same network giving the curve's value gives
+// black (the inverse of 0).
+TEST(Unet, ZeroResidualNetworkReturnsTheInputColour) {
+    const UnetScene s = random_scene(33, 50, 37);
+    for (uint32_t inputs : {7u, 1u}) {
+        UnetWeights w = zero_residual_net(inputs);
+        const Image out = make_cpu_unet_denoiser(w, 2)->denoise(s.color, s.features, {});
+        for (size_t i = 0; i < s.color.pixels.size(); ++i)
+            for (int k = 0; k < 3; ++k)
+                ASSERT_NEAR(out.pixels[i][k], s.color.pixels[i][k], 2e-6 * (1 + s.color.pixels[i][k])) << i;
+        w.transfer.output = UnetOutput::kCurve;
+        const Image black = make_cpu_unet_denoiser(w, 2)->denoise(s.color, s.features, {});
+        for (const Vec3& p : black.pixels) ASSERT_EQ(p.x + p.y + p.z, 0.0f);
+    }
+}
+
 TEST(Unet, DenoiserRefusesBadWeightsAndMismatchedFeatures) {
     UnetWeights w = identity_net();
     w.layers[3].bias.pop_back();

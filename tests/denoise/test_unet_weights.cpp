@@ -93,11 +93,13 @@ TEST(UnetWeights, RoundTripsThroughAFile) {
     for (uint32_t inputs : {1u, 3u, 5u, 7u}) {
         UnetWeights w = random_net(inputs, kSmall, inputs);
         w.transfer.exposure = inputs == 3 ? UnetExposure::kNone : UnetExposure::kAuto;
+        w.transfer.output = inputs == 5 ? UnetOutput::kResidual : UnetOutput::kCurve;
         const std::string path = dir.file("w.unet");
         write_unet_weights(path, w);
         const UnetWeights r = read_unet_weights(path);
         EXPECT_EQ(r.inputs, inputs);
         EXPECT_EQ(r.transfer.exposure, w.transfer.exposure);
+        EXPECT_EQ(r.transfer.output, w.transfer.output);
         EXPECT_EQ(r.transfer.scale, 0.7f);
         EXPECT_EQ(r.transfer.max_input, 1000.0f);
         ASSERT_EQ(r.layers.size(), size_t(kUnetLayers));
@@ -130,7 +132,8 @@ void expect_refused(const std::string& bytes, const std::string& problem) {
     }
 }
 
-constexpr size_t kData = 36 + 16 * kUnetLayers;  // the first weight's offset
+constexpr size_t kShapes = 40;                        // the first layer's shape's offset
+constexpr size_t kData = kShapes + 16 * kUnetLayers;  // the first weight's offset
 
 TEST(UnetWeights, RefusesEveryKindOfMalformedFile) {
     const std::string good = encode_unet_weights(random_net(1, kSmall));
@@ -146,7 +149,8 @@ TEST(UnetWeights, RefusesEveryKindOfMalformedFile) {
     expect_refused("GIF89a", "no PKRTUNET magic");
     expect_refused("PKRT", "truncated: the magic needs 8 bytes at offset 0, the file has 4 left");
     expect_refused("", "truncated: the magic");
-    expect_refused(with(8, 2), "version 2");
+    expect_refused(with(8, 3), "version 3 (this pkrt reads versions 1 and 2)");
+    expect_refused(with(8, 0), "version 0");
     for (size_t n : {size_t(10), size_t(30), size_t(40), kData + 1, good.size() - 1})
         expect_refused(good.substr(0, n), "truncated");
     expect_refused(good + "x", "1 bytes after the last layer's biases");
@@ -156,15 +160,16 @@ TEST(UnetWeights, RefusesEveryKindOfMalformedFile) {
     expect_refused(with(20, 0), "unknown transfer curve 0");
     expect_refused(with(24, 0), "scale and max_input must be finite and positive");
     expect_refused(with(28, 0x7fc00000u), "scale and max_input must be finite and positive");
-    expect_refused(with(32, 15), "15 layers");
-    expect_refused(with(36 + 16 * 4 + 8, 5), "layer 4 (enc_conv4) has a 5x3 kernel");
-    expect_refused(with(36 + 16 * 3 + 4, 8), "layer 4 (enc_conv4) takes 7 channels, the architecture gives it 8");
-    expect_refused(with(36 + 16 * 13, 9), "layer 13 (dec_conv1a) takes 9 channels, the architecture gives it 15");
-    expect_refused(with(36, 0), "layer 0 (enc_conv0) is 0 -> 4 channels");
-    expect_refused(with(36 + 4, 513), "is 9 -> 513 channels (1 to 512 each)");
-    expect_refused(with(36 + 16 * 15 + 4, 4), "gives 4 channels, not 3");
+    expect_refused(with(32, 2), "unknown output 2 (0 the curve's value, 1 residual)");
+    expect_refused(with(36, 15), "15 layers");
+    expect_refused(with(kShapes + 16 * 4 + 8, 5), "layer 4 (enc_conv4) has a 5x3 kernel");
+    expect_refused(with(kShapes + 16 * 3 + 4, 8), "layer 4 (enc_conv4) takes 7 channels, the architecture gives it 8");
+    expect_refused(with(kShapes + 16 * 13, 9), "layer 13 (dec_conv1a) takes 9 channels, the architecture gives it 15");
+    expect_refused(with(kShapes, 0), "layer 0 (enc_conv0) is 0 -> 4 channels");
+    expect_refused(with(kShapes + 4, 513), "is 9 -> 513 channels (1 to 512 each)");
+    expect_refused(with(kShapes + 16 * 15 + 4, 4), "gives 4 channels, not 3");
     std::string big = good;
-    for (int i = 0; i < kUnetLayers; ++i) put_u32(big, 36 + 16 * i, 500), put_u32(big, 36 + 16 * i + 4, 500);
+    for (int i = 0; i < kUnetLayers; ++i) put_u32(big, kShapes + 16 * i, 500), put_u32(big, kShapes + 16 * i + 4, 500);
     expect_refused(big, "parameters (at most 4194304)");
     for (uint16_t bad : {uint16_t(0x7e00), uint16_t(0x7c00), uint16_t(0xfc00)}) {
         std::string n = good;
@@ -174,6 +179,22 @@ TEST(UnetWeights, RefusesEveryKindOfMalformedFile) {
         n[good.size() - 2] = char(bad & 0xff), n[good.size() - 1] = char(bad >> 8);
         expect_refused(n, "layer 15 (dec_conv0) has a NaN or infinite weight");
     }
+}
+
+// Version 1 files (written before the output field, as tests/denoise/golden/golden.pkrtunet) are read as
+// giving the curve's value: version 2's bytes without the field are version 1's.
+TEST(UnetWeights, ReadsVersionOneFilesAsCurveOutput) {
+    UnetWeights w = random_net(4, kSmall);
+    w.transfer.output = UnetOutput::kResidual;
+    std::string v1 = encode_unet_weights(w);
+    v1.erase(32, 4);
+    put_u32(v1, 8, 1);
+    const UnetWeights r = decode_unet_weights(v1, "v1.unet");
+    EXPECT_EQ(r.transfer.output, UnetOutput::kCurve);
+    EXPECT_EQ(r.transfer.scale, 0.7f);
+    EXPECT_EQ(r.layers.back().bias, decode_unet_weights(encode_unet_weights(w), "v2.unet").layers.back().bias);
+    EXPECT_EQ(read_unet_weights(std::string(PKRT_SOURCE_DIR) + "/tests/denoise/golden/golden.pkrtunet").transfer.output,
+              UnetOutput::kCurve);
 }
 
 TEST(UnetWeights, RefusesMissingAndOversizedFiles) {

@@ -71,4 +71,13 @@ inline UnetWeights identity_net(uint32_t inputs = kUnetColor | kUnetAlbedo | kUn
     return w;
 }
 
+// A residual network whose every weight and bias is 0: its correction is 0, so the output is the input
+// colour, through the curve and back in float32.
+inline UnetWeights zero_residual_net(uint32_t inputs = kUnetColor | kUnetAlbedo | kUnetNormal) {
+    UnetWeights w = unet_with_widths(inputs, unet_default_widths());
+    w.transfer.scale = 0.2f;
+    w.transfer.output = UnetOutput::kResidual;
+    return w;
+}
+
 }  // namespace pkrt_test

@@ -9,7 +9,8 @@ fp16 precision (tests/denoise/test_unet_golden.cpp).
 
 Writes OUT_DIR/golden.pkrtunet (the weights) and OUT_DIR/golden.bin: the magic "PKRTGOLD", width and
 height (uint32), then float32 planes, row by row from the top: colour R, G, B, albedo R, G, B, normal X,
-Y, Z (the input), then the denoised R, G, B.
+Y, Z (the input), then the denoised R, G, B. The same weights as a residual network (its output added to
+the input colour's curve value) as golden_residual.pkrtunet and golden_residual.bin.
 """
 import math
 import os
@@ -40,18 +41,14 @@ def image():
     return color, albedo, normal
 
 
-def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    out = sys.argv[1]
-    os.makedirs(out, exist_ok=True)
+def write_golden(out, name, residual):
     torch.manual_seed(51)
-    model = UNet(INPUT_COLOR | INPUT_ALBEDO | INPUT_NORMAL, WIDTHS)
+    model = UNet(INPUT_COLOR | INPUT_ALBEDO | INPUT_NORMAL, WIDTHS, residual)
     with torch.no_grad():
         for p in model.parameters():  # larger than the default init, so that every layer's output matters
             p.mul_(2.0)
             p.copy_(p.half().float())  # exactly the file's values
-    weights = os.path.join(out, "golden.pkrtunet")
+    weights = os.path.join(out, f"{name}.pkrtunet")
     export_weights(model, weights, SCALE)
     color, albedo, normal = image()
     exposure = auto_exposure(color.float())
@@ -63,11 +60,19 @@ def main():
         y = model(x)[:, :, :HEIGHT, :WIDTH]
         denoised = transfer_inverse(y, SCALE)[0] / exposure
     planes = torch.cat((color, albedo, normal, denoised)).float()
-    with open(os.path.join(out, "golden.bin"), "wb") as f:
+    with open(os.path.join(out, f"{name}.bin"), "wb") as f:
         f.write(b"PKRTGOLD" + struct.pack("<II", WIDTH, HEIGHT))
         f.write(struct.pack(f"<{planes.numel()}f", *planes.flatten().tolist()))
-    print(f"exposure {exposure:.6g} ({math.log2(exposure):.3f} stops); output mean {denoised.mean().item():.6g}, "
+    print(f"{name}: exposure {exposure:.6g} ({math.log2(exposure):.3f} stops); output mean {denoised.mean().item():.6g}, "
           f"max {denoised.max().item():.6g}")
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    os.makedirs(sys.argv[1], exist_ok=True)
+    write_golden(sys.argv[1], "golden", False)
+    write_golden(sys.argv[1], "golden_residual", True)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Renders the U-Net denoiser's training data with pkrt: for each scene, sequences of noisy EXRs (1 to 1024
 samples per pixel, log-uniform, with their albedo and normal layers) and references of the same cameras
-(4096 spp or more). Needs a built pkrt (build/pkrt) and, for sensible run times, a GPU.
+(4096 spp or more). Each sequence is rendered at --noisy-per-ref sample counts (one from each of as many
+equal spans of log2(spp)) that share its reference, the costliest render. Needs a built pkrt
+(build/pkrt) and, for sensible run times, a GPU.
 
 Cameras: pkrt's `--camera-path orbit:DEGREES --frames N` turns the scene's camera about its up axis, frame
 i at DEGREES*i/N; each sequence draws DEGREES and N at random, so the frames are different views and the
@@ -10,7 +12,7 @@ reference renders exactly the same ones. Frame i of a sequence uses seed + i (RE
 Held out (never rendered here; the test set): DamagedHelmet, Dabrovic Sponza, ToyCar and GlamVelvetSofa.
 
 Usage: make_dataset.py OUT_DIR [--pkrt build/pkrt] [--sequences 4] [--res 384x384] [--ref-spp 4096]
-                       [--env-dir DIR | --skies 16] [--seed 1] [--jobs 4] [--only NAME,...]
+                       [--env-dir DIR | --skies 16] [--seed 1] [--jobs 4] [--only NAME,...] [--noisy-per-ref 3]
 Half the sequences are lit by an environment map drawn at random: those of --env-dir, else --skies
 procedural skies with a sun (make_envs.py, written to OUT_DIR/skies).
 Writes OUT_DIR/<scene>_<k>/noisy_<spp>_%04d.exr and ref_%04d.exr, and OUT_DIR/manifest.json.
@@ -62,6 +64,8 @@ def main():
     ap.add_argument("--skies", type=int, default=16, help="procedural skies where no --env-dir is given (0: none)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=4, help="renders at once (default 4)")
+    ap.add_argument("--noisy-per-ref", type=int, default=3,
+                    help="noisy sample counts per sequence (the reference costs more than all of them)")
     ap.add_argument("--only", help="scenes by file name without extension, comma-separated (default: all)")
     a = ap.parse_args()
     if a.ref_spp < 4096:
@@ -83,27 +87,30 @@ def main():
             continue
         for k in range(a.sequences):
             frames, degrees = rng.randint(2, 6), rng.uniform(10.0, 360.0)
-            spp = max(1, min(1024, round(2 ** rng.uniform(0, 10))))
+            n = max(1, a.noisy_per_ref)  # one count from each of n equal spans of log2(spp) in [0, 10]
+            spps = sorted({max(1, min(1024, round(2 ** rng.uniform(10 * j / n, 10 * (j + 1) / n)))) for j in range(n)})
             env = rng.choice(envs) if envs and rng.random() < 0.5 else None
             seed = rng.randrange(1, 1 << 30)
-            plan.append((scene, name, k, frames, degrees, spp, env, seed))
+            plan.append((scene, name, k, frames, degrees, spps, env, seed))
 
     def make(job):
-        scene, name, k, frames, degrees, spp, env, seed = job
+        scene, name, k, frames, degrees, spps, env, seed = job
         folder = os.path.join(a.out_dir, f"{name}_{k}")
         os.makedirs(folder, exist_ok=True)
-        noisy = os.path.join(folder, f"noisy_{spp}_%04d.exr")
+        noisy = [os.path.join(folder, f"noisy_{spp}_%04d.exr") for spp in spps]
         ref = os.path.join(folder, "ref_%04d.exr")
         if not os.path.exists(ref % (frames - 1)):  # resumable: a finished sequence is kept
             try:
-                render(a.pkrt, scene, noisy, spp, seed, frames, degrees, a.res, env)
+                for j, (spp, path) in enumerate(zip(spps, noisy)):  # independent seeds, as the reference's
+                    render(a.pkrt, scene, path, spp, seed + 7919 * j, frames, degrees, a.res, env)
                 render(a.pkrt, scene, ref, a.ref_spp, seed + 1000003, frames, degrees, a.res, env)
             except subprocess.CalledProcessError as e:  # pkrt said why on stderr; the others go on
                 print(f"make_dataset: warning: {name}_{k} left out (pkrt exit {e.returncode})", file=sys.stderr, flush=True)
                 return []
         lit = f", lit by {os.path.basename(env)}" if env else ""
-        print(f"{name}_{k}: {frames} frames at {spp} spp{lit}", flush=True)
-        return [{"scene": name, "noisy": noisy % i, "ref": ref % i, "spp": spp} for i in range(frames)]
+        print(f"{name}_{k}: {frames} frames at {','.join(map(str, spps))} spp{lit}", flush=True)
+        return [{"scene": name, "noisy": path % i, "ref": ref % i, "spp": spp}
+                for spp, path in zip(spps, noisy) for i in range(frames)]
 
     # Several renders at once: each spends seconds loading its scene and building its BVH on the CPU,
     # which the others' GPU work overlaps. The manifest is rewritten as sequences finish, so that a run

@@ -6,11 +6,18 @@ weigh alike, as the network sees them). Augmentation: random 256x256 crops (a mu
 degree rotations, and the exposure jittered by up to a stop either way around the whole noisy image's
 auto-exposure (the C++ meters the whole image; a crop of it, or a meter a stop off, must still work).
 Checkpoints (model, optimiser, step) every --checkpoint-every steps to --checkpoint; --resume goes on from one.
+The network is residual unless --direct: its output is added to the input colour's curve value, so that
+an image that needs no change (a converged render) needs only a zero output.
 
 Usage: train.py DATA_DIR --out unet.pkrtunet [--steps 200000] [--batch 16] [--lr 1e-3] [--checkpoint ckpt.pt]
-                [--resume] [--scale 0.25] [--device cuda] [--time-limit SECONDS]
+                [--resume | --init W.pkrtunet] [--direct] [--scale 0.25] [--device cuda] [--time-limit SECONDS]
+                [--budget SECONDS] [--amp]
 --time-limit: stop after that long (a device call's limit), save the checkpoint and export the weights as
 they are; --resume goes on from there with the same --steps (the schedule's length).
+--budget: the cosine schedule runs over that many seconds of training (summed over resumed runs) instead
+of --steps, so that a run fits the device time it has whatever its speed. --amp: bfloat16 autocast.
+--init: start from a weight file's values (fp16; its output mode and scale too) with a fresh optimiser and
+schedule, where no checkpoint is at hand: the repository keeps the weights, not the checkpoints.
 Needs torch alone (the EXRs are read by exr.py, with the standard library).
 """
 import argparse
@@ -24,7 +31,7 @@ import torch
 import torch.nn.functional as F
 
 import exr
-from unet import UNet, auto_exposure, export_weights, network_input, transfer
+from unet import UNet, auto_exposure, export_weights, load_weights, network_input, transfer
 
 CROP = 256
 
@@ -40,9 +47,10 @@ def read_exr(path, channels):
 
 
 class Samples:
-    """Every (noisy, reference) pair of the manifest in memory, with the noisy image's auto-exposure."""
+    """Every (noisy, reference) pair of the manifest in memory (the device's: crops are cut there), with the
+    noisy image's auto-exposure."""
 
-    def __init__(self, data_dir):
+    def __init__(self, data_dir, device):
         with open(os.path.join(data_dir, "manifest.json")) as f:
             manifest = json.load(f)
         self.items = []
@@ -50,7 +58,7 @@ class Samples:
             noisy = read_exr(m["noisy"], ["R", "G", "B", "Denoising Albedo.R", "Denoising Albedo.G", "Denoising Albedo.B",
                                           "Denoising Normal.X", "Denoising Normal.Y", "Denoising Normal.Z"])
             ref = read_exr(m["ref"], ["R", "G", "B"])
-            self.items.append((noisy, ref, auto_exposure(noisy[:3])))
+            self.items.append((noisy.to(device), ref.to(device), auto_exposure(noisy[:3])))
 
     def batch(self, n, rng):
         xs, es = [], []
@@ -86,44 +94,70 @@ def main():
     ap.add_argument("--checkpoint", default="unet_checkpoint.pt")
     ap.add_argument("--checkpoint-every", type=int, default=2000)
     ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--init", help="a weight file to start from (where --resume finds no checkpoint)")
+    ap.add_argument("--direct", action="store_true", help="the network gives the curve's value, not a residual")
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--time-limit", type=float, default=0.0, help="seconds (0: none)")
+    ap.add_argument("--budget", type=float, default=0.0, help="the schedule's length in training seconds (0: --steps)")
+    ap.add_argument("--amp", action="store_true", help="bfloat16 autocast (CUDA)")
     a = ap.parse_args()
     start = time.monotonic()
 
-    model = UNet().to(a.device)
+    resuming = a.resume and os.path.exists(a.checkpoint)
+    if a.init and not resuming:
+        model, a.scale = load_weights(a.init)
+        print(f"initialised from {a.init} ({'residual' if model.residual else 'direct'})")
+    else:
+        model = UNet(residual=not a.direct)
+    if resuming:  # the checkpoint's own mode, whatever the flags say
+        model.residual = torch.load(a.checkpoint, map_location="cpu").get("residual", False)
+    model = model.to(a.device)
     opt = torch.optim.Adam(model.parameters(), lr=a.lr)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 0.5 * (1 + math.cos(math.pi * min(s, a.steps) / a.steps)))
-    step, rng = 0, random.Random(a.seed)
-    if a.resume and os.path.exists(a.checkpoint):
+    step, trained, rng = 0, 0.0, random.Random(a.seed)
+    if resuming:
         ck = torch.load(a.checkpoint, map_location=a.device)
         model.load_state_dict(ck["model"])
         opt.load_state_dict(ck["optimizer"])
         sched.load_state_dict(ck["scheduler"])
-        step, a.scale = ck["step"], ck["scale"]
+        step, a.scale, trained = ck["step"], ck["scale"], ck.get("trained_seconds", 0.0)
         rng.setstate(ck["rng"])
-        print(f"resumed at step {step}")
-    data = Samples(a.data_dir)
+        print(f"resumed at step {step} ({trained:.0f} s trained)")
+    data = Samples(a.data_dir, a.device)
+    print(f"{len(data.items)} pairs in {time.monotonic() - start:.0f} s", flush=True)
+    torch.backends.cudnn.benchmark = True
 
     def save():
         tmp = a.checkpoint + ".tmp"
         torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "scheduler": sched.state_dict(),
-                    "step": step, "scale": a.scale, "rng": rng.getstate()}, tmp)
+                    "step": step, "scale": a.scale, "rng": rng.getstate(), "residual": model.residual, "trained_seconds": trained}, tmp)
         os.replace(tmp, a.checkpoint)  # a run killed mid-save keeps the last checkpoint
 
-    while step < a.steps:
+    def finished():
+        return trained >= a.budget if a.budget > 0 else step >= a.steps
+
+    t_step = time.monotonic()
+    while not finished():
+        if a.budget > 0:  # the cosine over training seconds
+            for g in opt.param_groups:
+                g["lr"] = a.lr * 0.5 * (1 + math.cos(math.pi * min(trained, a.budget) / a.budget))
         x, ref, exposure = (t.to(a.device) for t in data.batch(a.batch, rng))
-        out = model(network_input(x[:, :3], x[:, 3:6], x[:, 6:9], exposure, a.scale))
-        loss = loss_fn(out, transfer(ref * exposure, a.scale))
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=a.amp and a.device.startswith("cuda")):
+            out = model(network_input(x[:, :3], x[:, 3:6], x[:, 6:9], exposure, a.scale))
+        loss = loss_fn(out.float(), transfer(ref * exposure, a.scale))
         opt.zero_grad()
         loss.backward()
         opt.step()
-        sched.step()
+        if a.budget <= 0:
+            sched.step()
         step += 1
+        now = time.monotonic()
+        trained += now - t_step
+        t_step = now
         if step % 100 == 0:
-            print(f"step {step} loss {loss.item():.5f} lr {sched.get_last_lr()[0]:.2e}", flush=True)
-        if step % a.checkpoint_every == 0 or step == a.steps:
+            print(f"step {step} loss {loss.item():.5f} lr {opt.param_groups[0]['lr']:.2e} {trained:.0f} s", flush=True)
+        if step % a.checkpoint_every == 0 or finished():
             save()
         if a.time_limit > 0 and time.monotonic() - start > a.time_limit:
             save()

@@ -10,13 +10,14 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from weights_file import (INPUT_ALBEDO, INPUT_COLOR, INPUT_NORMAL, LAYER_NAMES, MAX_INPUT, WIDTHS, encode,
-                          in_widths)
+from weights_file import (INPUT_ALBEDO, INPUT_COLOR, INPUT_NORMAL, LAYER_NAMES, MAX_INPUT, OUTPUT_CURVE,
+                          OUTPUT_RESIDUAL, WIDTHS, decode, encode, in_widths)
 
 
 class UNet(nn.Module):
-    def __init__(self, inputs=INPUT_COLOR | INPUT_ALBEDO | INPUT_NORMAL, widths=WIDTHS):
+    def __init__(self, inputs=INPUT_COLOR | INPUT_ALBEDO | INPUT_NORMAL, widths=WIDTHS, residual=False):
         super().__init__()
+        self.inputs, self.residual = inputs, residual
         for name, cin, cout in zip(LAYER_NAMES, in_widths(inputs, widths), widths):
             setattr(self, name, nn.Conv2d(cin, cout, 3, padding=1))
 
@@ -33,7 +34,8 @@ class UNet(nn.Module):
         t = c("dec_conv3b", c("dec_conv3a", torch.cat((up(t), p2), 1)))
         t = c("dec_conv2b", c("dec_conv2a", torch.cat((up(t), p1), 1)))
         t = c("dec_conv1b", c("dec_conv1a", torch.cat((up(t), x), 1)))
-        return self.dec_conv0(t)  # no ReLU: the curve's inverse clamps
+        y = self.dec_conv0(t)  # no ReLU: the curve's inverse clamps
+        return y + x[:, :3] if self.residual else y
 
 
 def transfer(x, scale):
@@ -64,7 +66,7 @@ def network_input(color, albedo, normal, exposure, scale):
     return torch.cat((transfer(color * exposure, scale), albedo.clamp(0, 1), normal.clamp(-1, 1)), 1)
 
 
-def export_weights(model, path, scale, inputs=INPUT_COLOR | INPUT_ALBEDO | INPUT_NORMAL):
+def export_weights(model, path, scale):
     """Writes the weight file (fp16, little-endian) in LAYER_NAMES' order, weights in PyTorch's OIHW order."""
     layers = []
     for name in LAYER_NAMES:
@@ -72,4 +74,17 @@ def export_weights(model, path, scale, inputs=INPUT_COLOR | INPUT_ALBEDO | INPUT
         cout, cin, _, _ = conv.weight.shape
         layers.append((cin, cout, conv.weight.detach().cpu().flatten().tolist(), conv.bias.detach().cpu().tolist()))
     with open(path, "wb") as f:
-        f.write(encode(layers, scale, inputs))
+        f.write(encode(layers, scale, model.inputs, output=OUTPUT_RESIDUAL if model.residual else OUTPUT_CURVE))
+
+
+def load_weights(path):
+    """A weight file as a UNet (its fp16 values in float32) and the curve's scale."""
+    with open(path, "rb") as f:
+        d = decode(f.read())
+    model = UNet(d["inputs"], [cout for _, cout, _, _ in d["layers"]], d["output"] == OUTPUT_RESIDUAL)
+    with torch.no_grad():
+        for name, (cin, cout, weights, biases) in zip(LAYER_NAMES, d["layers"]):
+            conv = getattr(model, name)
+            conv.weight.copy_(torch.tensor(weights, dtype=torch.float32).view(cout, cin, 3, 3))
+            conv.bias.copy_(torch.tensor(biases, dtype=torch.float32))
+    return model, d["scale"]

@@ -10,10 +10,13 @@ import struct
 import sys
 
 MAGIC = b"PKRTUNET"
-VERSION = 1
+VERSION = 2  # 2 added the output field; the C++ reads version 1 files as OUTPUT_CURVE
 INPUT_COLOR, INPUT_ALBEDO, INPUT_NORMAL = 1, 2, 4
 EXPOSURE_NONE, EXPOSURE_AUTO = 0, 1
 CURVE_LOG = 1
+# The last layer's output: the curve's value of the denoised colour, or the change to the input colour's
+# (residual: the network adds to what it was given, so a converged image needs only a zero correction).
+OUTPUT_CURVE, OUTPUT_RESIDUAL = 0, 1
 MAX_INPUT = 65504.0  # the largest half: what the dataset's EXRs can hold
 LAYER_NAMES = ["enc_conv0", "enc_conv1", "enc_conv2", "enc_conv3", "enc_conv4", "enc_conv5a", "enc_conv5b",
                "dec_conv4a", "dec_conv4b", "dec_conv3a", "dec_conv3b", "dec_conv2a", "dec_conv2b",
@@ -40,11 +43,12 @@ def in_widths(inputs, widths=WIDTHS):
     return ins
 
 
-def encode(layers, scale, inputs=INPUT_COLOR | INPUT_ALBEDO | INPUT_NORMAL, exposure=EXPOSURE_AUTO):
+def encode(layers, scale, inputs=INPUT_COLOR | INPUT_ALBEDO | INPUT_NORMAL, exposure=EXPOSURE_AUTO,
+           output=OUTPUT_CURVE):
     """The file's bytes. `layers`: (cin, cout, weights, biases) in LAYER_NAMES' order, weights a flat
     sequence in PyTorch's OIHW order (cout x cin x 3 x 3). Values round to fp16, ties to even."""
     out = bytearray(MAGIC)
-    out += struct.pack("<IIIIffI", VERSION, inputs, exposure, CURVE_LOG, scale, MAX_INPUT, len(layers))
+    out += struct.pack("<IIIIffII", VERSION, inputs, exposure, CURVE_LOG, scale, MAX_INPUT, output, len(layers))
     for cin, cout, _, _ in layers:
         out += struct.pack("<IIII", cin, cout, 3, 3)
     for i, (cin, cout, weights, biases) in enumerate(layers):
@@ -55,6 +59,36 @@ def encode(layers, scale, inputs=INPUT_COLOR | INPUT_ALBEDO | INPUT_NORMAL, expo
             raise ValueError(f"layer {i} ({LAYER_NAMES[i]}): a weight is NaN, infinite or beyond fp16")
         out += struct.pack(f"<{len(values)}e", *values)
     return bytes(out)
+
+
+def decode(data):
+    """The file's fields and layers (as `encode` takes them) from its bytes, version 1 or 2; ValueError
+    where it is not a whole file of the architecture's layer count."""
+    if data[:8] != MAGIC:
+        raise ValueError("not a pkrt U-Net weight file")
+    version, inputs, exposure, curve, scale, max_input = struct.unpack_from("<IIIIff", data, 8)
+    pos, output = 32, OUTPUT_CURVE
+    if version == 2:
+        output, = struct.unpack_from("<I", data, pos)
+        pos += 4
+    elif version != 1:
+        raise ValueError(f"version {version}")
+    count, = struct.unpack_from("<I", data, pos)
+    pos += 4
+    if count != len(LAYER_NAMES):
+        raise ValueError(f"{count} layers")
+    shapes = [struct.unpack_from("<IIII", data, pos + 16 * i)[:2] for i in range(count)]
+    pos += 16 * count
+    layers = []
+    for cin, cout in shapes:
+        n = cout * cin * 9
+        values = struct.unpack_from(f"<{n + cout}e", data, pos)
+        pos += 2 * (n + cout)
+        layers.append((cin, cout, list(values[:n]), list(values[n:])))
+    if pos != len(data):
+        raise ValueError(f"{len(data) - pos} bytes after the last layer")
+    return {"inputs": inputs, "exposure": exposure, "curve": curve, "scale": scale, "max_input": max_input,
+            "output": output, "layers": layers}
 
 
 # The fixture: small widths, every value a multiple of 1/16 (exact in fp16), from its layer and index.
