@@ -325,9 +325,8 @@ int run_render(const RenderArgs& a, Ranks& ranks) {
     for (auto& o : outputs) {
         if (o.flag == "--stats") o.bytes = stats_json_text(out.stats);
         if (o.flag == "--spp-map")
-            o.bytes =
-                spp_map_png(rs.width, rs.height, backend->sample_counts(), static_cast<int>(a.adaptive.rule().min_spp),
-                            static_cast<int>(a.adaptive.rule().max_spp));
+            o.bytes = spp_map_png(rs.width, rs.height, backend->sample_counts(),
+                                  static_cast<int>(a.adaptive.least_spp()), static_cast<int>(a.adaptive.most_spp()));
     }
     write_outputs(outputs, p.inputs);
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "kernels/adaptive_weights.h"
 #include "render/image/canvas.h"
 #include "render/error.h"
 #include "render/image/image.h"
@@ -18,6 +19,11 @@ AdaptiveRule AdaptiveSettings::rule() const {
     r.min_spp = static_cast<uint32_t>(std::max(2, min_spp + (min_spp & 1)));
     r.max_spp = std::max(r.min_spp, static_cast<uint32_t>(max_spp) & ~1u);
     return r;
+}
+
+uint32_t AdaptiveSettings::least_spp() const {
+    const AdaptiveRule r = rule();
+    return method == AdaptiveMethod::stop ? r.min_spp : 1u << proportional_rule(r).pilot_level;
 }
 
 uint32_t AdaptiveSettings::most_spp() const {

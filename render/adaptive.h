@@ -28,7 +28,9 @@ struct AdaptiveSettings {
     // min_spp rounded up and max_spp down to even counts (the error estimate halves them), min_spp at
     // least 2.
     AdaptiveRule rule() const;
-    // The most samples a pixel can take: max_spp, even (proportional: rounded down to a power of two).
+    // The fewest and the most samples a pixel can take: min_spp and max_spp, even (proportional: the
+    // pilot, min_spp rounded up to a power of two within max_spp, and max_spp rounded down to one).
+    uint32_t least_spp() const;
     uint32_t most_spp() const;
     bool operator==(const AdaptiveSettings&) const = default;
 };

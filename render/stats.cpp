@@ -117,7 +117,7 @@ nlohmann::json to_json(const RenderStats& s) {
                     {{"spp_from", 1ull << k}, {"spp_to", (2ull << k) - 1}, {"pixels", a.spp_histogram[k]}});
         j["adaptive"] = {{"rule", adaptive_method_name(a.settings.method)},
                          {"target_error", a.settings.target_error},
-                         {"min_spp", a.settings.rule().min_spp},
+                         {"min_spp", a.settings.least_spp()},
                          {"max_spp", a.settings.most_spp()},
                          {"time_limit_seconds", a.settings.time_limit_s},
                          {"time_limit_hit", a.time_limit_hit},

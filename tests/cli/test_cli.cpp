@@ -186,6 +186,9 @@ TEST(Cli, ProportionalRulePilotsAt64SppByDefault) {
     EXPECT_LE(j["spp"]["most"].get<int>(), 64);
     j = rule(" --max-spp 32");
     EXPECT_EQ(j["min_spp"].get<int>(), 32) << "the pilot within --max-spp";
+    j = rule(" --min-spp 6");
+    EXPECT_EQ(j["min_spp"].get<int>(), 8) << "the pilot: --min-spp rounded up to a power of two";
+    EXPECT_EQ(j["rounds"][0]["samples_per_tile"].get<int>(), 8);
 }
 
 TEST(Cli, BadAdaptiveFlagsFailCleanly) {
