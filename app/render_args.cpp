@@ -74,6 +74,9 @@ CheckedRender check_render_args(const RenderArgs& a, const Ranks& ranks) {
         if (a.spp_set) throw Error("--spp: not with --target-error (adaptive sampling takes --min-spp and --max-spp)");
         if (sequence) throw Error("--target-error: not with --frames (sequences sample every pixel alike)");
         check_adaptive_settings(a.adaptive, limits::kMaxSpp);
+        // The CUDA backend's refusal, before the scene loads where the flags already say so (`--backend
+        // auto` meets it once the backend is chosen).
+        if (a.adaptive.method == AdaptiveMethod::proportional && a.backend == "cuda") throw Error(kProportionalCpuOnly);
         if (!a.spp_map.empty()) check_output_path(a.spp_map, {".png"}, "--spp-map");
     } else {
         const char* flag = a.min_spp_set         ? "--min-spp"

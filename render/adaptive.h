@@ -19,6 +19,11 @@ namespace pkrt {
 enum class AdaptiveMethod { stop, proportional };
 const char* adaptive_method_name(AdaptiveMethod m);
 
+// Why a GPU backend refuses the proportional rule (its rounds have only the stop rule so far).
+inline constexpr const char* kProportionalCpuOnly =
+    "--adaptive-rule proportional: the GPU's rounds have only the stop rule so far (issue 52); use --backend cpu "
+    "or --adaptive-rule stop";
+
 struct AdaptiveSettings {
     AdaptiveMethod method = AdaptiveMethod::stop;
     float target_error = 0.0f;  // stop: relative error per pixel; proportional: the image's RMS of it

@@ -211,17 +211,53 @@ train() {
     timeout "${DATASET_S:-200}" python3 tools/denoiser/make_dataset.py /tmp/ds --pkrt ./.stage/pkrt --sequences "${SEQ:-1}" \
         --res 256x256 --jobs 6 2>&1 | grep -v warning | tail -3
     echo "dataset: $((SECONDS - t0)) s, $(python3 -c "import json; print(len(json.load(open('/tmp/ds/manifest.json'))))") pairs"
-    [ -f .denoiser/ckpt.pt ] && cp .denoiser/ckpt.pt "$final/ckpt.pt"
+    # The checkpoint carried, else the one an earlier call on this warm machine left
+    if [ -f .denoiser/ckpt.pt ]; then cp .denoiser/ckpt.pt "$final/ckpt.pt"
+    elif [ -f /tmp/denoiser_ckpt.pt ]; then cp /tmp/denoiser_ckpt.pt "$final/ckpt.pt"; fi
     local init=()
     [ -n "${INIT:-}" ] && init=(--init "$root/$INIT")
     (cd tools/denoiser && python3 train.py /tmp/ds --out "$final/unet.pkrtunet" --steps "${STEPS:-40000}" --batch "${BATCH:-8}" \
         --budget "${BUDGET:-0}" --amp --checkpoint "$final/ckpt.pt" --checkpoint-every 500 --resume "${init[@]}" \
         --time-limit "$seconds") 2>&1 | grep -E "resumed|initialised|pairs in|step [0-9]*000 |time limit|wrote|Error|error"
-    (cd tools/denoiser && timeout 60 python3 golden.py "$final/golden") 2>&1 | tail -3
+    cp "$final/ckpt.pt" /tmp/denoiser_ckpt.pt 2>/dev/null
+    [ -f "$final/golden_residual.bin" ] || (cd tools/denoiser && timeout 60 python3 golden.py "$final/golden") 2>&1 | tail -3
     save
     if [ -n "${EVAL:-}" ] && [ -f "$final/unet.pkrtunet" ]; then
-        cp "$final/unet.pkrtunet" .denoiser/unet.pkrtunet && evaluate --only "$EVAL"
+        mkdir -p .denoiser && cp "$final/unet.pkrtunet" .denoiser/unet.pkrtunet && evaluate --only "$EVAL" --spp "${EVAL_SPP:-4,16,64,256,1024}"
     fi
+}
+
+# Two device calls on one warm machine, both carrying [".gpu", ".stage", ".scenes"] with the training
+# scenes and the held-out ones in .scenes: first `tests_then_data REPEAT_FILTER` (golden.py's goldens to
+# $OUT and into tests/denoise/golden, test_gpu, the filter's tests 20 times over, then issue 51's training
+# set rendered into /tmp/ds until 540 s have passed), then at once `train SECONDS` (the set as it is, the
+# rest rendered within $DATASET_S).
+tests_then_data() {
+    begin_results
+    (cd tools/denoiser && timeout 60 python3 golden.py /tmp/golden) 2>&1 | tail -2
+    cp /tmp/golden/* "$final/" && cp /tmp/golden/golden_residual.* tests/denoise/golden/
+    cmp /tmp/golden/golden.bin tests/denoise/golden/golden.bin && echo "golden.bin: as committed, bit for bit"
+    gpu_tests 250
+    echo "=== test_gpu --gtest_repeat=20 --gtest_filter=$1"
+    timeout 90 ./.stage/test_gpu --gtest_color=no --gtest_filter="$1" --gtest_repeat=20 >"$out/repeat.txt" 2>&1
+    echo "exit $?: $(grep -c '^\[       OK' "$out/repeat.txt") passed, $(grep -c '^\[  FAILED  \] [A-Za-z]*\.' "$out/repeat.txt") failed"
+    save
+    local left=$((540 - SECONDS))
+    echo "=== training set, $left s"
+    timeout "$left" python3 tools/denoiser/make_dataset.py /tmp/ds --pkrt ./.stage/pkrt --sequences "${SEQ:-2}" \
+        --res 256x256 --jobs 6 2>&1 | grep -v warning | tail -2
+    echo "$(python3 -c "import json; print(len(json.load(open('/tmp/ds/manifest.json'))))") pairs"
+}
+
+# The same in one call, where the device time left allows no second: golden.py's goldens, the filter's
+# tests once, then `train SECONDS` (the set rendered within $DATASET_S).
+tests_and_train() {
+    begin_results
+    (cd tools/denoiser && timeout 60 python3 golden.py /tmp/golden) 2>&1 | tail -2
+    cp /tmp/golden/* "$final/" && cp /tmp/golden/golden_residual.* tests/denoise/golden/
+    cmp /tmp/golden/golden.bin tests/denoise/golden/golden.bin && echo "golden.bin: as committed, bit for bit"
+    gpu_tests 60 "$1"
+    train "$2"
 }
 
 # A soak longer than one device call (10 minutes): `soak start SECONDS` leaves tests/soak.sh running in a
@@ -958,6 +994,8 @@ case "${1:-}" in
     # (as run in session 28, it began with `loops`: the lean persistent loop, since deleted; BENCHMARKS.md)
     denoiser_smoke) begin_results; denoiser_smoke ;;
     train) shift; begin_results; train "$@" ;;
+    tests_then_data) shift; tests_then_data "$@" ;;
+    tests_and_train) shift; tests_and_train "$@" ;;
     train_aside) shift; train_aside "$@" ;;
     eval_aside) shift; from_aside .eval; begin_results; evaluate "$@" ;;
     stage_train_aside) shift; stage_train_aside "$@" ;;

@@ -97,10 +97,7 @@ public:
     // cleared and kept until the next reset, and the rounds' state. kernel_plans: its paths are the
     // kernel's to read from the plan.
     void start_adaptive(const RenderSettings& rs, const AdaptiveSettings& as, bool kernel_plans) {
-        if (as.method != AdaptiveMethod::stop)
-            throw Error(
-                "--adaptive-rule proportional: the GPU's rounds have only the stop rule so far (issue 52); "
-                "use --backend cpu or --adaptive-rule stop");
+        if (as.method != AdaptiveMethod::stop) throw Error(kProportionalCpuOnly);
         adaptive_.stop();
         drain();
         release_device_holder();  // it renders into the buffers that go

@@ -211,6 +211,10 @@ TEST(Cli, BadAdaptiveFlagsFailCleanly) {
                          "--spp-map: only with --target-error");
     expect_clean_failure(dir, "render " + scene + " --adaptive-rule proportional -o out.png", 1,
                          "--adaptive-rule: only with --target-error");
+    // Refused before the scene loads, GPU or none (an unreadable scene would otherwise be the error).
+    expect_clean_failure(
+        dir, "render missing.json --backend cuda --target-error 0.1 --adaptive-rule proportional -o out.png", 1,
+        "--adaptive-rule proportional: the GPU's rounds have only the stop rule so far");
     expect_clean_failure(dir, "render " + scene + " --target-error 0.1 --adaptive-rule even -o out.png", 2,
                          "--adaptive-rule: even not in {stop,proportional}");
     expect_clean_failure(dir, "render " + scene + " --target-error 0.01 --spp-map m.jpg -o out.png", 1, "'.jpg'");

@@ -67,6 +67,11 @@ UnetWeights random_wide_net(uint32_t seed, const std::array<int, kUnetLayers>& w
     return w;
 }
 
+UnetWeights residual(UnetWeights w) {
+    w.transfer.output = UnetOutput::kResidual;
+    return w;
+}
+
 TEST(GpuUnet, MatchesTheCpuNetwork) {
     REQUIRE_DEVICE(dev);
     std::array<int, kUnetLayers> wide = unet_default_widths();
@@ -82,6 +87,7 @@ TEST(GpuUnet, MatchesTheCpuNetwork) {
         {"colour alone", random_net(5, kUnetColor), 70, 45},
         {"shipped widths", random_wide_net(6, unet_default_widths()), 260, 150},
         {"a layer of 200 channels", random_wide_net(7, wide), 96, 80},
+        {"residual, shipped widths", residual(random_wide_net(8, unet_default_widths())), 130, 70},
     };
     for (const Case& c : cases) {
         const UnetScene s = random_scene(17 + c.width, c.width, c.height);
@@ -127,17 +133,33 @@ TEST(GpuUnet, IdentityNetworkReturnsTheInputColour) {
     }
 }
 
+// The residual output is added in float32 from the colour itself, not from the network's fp16 input: a
+// zero network gives the input back to float32's precision, as on the CPU.
+TEST(GpuUnet, ZeroResidualNetworkReturnsTheInputColour) {
+    REQUIRE_DEVICE(dev);
+    const UnetScene s = random_scene(33, 50, 37);
+    for (uint32_t inputs : {7u, 1u}) {
+        const Image out = make_cuda_unet_denoiser(dev, zero_residual_net(inputs))->denoise(s.color, s.features, {});
+        for (size_t i = 0; i < s.color.pixels.size(); ++i)
+            for (int k = 0; k < 3; ++k)
+                ASSERT_NEAR(out.pixels[i][k], s.color.pixels[i][k], 2e-6 * (1 + s.color.pixels[i][k])) << i;
+    }
+}
+
 // PyTorch's image of the golden network (tests/denoise/unet_golden.h), to fp16's precision as above.
 TEST(GpuUnet, GivesPyTorchsImage) {
     REQUIRE_DEVICE(dev);
-    UnetGolden g;
-    ASSERT_TRUE(read_unet_golden(kGoldenDir + "/golden.bin", g)) << kGoldenDir << "/golden.bin";
-    const UnetWeights w = read_unet_weights(kGoldenDir + "/golden.pkrtunet");
-    const Image gpu = make_cuda_unet_denoiser(dev, w)->denoise(g.color, g.features, {});
-    const Agreement a = agreement(gpu, g.want);
-    EXPECT_LT(a.mean, 4e-3);
-    EXPECT_LT(a.worst, 6e-2);
-    std::printf("golden %dx%d: mean %.2e, worst %.2e of (1 + |want|)\n", g.want.width, g.want.height, a.mean, a.worst);
+    for (const char* name : {"golden", "golden_residual"}) {  // the curve's value, and residual
+        UnetGolden g;
+        ASSERT_TRUE(read_unet_golden(kGoldenDir + "/" + name + ".bin", g)) << kGoldenDir << "/" << name << ".bin";
+        const UnetWeights w = read_unet_weights(kGoldenDir + "/" + name + ".pkrtunet");
+        const Image gpu = make_cuda_unet_denoiser(dev, w)->denoise(g.color, g.features, {});
+        const Agreement a = agreement(gpu, g.want);
+        EXPECT_LT(a.mean, 4e-3) << name;
+        EXPECT_LT(a.worst, 6e-2) << name;
+        std::printf("%s %dx%d: mean %.2e, worst %.2e of (1 + |want|)\n", name, g.want.width, g.want.height, a.mean,
+                    a.worst);
+    }
 }
 
 TEST(GpuUnet, RefusesWeightsThatDoNotFit) {

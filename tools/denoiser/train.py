@@ -21,6 +21,7 @@ schedule, where no checkpoint is at hand: the repository keeps the weights, not 
 Needs torch alone (the EXRs are read by exr.py, with the standard library).
 """
 import argparse
+import concurrent.futures
 import json
 import math
 import os
@@ -53,12 +54,15 @@ class Samples:
     def __init__(self, data_dir, device):
         with open(os.path.join(data_dir, "manifest.json")) as f:
             manifest = json.load(f)
-        self.items = []
-        for m in manifest:
-            noisy = read_exr(m["noisy"], ["R", "G", "B", "Denoising Albedo.R", "Denoising Albedo.G", "Denoising Albedo.B",
-                                          "Denoising Normal.X", "Denoising Normal.Y", "Denoising Normal.Z"])
-            ref = read_exr(m["ref"], ["R", "G", "B"])
-            self.items.append((noisy.to(device), ref.to(device), auto_exposure(noisy[:3])))
+        noisy_channels = ["R", "G", "B", "Denoising Albedo.R", "Denoising Albedo.G", "Denoising Albedo.B",
+                          "Denoising Normal.X", "Denoising Normal.Y", "Denoising Normal.Z"]
+        # Each file once (a reference serves several noisy images), on threads: zlib and numpy let go of
+        # the interpreter while they work.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=min(16, os.cpu_count() or 1)) as pool:
+            ref_paths = sorted({m["ref"] for m in manifest})
+            refs = dict(zip(ref_paths, pool.map(lambda p: read_exr(p, ["R", "G", "B"]).to(device), ref_paths)))
+            noisy = list(pool.map(lambda m: read_exr(m["noisy"], noisy_channels), manifest))
+        self.items = [(n.to(device), refs[m["ref"]], auto_exposure(n[:3])) for n, m in zip(noisy, manifest)]
 
     def batch(self, n, rng):
         xs, es = [], []
