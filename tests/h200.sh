@@ -956,6 +956,21 @@ stage_train_aside() {
     grep -qx "/$aside/" .git/info/exclude || echo "/$aside/" >>.git/info/exclude
     du -sh $aside
 }
+# Here, after `stage`: what tests_and_train (or tests_then_data, then train) carries in one set,
+# [".gpu", ".stage", ".scenes"] within 64 MiB: the viewer's binaries out of .stage, and into .scenes every
+# training scene (stage_train's) and every held-out one (evaluate.py's), beside the GPU tests' scenes.
+stage_tests_and_train() {
+    set -e
+    rm -f .stage/pkrt-viewer.xz .stage/test_viewer_gpu.xz
+    local m
+    for m in ../shared/scenes/gltf/*/; do [ -d ".scenes/gltf/$(basename "$m")" ] || cp -r "$m" .scenes/gltf/; done
+    rm -rf .scenes/gltf/DamagedHelmet/glTF  # its .glb is the one the tests and evaluate.py read
+    for m in cornell-box cornell-box-mm stanford-bunny dabrovic-sponza; do
+        [ -d ".scenes/$m" ] || cp -r "../shared/scenes/$m" .scenes/
+    done
+    du -sb .stage .scenes .gpu | awk '{s += $1} END {printf "carried: %.1f MiB, with the working tree about %.1f\n", s / 1048576, s / 1048576 + 5}'
+}
+
 # Puts an aside's files ($1: .train or .eval) in place on the device.
 from_aside() {
     rm -rf .stage .scenes .denoiser && cp -r "$1/stage" .stage && cp -r "$1/scenes" .scenes && cp -r "$1/denoiser" .denoiser
@@ -999,6 +1014,7 @@ case "${1:-}" in
     train_aside) shift; train_aside "$@" ;;
     eval_aside) shift; from_aside .eval; begin_results; evaluate "$@" ;;
     stage_train_aside) shift; stage_train_aside "$@" ;;
+    stage_tests_and_train) stage_tests_and_train ;;
     stage_train) shift; stage_train "$@" ;;
     evaluate) shift; begin_results; evaluate "$@" ;;
     session28) begin_results; gpu_tests 240; unet; matrix; python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.is_available())' 2>&1 | tail -1
