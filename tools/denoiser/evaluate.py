@@ -8,13 +8,18 @@ Usage: evaluate.py OUT_DIR --weights W [--pkrt build/pkrt] [--res 384x384] [--re
                    [--spp 4,16,64,256,1024] [--seed 7] [--only NAME,...]
 Writes OUT_DIR/<scene>/ref.exr and ref.png (kept: a second run reuses them), noisy_<spp>.png (the
 first count's), <denoiser>_<spp>.png and .json, and
-OUT_DIR/table.md (also printed): one row per scene and sample count.
+OUT_DIR/table.md (also printed): one row per scene and sample count. Its last column, the U-Net's dark
+bias, is the sum of its image's error over the reference's channels under 0.1 (where relMSE turns from
+relative to absolute) divided by their sum: a network that brightens dark regions (session 32's did, by
+11%) shows it there.
 """
 import argparse
 import json
 import os
 import subprocess
 import sys
+
+import exr
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SHARED = os.path.join(ROOT, "..", "shared", "scenes")
@@ -38,6 +43,19 @@ def rel_mse(stats_path):
     return ref["rel_mse"], ref.get("rel_mse_noisy")
 
 
+def dark_bias(image_pfm, ref_exr):
+    _, _, values, _ = exr.read_pfm(image_pfm)
+    w, h, planes = exr.read(ref_exr)
+    err = total = 0.0
+    for i in range(w * h):
+        for k, c in enumerate("RGB"):
+            r = planes[c][i]
+            if r < 0.1:
+                err += values[3 * i + k] - r
+                total += r
+    return err / total if total > 0 else 0.0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out_dir")
@@ -52,8 +70,8 @@ def main():
     if a.ref_spp < 4096:
         sys.exit("evaluate: references need at least 4096 samples per pixel")
     names = a.only.split(",") if a.only else list(HELD_OUT)
-    rows = ["| scene | spp | noisy | a-trous | U-Net | U-Net / a-trous | U-Net / noisy |",
-            "|---|---:|---:|---:|---:|---:|---:|"]
+    rows = ["| scene | spp | noisy | a-trous | U-Net | U-Net / a-trous | U-Net / noisy | U-Net dark bias |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for name in names:
         scene = HELD_OUT[name]
         folder = os.path.join(a.out_dir, name)
@@ -66,8 +84,9 @@ def main():
         render(a, scene, os.path.join(folder, f"noisy_{counts[0]}.png"), counts[0], a.seed, [])
         for spp in counts:
             measured = {}
+            unet_pfm = os.path.join(folder, f"unet_{spp}.pfm")
             for kind, extra in (("atrous", ["--denoiser", "atrous"]),
-                                ("unet", ["--denoiser", "unet", "--denoiser-weights", a.weights])):
+                                ("unet", ["--denoiser", "unet", "--denoiser-weights", a.weights, "--hdr", unet_pfm])):
                 stats = os.path.join(folder, f"{kind}_{spp}.json")
                 render(a, scene, os.path.join(folder, f"{kind}_{spp}.png"), spp, a.seed,
                        ["--denoise", "--reference", ref, "--stats", stats] + extra)
@@ -75,7 +94,7 @@ def main():
             noisy = measured["atrous"][1]
             atrous, unet = measured["atrous"][0], measured["unet"][0]
             rows.append(f"| {name} | {spp} | {noisy:.3e} | {atrous:.3e} | {unet:.3e} | {unet / atrous:.3f} | "
-                        f"{unet / noisy:.3f} |")
+                        f"{unet / noisy:.3f} | {100 * dark_bias(unet_pfm, ref):+.1f}% |")
             print(rows[-1], flush=True)
     with open(os.path.join(a.out_dir, "table.md"), "w") as f:
         f.write("\n".join(rows) + "\n")

@@ -129,7 +129,8 @@ def read(path):
     return width, height, planes
 
 
-def _read_pfm(path):
+def read_pfm(path):
+    """A PFM's width, height, values row by row from the top, and channels per pixel."""
     with open(path, "rb") as f:
         kind = f.readline().strip()
         width, height = map(int, f.readline().split())
@@ -145,7 +146,7 @@ def _read_pfm(path):
 
 if __name__ == "__main__":
     w, h, planes = read(sys.argv[1])
-    pw, ph, pfm, channels = _read_pfm(sys.argv[2])
+    pw, ph, pfm, channels = read_pfm(sys.argv[2])
     assert (w, h) == (pw, ph), f"{w}x{h} against {pw}x{ph}"
     worst = max(abs(planes[c][i] - pfm[i * 3 + k]) for k, c in enumerate("RGB") for i in range(w * h))
     print(f"{w}x{h}, channels {sorted(planes)}: largest difference from the PFM {worst}")
