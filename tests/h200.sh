@@ -201,7 +201,7 @@ evaluate() {
 # training resumed from .denoiser/ckpt.pt where carried (else from the weight file $INIT where given), for
 # $1 seconds, then the checkpoint and the weights exported to $OUT; with $EVAL, evaluate.py on the held-out
 # scenes staged (384x384); the cosine schedule's length: $BUDGET seconds of training where given, else
-# $STEPS steps (40000), which a resumed run may shorten; $SMAPE: train.py --smape; then golden.py's
+# $STEPS steps (40000), which a resumed run may shorten; $SMAPE, $LR: train.py's; then golden.py's
 # golden output for the C++ tests to $OUT.
 train() {
     local seconds=${1:-240} t0=$SECONDS
@@ -217,7 +217,7 @@ train() {
     local init=()
     [ -n "${INIT:-}" ] && init=(--init "$root/$INIT")
     (cd tools/denoiser && python3 train.py /tmp/ds --out "$final/unet.pkrtunet" --steps "${STEPS:-40000}" --batch "${BATCH:-8}" \
-        --budget "${BUDGET:-0}" --smape "${SMAPE:-0}" --amp --checkpoint "$final/ckpt.pt" --checkpoint-every 500 --resume "${init[@]}" \
+        --budget "${BUDGET:-0}" --smape "${SMAPE:-0}" --lr "${LR:-1e-3}" --amp --checkpoint "$final/ckpt.pt" --checkpoint-every 500 --resume "${init[@]}" \
         --time-limit "$seconds") 2>&1 | grep -E "resumed|initialised|pairs in|step [0-9]*000 |time limit|wrote|Error|error"
     cp "$final/ckpt.pt" /tmp/denoiser_ckpt.pt 2>/dev/null
     [ -f "$final/golden_residual.bin" ] || (cd tools/denoiser && timeout 60 python3 golden.py "$final/golden") 2>&1 | tail -3
