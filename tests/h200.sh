@@ -195,6 +195,22 @@ evaluate() {
     save
 }
 
+# Issue 51's training set in /tmp/ds, within $1 seconds, $2 sequences a scene at 256x256. /tmp/ds is kept:
+# a later call on the same warm machine renders only what is missing (make_dataset.py resumes).
+dataset() {
+    timeout "$1" python3 tools/denoiser/make_dataset.py /tmp/ds --pkrt ./.stage/pkrt --sequences "$2" --res 256x256 \
+        --jobs 6 2>&1 | grep -v warning | tail -3
+}
+dataset_pairs() { python3 -c "import json; print(len(json.load(open('/tmp/ds/manifest.json'))))"; }
+
+# golden.py's goldens to $OUT and the residual one into tests/denoise/golden (for test_gpu), and whether
+# the committed golden.bin is reproduced.
+goldens() {
+    (cd tools/denoiser && timeout 60 python3 golden.py /tmp/golden) 2>&1 | tail -2
+    cp /tmp/golden/* "$final/" && cp /tmp/golden/golden_residual.* tests/denoise/golden/
+    cmp /tmp/golden/golden.bin tests/denoise/golden/golden.bin && echo "golden.bin: as committed, bit for bit"
+}
+
 # Issue 51's training on the device (after begin_results), resumable across sessions: exr.py checked
 # against a PFM of the same render (numpy's path), the dataset rendered ($SEQ sequences a scene, each at
 # three sample counts, 256x256, within $DATASET_S seconds: the same in every lease for the same scenes),
@@ -207,10 +223,8 @@ train() {
     local seconds=${1:-240} t0=$SECONDS
     ./.stage/pkrt render scenes/cornell.json --res 64x40 --spp 4 -q -o /tmp/exr_check.exr --hdr /tmp/exr_check.pfm --aov albedo,normal &&
         python3 tools/denoiser/exr.py /tmp/exr_check.exr /tmp/exr_check.pfm || { echo "exr.py disagrees with the PFM"; return 1; }
-    # /tmp/ds is kept: a later call on the same warm machine renders only what is missing (make_dataset.py)
-    timeout "${DATASET_S:-200}" python3 tools/denoiser/make_dataset.py /tmp/ds --pkrt ./.stage/pkrt --sequences "${SEQ:-1}" \
-        --res 256x256 --jobs 6 2>&1 | grep -v warning | tail -3
-    echo "dataset: $((SECONDS - t0)) s, $(python3 -c "import json; print(len(json.load(open('/tmp/ds/manifest.json'))))") pairs"
+    dataset "${DATASET_S:-200}" "${SEQ:-1}"
+    echo "dataset: $((SECONDS - t0)) s, $(dataset_pairs) pairs"
     # The checkpoint carried, else the one an earlier call on this warm machine left
     if [ -f .denoiser/ckpt.pt ]; then cp .denoiser/ckpt.pt "$final/ckpt.pt"
     elif [ -f /tmp/denoiser_ckpt.pt ]; then cp /tmp/denoiser_ckpt.pt "$final/ckpt.pt"; fi
@@ -234,9 +248,7 @@ train() {
 # rest rendered within $DATASET_S).
 tests_then_data() {
     begin_results
-    (cd tools/denoiser && timeout 60 python3 golden.py /tmp/golden) 2>&1 | tail -2
-    cp /tmp/golden/* "$final/" && cp /tmp/golden/golden_residual.* tests/denoise/golden/
-    cmp /tmp/golden/golden.bin tests/denoise/golden/golden.bin && echo "golden.bin: as committed, bit for bit"
+    goldens
     gpu_tests 250
     echo "=== test_gpu --gtest_repeat=20 --gtest_filter=$1"
     timeout 90 ./.stage/test_gpu --gtest_color=no --gtest_filter="$1" --gtest_repeat=20 >"$out/repeat.txt" 2>&1
@@ -244,18 +256,15 @@ tests_then_data() {
     save
     local left=$((540 - SECONDS))
     echo "=== training set, $left s"
-    timeout "$left" python3 tools/denoiser/make_dataset.py /tmp/ds --pkrt ./.stage/pkrt --sequences "${SEQ:-2}" \
-        --res 256x256 --jobs 6 2>&1 | grep -v warning | tail -2
-    echo "$(python3 -c "import json; print(len(json.load(open('/tmp/ds/manifest.json'))))") pairs"
+    dataset "$left" "${SEQ:-2}"
+    echo "$(dataset_pairs) pairs"
 }
 
 # The same in one call, where the device time left allows no second: golden.py's goldens, the filter's
 # tests once, then `train SECONDS` (the set rendered within $DATASET_S).
 tests_and_train() {
     begin_results
-    (cd tools/denoiser && timeout 60 python3 golden.py /tmp/golden) 2>&1 | tail -2
-    cp /tmp/golden/* "$final/" && cp /tmp/golden/golden_residual.* tests/denoise/golden/
-    cmp /tmp/golden/golden.bin tests/denoise/golden/golden.bin && echo "golden.bin: as committed, bit for bit"
+    goldens
     gpu_tests 60 "$1"
     train "$2"
 }

@@ -43,9 +43,10 @@ def rel_mse(stats_path):
     return ref["rel_mse"], ref.get("rel_mse_noisy")
 
 
-def dark_bias(image_pfm, ref_exr):
+def dark_bias(image_pfm, reference):
+    """`reference`: exr.read's (width, height, planes) of the reference."""
     _, _, values, _ = exr.read_pfm(image_pfm)
-    w, h, planes = exr.read(ref_exr)
+    w, h, planes = reference
     err = total = 0.0
     for i in range(w * h):
         for k, c in enumerate("RGB"):
@@ -79,6 +80,7 @@ def main():
         ref = os.path.join(folder, "ref.exr")
         if not os.path.exists(ref):  # one render: the PNG for the pictures, the EXR to measure against
             render(a, scene, os.path.join(folder, "ref.png"), a.ref_spp, a.seed + 1000003, ["--hdr", ref])
+        reference = exr.read(ref)  # once: every count's dark bias measures against it
         counts = [int(s) for s in a.spp.split(",")]
         # The noisy image the denoisers are given at the first count (the same seed), for the pictures.
         render(a, scene, os.path.join(folder, f"noisy_{counts[0]}.png"), counts[0], a.seed, [])
@@ -94,7 +96,7 @@ def main():
             noisy = measured["atrous"][1]
             atrous, unet = measured["atrous"][0], measured["unet"][0]
             rows.append(f"| {name} | {spp} | {noisy:.3e} | {atrous:.3e} | {unet:.3e} | {unet / atrous:.3f} | "
-                        f"{unet / noisy:.3f} | {100 * dark_bias(unet_pfm, ref):+.1f}% |")
+                        f"{unet / noisy:.3f} | {100 * dark_bias(unet_pfm, reference):+.1f}% |")
             print(rows[-1], flush=True)
     with open(os.path.join(a.out_dir, "table.md"), "w") as f:
         f.write("\n".join(rows) + "\n")

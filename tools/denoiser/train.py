@@ -119,20 +119,17 @@ def main():
     a = ap.parse_args()
     start = time.monotonic()
 
-    resuming = a.resume and os.path.exists(a.checkpoint)
-    if a.init and not resuming:
+    ck = torch.load(a.checkpoint, map_location=a.device) if a.resume and os.path.exists(a.checkpoint) else None
+    if a.init and ck is None:
         model, a.scale = load_weights(a.init)
         print(f"initialised from {a.init} ({'residual' if model.residual else 'direct'})")
-    else:
-        model = UNet(residual=not a.direct)
-    if resuming:  # the checkpoint's own mode, whatever the flags say
-        model.residual = torch.load(a.checkpoint, map_location="cpu").get("residual", False)
+    else:  # a checkpoint's own mode, whatever the flags say
+        model = UNet(residual=ck.get("residual", False) if ck else not a.direct)
     model = model.to(a.device)
     opt = torch.optim.Adam(model.parameters(), lr=a.lr)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 0.5 * (1 + math.cos(math.pi * min(s, a.steps) / a.steps)))
     step, trained, rng = 0, 0.0, random.Random(a.seed)
-    if resuming:
-        ck = torch.load(a.checkpoint, map_location=a.device)
+    if ck:
         model.load_state_dict(ck["model"])
         opt.load_state_dict(ck["optimizer"])
         sched.load_state_dict(ck["scheduler"])
